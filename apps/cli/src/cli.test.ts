@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runCli } from './cli.js';
+import type { Recipe } from './recipe.js';
+
+const seen: unknown[] = [];
+const demo: Recipe = {
+  name: 'demo',
+  description: 'A demo recipe',
+  schema: z.object({
+    learning_rate: z.number().default(1e-4).describe('Peak learning rate'),
+    steps: z.number().int().default(3).describe('Steps to run'),
+  }),
+  async run(config) {
+    seen.push(config);
+  },
+};
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+describe('runCli', () => {
+  it('lists recipes on --help', async () => {
+    const c = capture();
+    expect(await runCli(['--help'], [demo], c.io)).toBe(0);
+    expect(c.out.join('\n')).toMatch(/demo\s+A demo recipe/);
+  });
+
+  it('prints every field of a recipe on <recipe> --help', async () => {
+    const c = capture();
+    expect(await runCli(['demo', '--help'], [demo], c.io)).toBe(0);
+    expect(c.out.join('\n')).toMatch(/learning_rate\s+number\s+\(default: 0.0001\)/);
+    expect(c.out.join('\n')).toContain('Steps to run');
+  });
+
+  it('runs a recipe with parsed key=value arguments', async () => {
+    const c = capture();
+    expect(await runCli(['demo', 'steps=5'], [demo], c.io)).toBe(0);
+    expect(seen.at(-1)).toEqual({ learning_rate: 1e-4, steps: 5 });
+  });
+
+  it('names an unknown key and suggests the closest valid one', async () => {
+    const c = capture();
+    expect(await runCli(['demo', 'step=5'], [demo], c.io)).toBe(2);
+    expect(c.err.join('\n')).toMatch(/unknown config key "step"; did you mean "steps"/);
+  });
+
+  it('names an unknown recipe and suggests the closest one', async () => {
+    const c = capture();
+    expect(await runCli(['dem'], [demo], c.io)).toBe(2);
+    expect(c.err.join('\n')).toMatch(/unknown recipe "dem"; did you mean "demo"/);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Argument handling for `cookbook <recipe> key=value …`: recipe lookup, `--help` at both levels, config
+ * parsing with errors that name the key and suggest the closest one.
+ */
+import { ConfigError, closestMatch, configHelp, parseConfig } from '@cookbook/core';
+import type { Recipe, RecipeIO } from './recipe.js';
+
+/** The usage text listing every recipe. */
+export function usage(recipes: readonly Recipe[]): string {
+  const width = Math.max(8, ...recipes.map((r) => r.name.length));
+  return [
+    'Usage: cookbook <recipe> [key=value ...]',
+    '       cookbook <recipe> --help',
+    '',
+    'Recipes:',
+    ...recipes.map((r) => `  ${r.name.padEnd(width)}  ${r.description}`),
+    '',
+    'With no TINKER_API_KEY / TINKER_BASE_URL set, recipes run on the embedded local service.',
+  ].join('\n');
+}
+
+/** Run the CLI with `argv` (without node and script). Returns the process exit code. */
+export async function runCli(argv: readonly string[], recipes: readonly Recipe[], io: RecipeIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(usage(recipes));
+    return name === undefined ? 1 : 0;
+  }
+  const recipe = recipes.find((r) => r.name === name);
+  if (recipe === undefined) {
+    const hint = closestMatch(name, recipes.map((r) => r.name));
+    io.err(`cookbook: unknown recipe "${name}"${hint ? `; did you mean "${hint}"?` : ''}\n\n${usage(recipes)}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(configHelp(recipe.schema, `cookbook ${recipe.name}: ${recipe.description}\n\nOptions (key=value):`));
+    return 0;
+  }
+  let config: unknown;
+  try {
+    config = parseConfig(recipe.schema, rest);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`cookbook ${recipe.name}: ${err.message}\nRun "cookbook ${recipe.name} --help" to list the options.`);
+      return 2;
+    }
+    throw err;
+  }
+  await recipe.run(config, io);
+  return 0;
+}

@@ -1,0 +1,3 @@
+export { runCli, usage } from './cli.js';
+export type { Recipe, RecipeIO } from './recipe.js';
+export { recipes } from './recipes.js';

@@ -1,0 +1,74 @@
+/**
+ * The cookbook's error tree (upstream `exceptions.py`: TinkerCookbookError and its subclasses).
+ * Every error carries a message that tells the user what to fix: the field, file, line or value.
+ */
+
+/** Options accepted by every cookbook error. */
+export interface CookbookErrorOptions {
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/** Base class of every error thrown by cookbook packages. */
+export class CookbookError extends Error {
+  override name = 'CookbookError';
+  constructor(message: string, options?: CookbookErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/** A configuration value is missing, malformed or inconsistent. */
+export class ConfigError extends CookbookError {
+  override name = 'ConfigError';
+  /** The offending key (dotted path), when known. */
+  readonly key: string | undefined;
+  constructor(message: string, options?: CookbookErrorOptions & { key?: string }) {
+    super(message, options);
+    this.key = options?.key;
+  }
+}
+
+/** Options locating a data problem. */
+export interface DataErrorOptions extends CookbookErrorOptions {
+  /** File the bad record came from. */
+  file?: string;
+  /** 1-based line number inside `file`. */
+  line?: number;
+  /** Field (dotted path) inside the record. */
+  field?: string;
+}
+
+/** Input data (a JSONL line, a dataset row, a datum) is malformed or invalid. */
+export class DataError extends CookbookError {
+  override name = 'DataError';
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+  readonly field: string | undefined;
+  constructor(message: string, options?: DataErrorOptions) {
+    const where = [
+      options?.file === undefined ? undefined : options.file + (options.line === undefined ? '' : `:${options.line}`),
+      options?.field === undefined ? undefined : `field "${options.field}"`,
+    ]
+      .filter((x) => x !== undefined)
+      .join(', ');
+    super(where ? `${where}: ${message}` : message, options);
+    this.file = options?.file;
+    this.line = options?.line;
+    this.field = options?.field;
+  }
+}
+
+/** A renderer cannot render or parse a conversation. */
+export class RendererError extends CookbookError {
+  override name = 'RendererError';
+}
+
+/** Training failed (a step, a loop invariant, all trajectories failed, ...). */
+export class TrainingError extends CookbookError {
+  override name = 'TrainingError';
+}
+
+/** A checkpoint cannot be saved, found or loaded. */
+export class CheckpointError extends TrainingError {
+  override name = 'CheckpointError';
+}

@@ -1,0 +1,82 @@
+export {
+  getLogprobs,
+  type MessageCompleter,
+  type StopCondition,
+  type TokenCompleter,
+  type TokensWithLogprobs,
+} from './completers.js';
+export {
+  type ConfigField,
+  closestMatch,
+  configFields,
+  configHelp,
+  editDistance,
+  parseConfig,
+} from './config.js';
+export {
+  type Datum,
+  type DatumJSON,
+  datumFromJSON,
+  datumFromModelInputWeights,
+  datumFromTokensWeights,
+  datumToJSON,
+  validateDatum,
+  type WeightReduction,
+} from './datum.js';
+export {
+  CheckpointError,
+  ConfigError,
+  CookbookError,
+  type CookbookErrorOptions,
+  DataError,
+  type DataErrorOptions,
+  RendererError,
+  TrainingError,
+} from './errors.js';
+export {
+  getLoraLrOverFullFinetuneLr,
+  getLoraParamCount,
+  getLr,
+  KNOWN_MODEL_SHAPES,
+  type LoraTargets,
+  type ModelShape,
+} from './hyperparams.js';
+export { computeScheduleLrMultiplier, LrScheduleName } from './lr-schedule.js';
+export {
+  type ContentPart,
+  getTextContent,
+  type ImagePart,
+  type Message,
+  type TextPart,
+  type ThinkingPart,
+  type ToolCall,
+  type ToolSpec,
+  type UnparsedToolCall,
+} from './messages.js';
+export { allSame, dictMean, iterationDir, safeZip, splitList } from './misc.js';
+export {
+  chunkLength,
+  type EncodedTextChunk,
+  type ImageAssetPointerChunk,
+  type ImageChunk,
+  ModelInput,
+  type ModelInputChunk,
+  type ModelInputJSON,
+} from './model-input.js';
+export {
+  isSparse,
+  maybeSparse,
+  type NumericArray,
+  type TensorData,
+  type TensorDType,
+  tensorFromFloat32,
+  tensorFromInt64,
+  tensorNumel,
+  tensorShape,
+  tensorToBigInt64Array,
+  tensorToFloat32Array,
+  tensorToNumbers,
+  toCsr,
+  toDense,
+} from './tensor-data.js';
+export { Tracer, type TraceSpan, timed, traceScope, withTracer } from './timing.js';

@@ -1,0 +1,24 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TextSink } from '../console-logger.js';
+
+/** A TextSink that keeps what was written. */
+export function collector(isTTY = false): TextSink & { text: () => string } {
+  const chunks: string[] = [];
+  return {
+    isTTY,
+    columns: 100,
+    write(s: string) {
+      chunks.push(s);
+      return true;
+    },
+    text: () => chunks.join(''),
+  };
+}
+
+/** A fresh temp dir and its cleanup. */
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'cookbook-logging-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,63 @@
+export {
+  ConsoleLogger,
+  type ConsoleLoggerOptions,
+  formatMetricsTable,
+  formatMetricValue,
+  isHiddenMetricKey,
+  type TextSink,
+} from './console-logger.js';
+export { ConversationFormatter, type FormattableMessage, formatMessageHtml } from './conversation-formatter.js';
+export {
+  appendJsonLine,
+  type JsonlContents,
+  type MetricsContents,
+  type MetricsRow,
+  parseJsonl,
+  type ReadJsonlOptions,
+  readJsonl,
+  readMetrics,
+  repairTruncatedTail,
+  type SkippedLine,
+} from './jsonl.js';
+export {
+  currentTrace,
+  type HtmlFormatter,
+  initTrace,
+  logDetails,
+  logFormatter,
+  logHtml,
+  logTable,
+  logText,
+  scopeHeader,
+  type TableData,
+  Transcript,
+  TranscriptSection,
+  tableHtml,
+} from './logtree.js';
+export {
+  CONFIG_FILE,
+  JsonLogger,
+  METRICS_FILE,
+  type MetricsLogger,
+  type MetricValue,
+  MultiplexLogger,
+  type SetupLoggingOptions,
+  setupLogging,
+} from './metrics-logger.js';
+export { type ProgressBar, type ProgressBarOptions, progressBar } from './progress-bar.js';
+export {
+  buildRunReport,
+  findTranscripts,
+  REPORT_FILE,
+  type ReportTranscript,
+  type RunReportInput,
+  type RunReportOptions,
+  writeRunReport,
+} from './run-report.js';
+export {
+  convertTraceEvents,
+  type TraceEvent,
+  TraceEventWriter,
+  type TraceEventWriterOptions,
+} from './trace-events.js';
+export { WandbLogger, type WandbLoggerOptions } from './wandb-logger.js';

@@ -1,0 +1,109 @@
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from './__fixtures__/test-utils.js';
+import { buildSeries, chartGroupOf } from './internal/report-data.js';
+import { Transcript } from './logtree.js';
+import { setupLogging } from './metrics-logger.js';
+import { writeRunReport } from './run-report.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+function reportData(html: string): ReturnType<typeof buildSeries> {
+  const m = html.match(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/);
+  return JSON.parse(m?.[1] ?? 'null');
+}
+
+describe('chart grouping', () => {
+  it('puts train/test variants on one chart and time/* together', () => {
+    expect(chartGroupOf('train/loss')).toBe('loss');
+    expect(chartGroupOf('test/loss')).toBe('loss');
+    expect(chartGroupOf('eval_loss')).toBe('loss');
+    expect(chartGroupOf('test/env/all/reward')).toBe('env/all/reward');
+    expect(chartGroupOf('time/step')).toBe('time');
+    expect(chartGroupOf('train')).toBe('train');
+  });
+
+  it('merges rows by step and leaves gaps as null', () => {
+    const data = buildSeries([
+      { step: 0, 'train/loss': 2, lr: 1e-4 },
+      { step: 1, 'train/loss': 1.5, lr: 1e-4, 'time/step': 0.5 },
+      { step: 1, 'test/loss': 1.7 },
+      { step: 2, 'train/loss': 1.2, 'x:count': 3, tag: 'str' },
+    ]);
+    expect(data.x).toEqual([0, 1, 2]);
+    expect(data.series['test/loss']).toEqual([null, 1.7, null]);
+    expect(data.series['x:count']).toBeUndefined();
+    expect(data.series.tag).toBeUndefined();
+    expect(data.charts).toEqual([
+      { title: 'loss', keys: ['train/loss', 'test/loss'] },
+      { title: 'lr', keys: ['lr'] },
+      { title: 'time/step', keys: ['time/step'] },
+    ]);
+  });
+});
+
+describe('writeRunReport', () => {
+  it('writes a self-contained report with chart data, config, and the latest transcripts', async () => {
+    const logger = setupLogging({ logDir: dir, console: false, config: { model: 'tiny<qwen>', optim: { lr: 0.001 } } });
+    for (let step = 0; step < 10; step++) {
+      logger.logMetrics({ 'train/loss': 2 / (step + 1), 'time/step': 0.1 * step }, step);
+      if (step % 5 === 4) logger.logMetrics({ 'test/loss': 2.5 / (step + 1) }, step);
+    }
+    await logger.close();
+    appendFileSync(join(dir, 'metrics.jsonl'), '{"step":10,"train/lo');
+    for (let i = 0; i < 5; i++) {
+      const t = new Transcript(`iteration ${i}`);
+      t.text(`sample from iteration ${i} <b>`);
+      const path = join(dir, `iteration_00000${i}`, 'train.html');
+      await t.write(path);
+      utimesSync(path, 1_700_000_000 + i, 1_700_000_000 + i);
+    }
+    mkdirSync(join(dir, 'transcripts'));
+    writeFileSync(join(dir, 'transcripts', 'old.html'), '<p>old</p>');
+    utimesSync(join(dir, 'transcripts', 'old.html'), 1_600_000_000, 1_600_000_000);
+
+    const path = await writeRunReport(dir, { maxTranscripts: 2 });
+    expect(path).toBe(join(dir, 'report.html'));
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    const html = readFileSync(path, 'utf8');
+
+    const data = reportData(html);
+    expect(data.x).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(data.series['train/loss']?.[1]).toBe(1);
+    expect(data.series['test/loss']?.[4]).toBe(0.5);
+    expect(data.charts.map((c) => c.title)).toEqual(['loss', 'time/step']);
+
+    // Chart library inlined; nothing loaded from the network.
+    expect(html).toContain('var uPlot=');
+    expect(html).toContain('.uplot');
+    expect(html).not.toMatch(/<(script|link|img|iframe)\b[^>]*\s(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/@import|url\(\s*["']?https?:/i);
+
+    // Config and truncated-line notice.
+    expect(html).toContain('<th>optim.lr</th><td>0.001</td>');
+    expect(html).toContain('tiny&lt;qwen&gt;');
+    expect(html).toMatch(/truncated line \(line \d+, skipped\)/);
+
+    // The two newest transcripts embedded, all linked.
+    expect(html).toContain('sample from iteration 4 &amp;lt;b&amp;gt;');
+    expect(html).toContain('sample from iteration 3');
+    expect(html).not.toContain('sample from iteration 2');
+    expect(html).toContain('href="iteration_000000/train.html"');
+    expect(html).toContain('href="transcripts/old.html"');
+    expect(html).toContain('All transcripts (6)');
+  });
+
+  it('works on an empty log dir', async () => {
+    const html = readFileSync(await writeRunReport(dir), 'utf8');
+    expect(html).toContain('No numeric metrics yet.');
+    expect(html).toContain('No transcripts yet.');
+  });
+});

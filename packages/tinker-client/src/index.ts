@@ -1,0 +1,58 @@
+export { APIFuture, type PollOptions, pollFuture, type ResultOptions } from './api-future.js';
+export { chunkData, combineChunkOutputs, estimateDatumBytes } from './chunking.js';
+export {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  errorForStatus,
+  FutureExpiredError,
+  FutureTimeoutError,
+  InternalServerError,
+  NotFoundError,
+  PaymentRequiredError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestFailedError,
+  TinkerError,
+  UnprocessableEntityError,
+} from './errors.js';
+export {
+  HttpClient,
+  type HttpClientOptions,
+  type RawResponse,
+  type RequestOptions,
+  retryAfterMs,
+  retryDelayMs,
+  SDK_VERSION,
+} from './http.js';
+export {
+  type Checkpoint,
+  type Cursor,
+  type ParsedTinkerPath,
+  parseTinkerPath,
+  RestClient,
+  type TrainingRun,
+} from './rest-client.js';
+export { type SampleArgs, SamplingClient } from './sampling-client.js';
+export {
+  type CreateLoraTrainingClientArgs,
+  DEFAULT_BASE_URL,
+  type EmbeddedServiceProvider,
+  registerEmbeddedServiceProvider,
+  ServiceClient,
+  type ServiceClientOptions,
+  type SupportedModel,
+} from './service-client.js';
+export { type CustomLossFn, type CustomLossResult, TrainingClient, type TrainingModelInfo } from './training-client.js';
+export type {
+  AdamParams,
+  ForwardBackwardOutput,
+  LoraConfig,
+  LossFnType,
+  SampledSequence,
+  SampleResponse,
+  SamplingParams,
+} from './types.js';

@@ -1,0 +1,227 @@
+/**
+ * RestClient (upstream SDK `lib/public_interfaces/rest_client.py`): training runs, checkpoints
+ * (list, delete, publish, unpublish, TTL, archive URL and download), samplers and sessions.
+ */
+import { randomUUID } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { DataError } from '@cookbook/core';
+import type { z } from 'zod';
+import { APIError } from './errors.js';
+import { type HttpClient, sleep } from './http.js';
+import {
+  CheckpointArchiveUrlResponseSchema,
+  CheckpointsListResponseSchema,
+  SamplerInfoSchema,
+  SessionInfoSchema,
+  SessionsListResponseSchema,
+  TrainingRunSchema,
+  TrainingRunsResponseSchema,
+  WeightsInfoResponseSchema,
+  type WireCheckpoint,
+  type WireTrainingRun,
+} from './wire.js';
+
+/** A `tinker://<run>/<weights|sampler_weights>/<name>` path, split. */
+export interface ParsedTinkerPath {
+  trainingRunId: string;
+  checkpointType: 'training' | 'sampler';
+  /** `weights/<name>` or `sampler_weights/<name>`, as REST routes expect. */
+  checkpointId: string;
+  name: string;
+}
+
+/** Split a checkpoint path; throws a DataError naming the path when it is not one. */
+export function parseTinkerPath(path: string): ParsedTinkerPath {
+  const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
+  if (!m) {
+    throw new DataError(
+      `"${path}" is not a checkpoint path; expected tinker://<run_id>/weights/<name> or tinker://<run_id>/sampler_weights/<name>`,
+    );
+  }
+  const [, run, kind, name] = m as unknown as [string, string, 'weights' | 'sampler_weights', string];
+  return {
+    trainingRunId: run,
+    checkpointType: kind === 'weights' ? 'training' : 'sampler',
+    checkpointId: `${kind}/${name}`,
+    name,
+  };
+}
+
+export type Checkpoint = WireCheckpoint;
+export type TrainingRun = WireTrainingRun;
+
+/** A page of results. */
+export interface Cursor {
+  offset: number;
+  limit: number;
+  total_count: number;
+}
+
+const ARCHIVE_TRIES = 6;
+
+/** Synchronous REST routes of a Tinker-compatible server. */
+export class RestClient {
+  private readonly http: HttpClient;
+
+  constructor(http: HttpClient) {
+    this.http = http;
+  }
+
+  private async get<T>(
+    path: string,
+    schema: z.ZodType<T>,
+    query?: Record<string, string | number | undefined>,
+  ): Promise<T> {
+    return (await this.http.request({ method: 'GET', path, schema, ...(query ? { query } : {}) })).data;
+  }
+
+  private checkpointRoute(path: string): string {
+    const p = parseTinkerPath(path);
+    return `/api/v1/training_runs/${encodeURIComponent(p.trainingRunId)}/checkpoints/${p.checkpointId
+      .split('/')
+      .map(encodeURIComponent)
+      .join('/')}`;
+  }
+
+  /** Training runs, newest first. */
+  async listTrainingRuns(
+    options: { limit?: number; offset?: number; accessScope?: 'owned' | 'accessible' } = {},
+  ): Promise<{ trainingRuns: TrainingRun[]; cursor: Cursor }> {
+    const r = await this.get('/api/v1/training_runs', TrainingRunsResponseSchema, {
+      limit: options.limit ?? 20,
+      offset: options.offset ?? 0,
+      access_scope: options.accessScope ?? 'owned',
+    });
+    return { trainingRuns: r.training_runs, cursor: r.cursor };
+  }
+
+  async getTrainingRun(trainingRunId: string): Promise<TrainingRun> {
+    return this.get(`/api/v1/training_runs/${encodeURIComponent(trainingRunId)}`, TrainingRunSchema);
+  }
+
+  /** The checkpoints of one run. */
+  async listCheckpoints(trainingRunId: string): Promise<Checkpoint[]> {
+    return (
+      await this.get(
+        `/api/v1/training_runs/${encodeURIComponent(trainingRunId)}/checkpoints`,
+        CheckpointsListResponseSchema,
+      )
+    ).checkpoints;
+  }
+
+  /** Every checkpoint the user owns. */
+  async listUserCheckpoints(
+    options: { limit?: number; offset?: number } = {},
+  ): Promise<{ checkpoints: Checkpoint[]; cursor?: Cursor }> {
+    const r = await this.get('/api/v1/checkpoints', CheckpointsListResponseSchema, {
+      limit: options.limit ?? 100,
+      offset: options.offset ?? 0,
+    });
+    return r.cursor === undefined ? { checkpoints: r.checkpoints } : { checkpoints: r.checkpoints, cursor: r.cursor };
+  }
+
+  async deleteCheckpoint(tinkerPath: string): Promise<void> {
+    await this.http.request({ method: 'DELETE', path: this.checkpointRoute(tinkerPath) });
+  }
+
+  async publishCheckpoint(tinkerPath: string): Promise<void> {
+    await this.http.request({ method: 'POST', path: `${this.checkpointRoute(tinkerPath)}/publish` });
+  }
+
+  async unpublishCheckpoint(tinkerPath: string): Promise<void> {
+    await this.http.request({ method: 'DELETE', path: `${this.checkpointRoute(tinkerPath)}/publish` });
+  }
+
+  /** Expire the checkpoint `ttlSeconds` from now; null keeps it forever. */
+  async setCheckpointTtl(tinkerPath: string, ttlSeconds: number | null): Promise<void> {
+    await this.http.request({
+      method: 'PUT',
+      path: `${this.checkpointRoute(tinkerPath)}/ttl`,
+      body: { ttl_seconds: ttlSeconds },
+    });
+  }
+
+  /**
+   * A download URL for the checkpoint's archive (a tar of the PEFT adapter). Accepts a 302 with `Location`
+   * and `Expires`, or 200 `{url, expires}`; a 503 means the archive is still being built and is retried.
+   */
+  async getCheckpointArchiveUrl(tinkerPath: string): Promise<{ url: string; expires?: Date }> {
+    const path = `${this.checkpointRoute(tinkerPath)}/archive`;
+    for (let attempt = 1; ; attempt++) {
+      const req = {
+        method: 'GET' as const,
+        path,
+        redirect: 'manual' as const,
+        headers: { Accept: 'application/json' },
+      };
+      const res = await this.http.send(req);
+      if (res.status === 503 && attempt < ARCHIVE_TRIES) {
+        await sleep(30_000 * this.http.backoffScale);
+        continue;
+      }
+      if (res.status >= 300 && res.status < 400) {
+        const location = res.headers.get('location');
+        if (!location)
+          throw new APIError(`GET ${path} → ${res.status} without a Location header`, { status: res.status });
+        const expires = res.headers.get('expires');
+        const url = new URL(location, `${this.http.baseURL}/`).toString();
+        return expires ? { url, expires: new Date(expires) } : { url };
+      }
+      if (res.status < 200 || res.status >= 300) throw this.http.errorFor(req, res);
+      const body = this.http.parse({ ...req, schema: CheckpointArchiveUrlResponseSchema }, res);
+      const url = new URL(body.url, `${this.http.baseURL}/`).toString();
+      return body.expires ? { url, expires: new Date(body.expires) } : { url };
+    }
+  }
+
+  /** Download the checkpoint archive to `destFile` (written to a temp file, then renamed). Returns its size. */
+  async downloadCheckpointArchive(tinkerPath: string, destFile: string): Promise<number> {
+    const { url } = await this.getCheckpointArchiveUrl(tinkerPath);
+    const sameServer = url.startsWith(this.http.baseURL);
+    const res = await fetch(url, sameServer ? { headers: this.http.authHeaders() } : {});
+    if (!res.ok)
+      throw new APIError(`downloading the archive of ${tinkerPath} failed with HTTP ${res.status}`, {
+        status: res.status,
+      });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const tmp = `${destFile}.${randomUUID()}.tmp`;
+    try {
+      await writeFile(tmp, bytes);
+      await rename(tmp, destFile);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return bytes.length;
+  }
+
+  /** The LoRA configuration and base model of a checkpoint (works for public checkpoints too). */
+  async getWeightsInfo(tinkerPath: string): Promise<z.infer<typeof WeightsInfoResponseSchema>> {
+    return (
+      await this.http.request({
+        method: 'POST',
+        path: '/api/v1/weights_info',
+        body: { tinker_path: tinkerPath },
+        schema: WeightsInfoResponseSchema,
+      })
+    ).data;
+  }
+
+  async getSampler(samplerId: string): Promise<z.infer<typeof SamplerInfoSchema>> {
+    return this.get(`/api/v1/samplers/${encodeURIComponent(samplerId)}`, SamplerInfoSchema);
+  }
+
+  async listSessions(options: { limit?: number; offset?: number } = {}): Promise<string[]> {
+    return (
+      await this.get('/api/v1/sessions', SessionsListResponseSchema, {
+        limit: options.limit ?? 20,
+        offset: options.offset ?? 0,
+      })
+    ).sessions;
+  }
+
+  async getSession(sessionId: string): Promise<{ trainingRunIds: string[]; samplerIds: string[] }> {
+    const r = await this.get(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionInfoSchema);
+    return { trainingRunIds: r.training_run_ids, samplerIds: r.sampler_ids };
+  }
+}

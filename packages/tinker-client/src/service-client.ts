@@ -1,0 +1,327 @@
+/**
+ * ServiceClient (upstream SDK `lib/public_interfaces/service_client.py` and `internal_client_holder.py`): the
+ * entry point. It handshakes (`client/config`), opens a session kept alive by heartbeats, and creates training,
+ * sampling and REST clients. With neither `TINKER_BASE_URL` nor `TINKER_API_KEY` set, it uses the embedded
+ * local service (registered by `@cookbook/local-tinker`), so the same code runs offline.
+ */
+import { ConfigError } from '@cookbook/core';
+import { HttpClient, SDK_VERSION } from './http.js';
+import { ClientHolder } from './internal/holder.js';
+import { RestClient } from './rest-client.js';
+import { SamplingClient } from './sampling-client.js';
+import { TrainingClient } from './training-client.js';
+import { type LoraConfig, loraConfigToWire } from './types.js';
+import {
+  type ClientConfigResponse,
+  ClientConfigResponseSchema,
+  CreateModelResponseSchema,
+  CreateSamplingSessionResponseSchema,
+  CreateSessionResponseSchema,
+  HealthzResponseSchema,
+  ServerCapabilitiesSchema,
+  WeightsInfoResponseSchema,
+} from './wire.js';
+
+/** The hosted service's root, used when only an API key is set. */
+export const DEFAULT_BASE_URL = 'https://tinker.thinkingmachines.dev/services/tinker-prod';
+
+/** Options of {@link ServiceClient}; each falls back to an environment variable or a default. */
+export interface ServiceClientOptions {
+  /** Credential; default `TINKER_API_KEY`. */
+  apiKey?: string;
+  /** Server root; default `TINKER_BASE_URL`, else the hosted service when a key is set, else the embedded service. */
+  baseURL?: string;
+  /** Per-request timeout in ms. Default 60 000. */
+  timeout?: number;
+  /** HTTP-layer retries. Default 10. */
+  maxRetries?: number;
+  /** Custom fetch. */
+  fetch?: typeof globalThis.fetch;
+  /** Session heartbeat period in ms. Default 10 000. */
+  heartbeatIntervalMs?: number;
+  /** Long-poll timeout of `retrieve_future`, ms. Default 45 000. */
+  pollTimeoutMs?: number;
+  /** Scales every retry/backoff delay (tests use small values). Default 1. */
+  backoffScale?: number;
+  /** Session tags; default `TINKER_TAGS` (comma-separated). */
+  tags?: string[];
+  /** Default `TINKER_PROJECT_ID`. */
+  projectId?: string;
+  userMetadata?: Record<string, unknown>;
+  /** Where warnings and notices go. Default: console.warn. */
+  warn?: (message: string) => void;
+}
+
+/** How the embedded service is started when no server is configured. */
+export type EmbeddedServiceProvider = () => Promise<{ baseURL: string; apiKey?: string }>;
+
+let embeddedProvider: EmbeddedServiceProvider | undefined;
+
+/** Register the function that starts (or reuses) the embedded local service. `@cookbook/local-tinker` calls this. */
+export function registerEmbeddedServiceProvider(provider: EmbeddedServiceProvider | undefined): void {
+  embeddedProvider = provider;
+}
+
+async function resolveEmbedded(): Promise<{ baseURL: string; apiKey?: string }> {
+  if (embeddedProvider === undefined) {
+    // The package registers itself on import; load it if it is installed.
+    const name = '@cookbook/local-tinker';
+    try {
+      await import(name);
+    } catch (err) {
+      throw new ConfigError(
+        'no Tinker server configured: set TINKER_BASE_URL (and TINKER_API_KEY for the hosted service), ' +
+          `or install @cookbook/local-tinker to use the embedded local service (${err instanceof Error ? err.message : String(err)})`,
+      );
+    }
+  }
+  if (embeddedProvider === undefined) {
+    throw new ConfigError('@cookbook/local-tinker is installed but registered no embedded service provider');
+  }
+  return embeddedProvider();
+}
+
+/** Arguments of {@link ServiceClient.createLoraTrainingClient}. */
+export interface CreateLoraTrainingClientArgs extends LoraConfig {
+  baseModel: string;
+  userMetadata?: Record<string, unknown>;
+}
+
+/** A model the server can train or sample. */
+export interface SupportedModel {
+  modelName?: string;
+  maxContextLength?: number;
+}
+
+/** Connects to a Tinker-compatible service and creates clients. Call {@link close} when done. */
+export class ServiceClient {
+  private readonly options: ServiceClientOptions;
+  private holderPromise: Promise<ClientHolder> | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private lastHeartbeatOk = Date.now();
+  private heartbeatWarned = false;
+  private closed = false;
+  private httpPromise: Promise<HttpClient> | undefined;
+  readonly warn: (message: string) => void;
+
+  constructor(options: ServiceClientOptions = {}) {
+    this.options = options;
+    this.warn = options.warn ?? ((m) => console.warn(m));
+  }
+
+  /** The HTTP layer, once the server is resolved (starting the embedded one if needed). */
+  http(): Promise<HttpClient> {
+    this.httpPromise ??= (async () => {
+      const env = process.env;
+      let apiKey = this.options.apiKey ?? (env.TINKER_API_KEY || undefined);
+      let baseURL = this.options.baseURL ?? (env.TINKER_BASE_URL || undefined);
+      if (baseURL === undefined && apiKey === undefined) {
+        const embedded = await resolveEmbedded();
+        baseURL = embedded.baseURL;
+        apiKey = embedded.apiKey;
+      }
+      baseURL ??= DEFAULT_BASE_URL;
+      return new HttpClient({
+        baseURL,
+        apiKey,
+        ...(this.options.timeout !== undefined ? { timeoutMs: this.options.timeout } : {}),
+        ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}),
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+        ...(this.options.backoffScale !== undefined ? { backoffScale: this.options.backoffScale } : {}),
+        warn: this.warn,
+      });
+    })();
+    return this.httpPromise;
+  }
+
+  /** The server root in use. */
+  async baseURL(): Promise<string> {
+    return (await this.http()).baseURL;
+  }
+
+  private holder(): Promise<ClientHolder> {
+    if (this.closed) return Promise.reject(new ConfigError('this ServiceClient is closed'));
+    this.holderPromise ??= this.connect();
+    return this.holderPromise;
+  }
+
+  private async connect(): Promise<ClientHolder> {
+    const http = await this.http();
+    const { data: flags } = await http.request({
+      method: 'POST',
+      path: '/api/v1/client/config',
+      body: { sdk_version: SDK_VERSION },
+      schema: ClientConfigResponseSchema,
+    });
+    const tags =
+      this.options.tags ?? (process.env.TINKER_TAGS ? process.env.TINKER_TAGS.split(',').map((t) => t.trim()) : []);
+    const projectId = this.options.projectId ?? (process.env.TINKER_PROJECT_ID || undefined);
+    const { data: session } = await http.request({
+      method: 'POST',
+      path: '/api/v1/create_session',
+      body: {
+        tags,
+        ...(this.options.userMetadata ? { user_metadata: this.options.userMetadata } : {}),
+        sdk_version: SDK_VERSION,
+        ...(projectId ? { project_id: projectId } : {}),
+        type: 'create_session',
+      },
+      schema: CreateSessionResponseSchema,
+    });
+    if (session.info_message) this.warn(session.info_message);
+    if (session.warning_message) this.warn(session.warning_message);
+    if (session.error_message) this.warn(session.error_message);
+    const holder = new ClientHolder(
+      http,
+      session.session_id,
+      flags as ClientConfigResponse,
+      this.options.pollTimeoutMs ?? 45_000,
+    );
+    this.startHeartbeat(holder);
+    return holder;
+  }
+
+  private startHeartbeat(holder: ClientHolder): void {
+    const interval = this.options.heartbeatIntervalMs ?? 10_000;
+    this.lastHeartbeatOk = Date.now();
+    this.heartbeat = setInterval(() => {
+      holder.http
+        .request({
+          method: 'POST',
+          path: '/api/v1/session_heartbeat',
+          body: { session_id: holder.sessionId, type: 'session_heartbeat' },
+          timeoutMs: Math.min(10_000, interval),
+          maxRetries: 0,
+        })
+        .then(
+          () => {
+            this.lastHeartbeatOk = Date.now();
+            this.heartbeatWarned = false;
+          },
+          () => {
+            if (!this.heartbeatWarned && Date.now() - this.lastHeartbeatOk > 12 * interval) {
+              this.heartbeatWarned = true;
+              this.warn(
+                `session ${holder.sessionId}: no successful heartbeat for ${Math.round((Date.now() - this.lastHeartbeatOk) / 1000)} s; the session will be terminated by the server`,
+              );
+            }
+          },
+        );
+    }, interval);
+    this.heartbeat.unref();
+  }
+
+  /** The session id (opens the session if needed). */
+  async sessionId(): Promise<string> {
+    return (await this.holder()).sessionId;
+  }
+
+  /** `GET /healthz`. */
+  async health(): Promise<string> {
+    const http = await this.http();
+    return (await http.request({ method: 'GET', path: '/api/v1/healthz', schema: HealthzResponseSchema })).data.status;
+  }
+
+  /** The models the server supports. */
+  async getServerCapabilities(): Promise<{ supportedModels: SupportedModel[] }> {
+    const http = await this.http();
+    const { data } = await http.request({
+      method: 'GET',
+      path: '/api/v1/get_server_capabilities',
+      schema: ServerCapabilitiesSchema,
+    });
+    return {
+      supportedModels: data.supported_models.map((m) => {
+        const out: SupportedModel = {};
+        if (m.model_name !== undefined) out.modelName = m.model_name;
+        if (m.max_context_length !== undefined) out.maxContextLength = m.max_context_length;
+        return out;
+      }),
+    };
+  }
+
+  /** Create a LoRA training run on `baseModel`. */
+  async createLoraTrainingClient(args: CreateLoraTrainingClientArgs): Promise<TrainingClient> {
+    const holder = await this.holder();
+    const submitted = await holder.submit('/api/v1/create_model', {
+      session_id: holder.sessionId,
+      model_seq_id: holder.nextModelSeqId(),
+      base_model: args.baseModel,
+      ...(args.userMetadata ? { user_metadata: args.userMetadata } : {}),
+      lora_config: loraConfigToWire(args),
+      type: 'create_model',
+    });
+    const result = await holder.poll(submitted, 'CreateModel', CreateModelResponseSchema);
+    return new TrainingClient(holder, result.model_id);
+  }
+
+  /**
+   * A new training run initialised from a saved state (`tinker://…/weights/…`), with the LoRA configuration
+   * read from the checkpoint. With `optimizer: true` the Adam moments are restored too (exact resume).
+   */
+  async createTrainingClientFromState(
+    path: string,
+    options: { optimizer?: boolean; userMetadata?: Record<string, unknown> } = {},
+  ): Promise<TrainingClient> {
+    const holder = await this.holder();
+    const { data: info } = await holder.http.request({
+      method: 'POST',
+      path: '/api/v1/weights_info',
+      body: { tinker_path: path },
+      schema: WeightsInfoResponseSchema,
+    });
+    const lora: CreateLoraTrainingClientArgs = { baseModel: info.base_model };
+    if (info.lora_rank !== undefined) lora.rank = info.lora_rank;
+    if (info.train_attn !== undefined) lora.trainAttn = info.train_attn;
+    if (info.train_mlp !== undefined) lora.trainMlp = info.train_mlp;
+    if (info.train_unembed !== undefined) lora.trainUnembed = info.train_unembed;
+    if (options.userMetadata) lora.userMetadata = options.userMetadata;
+    const client = await this.createLoraTrainingClient(lora);
+    await client.loadState(path, { optimizer: options.optimizer ?? false });
+    return client;
+  }
+
+  /** {@link createTrainingClientFromState} with the optimizer state restored. */
+  createTrainingClientFromStateWithOptimizer(
+    path: string,
+    options: { userMetadata?: Record<string, unknown> } = {},
+  ): Promise<TrainingClient> {
+    return this.createTrainingClientFromState(path, { ...options, optimizer: true });
+  }
+
+  /** A sampler over a base model or a saved sampler checkpoint (`tinker://…/sampler_weights/…`). */
+  async createSamplingClient(args: { baseModel?: string; modelPath?: string }): Promise<SamplingClient> {
+    if ((args.baseModel === undefined) === (args.modelPath === undefined)) {
+      throw new ConfigError('createSamplingClient needs exactly one of baseModel or modelPath');
+    }
+    if (args.modelPath !== undefined && !args.modelPath.startsWith('tinker://')) {
+      throw new ConfigError(`modelPath must be a tinker:// path, got "${args.modelPath}"`);
+    }
+    const holder = await this.holder();
+    const { data } = await holder.http.request({
+      method: 'POST',
+      path: '/api/v1/create_sampling_session',
+      body: {
+        session_id: holder.sessionId,
+        sampling_session_seq_id: holder.nextSamplingSessionSeqId(),
+        ...(args.baseModel !== undefined ? { base_model: args.baseModel } : {}),
+        ...(args.modelPath !== undefined ? { model_path: args.modelPath } : {}),
+        type: 'create_sampling_session',
+      },
+      schema: CreateSamplingSessionResponseSchema,
+    });
+    return new SamplingClient(holder, data.sampling_session_id);
+  }
+
+  /** A client for the REST routes (runs, checkpoints, samplers, sessions). */
+  async createRestClient(): Promise<RestClient> {
+    return new RestClient(await this.http());
+  }
+
+  /** Stop heartbeats. Clients created from this one stop working. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+}

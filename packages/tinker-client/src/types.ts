@@ -1,0 +1,139 @@
+/**
+ * The client's TypeScript-side types (camelCase) and their conversion to and from the wire (snake_case).
+ */
+import { type Datum, datumToJSON, type TensorData } from '@cookbook/core';
+import type {
+  LossFnType,
+  WireAdamParams,
+  WireDatum,
+  WireForwardBackwardOutput,
+  WireLoraConfig,
+  WireSampleResponse,
+  WireSamplingParams,
+} from './wire.js';
+
+export type { LossFnType };
+
+/** Result of forward / forward_backward: one output dict per datum, in request order, and metrics. */
+export interface ForwardBackwardOutput {
+  lossFnOutputType: string;
+  lossFnOutputs: Record<string, TensorData>[];
+  /** Keys are `name:reduction`, e.g. `loss:sum`. */
+  metrics: Record<string, number>;
+}
+
+/** Adam(W) hyperparameters (torch semantics; weight decay is decoupled; gradClipNorm 0 = off). */
+export interface AdamParams {
+  /** Default 1e-4. */
+  learningRate?: number;
+  /** Default 0.9. */
+  beta1?: number;
+  /** Default 0.95. */
+  beta2?: number;
+  /** Default 1e-12. */
+  eps?: number;
+  /** Default 0. */
+  weightDecay?: number;
+  /** Global gradient-norm clip; 0 disables it. Default 0. */
+  gradClipNorm?: number;
+}
+
+/** Sampling parameters. `stop`: strings, or token ids; `null`/absent keeps EOS; `[]` disables every stop. */
+export interface SamplingParams {
+  maxTokens?: number;
+  seed?: number;
+  stop?: string | string[] | number[] | null;
+  /** Default 1; 0 samples greedily. */
+  temperature?: number;
+  /** −1 (default) means no limit. */
+  topK?: number;
+  /** Default 1. */
+  topP?: number;
+}
+
+/** LoRA adapter settings of a training run. */
+export interface LoraConfig {
+  /** Default 32. */
+  rank?: number;
+  seed?: number;
+  /** Default true. */
+  trainMlp?: boolean;
+  /** Default true. */
+  trainAttn?: boolean;
+  /** Default true. */
+  trainUnembed?: boolean;
+}
+
+/** One sampled continuation. */
+export interface SampledSequence {
+  tokens: number[];
+  /** The sampler's logprob of each token, when available. */
+  logprobs?: number[];
+  stopReason: 'stop' | 'length';
+}
+
+/** Result of `sample`. */
+export interface SampleResponse {
+  sequences: SampledSequence[];
+  /** One per prompt token; the first is null. Only when requested. */
+  promptLogprobs?: (number | null)[];
+  /** Per prompt token, the top-k `[tokenId, logprob]` pairs; the first is null. Only when requested. */
+  topkPromptLogprobs?: ([number, number][] | null)[];
+  promptCacheHitTokens: number;
+}
+
+export function adamParamsToWire(p: AdamParams): WireAdamParams {
+  return {
+    learning_rate: p.learningRate ?? 1e-4,
+    beta1: p.beta1 ?? 0.9,
+    beta2: p.beta2 ?? 0.95,
+    eps: p.eps ?? 1e-12,
+    weight_decay: p.weightDecay ?? 0,
+    grad_clip_norm: p.gradClipNorm ?? 0,
+  };
+}
+
+export function samplingParamsToWire(p: SamplingParams): WireSamplingParams {
+  const w: WireSamplingParams = { temperature: p.temperature ?? 1, top_k: p.topK ?? -1, top_p: p.topP ?? 1 };
+  if (p.maxTokens !== undefined) w.max_tokens = p.maxTokens;
+  if (p.seed !== undefined) w.seed = p.seed;
+  if (p.stop !== undefined && p.stop !== null) w.stop = p.stop;
+  return w;
+}
+
+export function loraConfigToWire(c: LoraConfig): WireLoraConfig {
+  const w: WireLoraConfig = {
+    rank: c.rank ?? 32,
+    train_mlp: c.trainMlp ?? true,
+    train_attn: c.trainAttn ?? true,
+    train_unembed: c.trainUnembed ?? true,
+  };
+  if (c.seed !== undefined) w.seed = c.seed;
+  return w;
+}
+
+export function datumToWire(d: Datum): WireDatum {
+  return datumToJSON(d) as WireDatum;
+}
+
+export function forwardBackwardOutputFromWire(w: WireForwardBackwardOutput): ForwardBackwardOutput {
+  return {
+    lossFnOutputType: w.loss_fn_output_type.replace(/^.*:/, ''),
+    lossFnOutputs: w.loss_fn_outputs as Record<string, TensorData>[],
+    metrics: w.metrics,
+  };
+}
+
+export function sampleResponseFromWire(w: WireSampleResponse): SampleResponse {
+  const out: SampleResponse = {
+    sequences: w.sequences.map((s) => {
+      const seq: SampledSequence = { tokens: s.tokens, stopReason: s.stop_reason };
+      if (s.logprobs !== undefined) seq.logprobs = s.logprobs;
+      return seq;
+    }),
+    promptCacheHitTokens: w.prompt_cache_hit_tokens,
+  };
+  if (w.prompt_logprobs !== undefined) out.promptLogprobs = w.prompt_logprobs;
+  if (w.topk_prompt_logprobs !== undefined) out.topkPromptLogprobs = w.topk_prompt_logprobs;
+  return out;
+}

@@ -1,0 +1,418 @@
+/**
+ * The Tinker wire protocol's JSON payloads as zod schemas — defined once, imported by the client and by the
+ * embedded service (`@cookbook/tinker-client/wire`). Request schemas accept what the protocol allows (nulls
+ * left out, optional `type` discriminators, defaults filled in); response schemas ignore unknown fields.
+ * Field names stay snake_case, exactly as they travel. See shared/design/tinker-api.md §2–3.
+ */
+import { z } from 'zod';
+
+/** Treat `null` like an absent field (the SDK leaves nulls out, other clients may send them). */
+function opt<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+}
+
+// ---------------------------------------------------------------- data types (§3)
+
+export const EncodedTextChunkSchema = z.object({
+  type: z.literal('encoded_text'),
+  tokens: z.array(z.number().int()),
+});
+
+export const ImageChunkSchema = z.object({
+  type: z.literal('image'),
+  data: z.string(),
+  format: z.enum(['png', 'jpeg']),
+  expected_tokens: opt(z.number().int().nonnegative()),
+});
+
+export const ImageAssetPointerChunkSchema = z.object({
+  type: z.literal('image_asset_pointer'),
+  format: z.enum(['png', 'jpeg']),
+  location: z.string(),
+  expected_tokens: opt(z.number().int().nonnegative()),
+});
+
+export const ModelInputChunkSchema = z.discriminatedUnion('type', [
+  EncodedTextChunkSchema,
+  ImageChunkSchema,
+  ImageAssetPointerChunkSchema,
+]);
+
+export const ModelInputSchema = z.object({ chunks: z.array(ModelInputChunkSchema) });
+export type WireModelInput = z.infer<typeof ModelInputSchema>;
+
+export const TensorDTypeSchema = z.enum(['int64', 'float32']);
+
+export const TensorDataSchema = z.object({
+  data: z.array(z.number()),
+  dtype: TensorDTypeSchema,
+  shape: opt(z.array(z.number().int().nonnegative())),
+  sparse_crow_indices: opt(z.array(z.number().int().nonnegative())),
+  sparse_col_indices: opt(z.array(z.number().int().nonnegative())),
+});
+export type WireTensorData = z.infer<typeof TensorDataSchema>;
+
+export const DatumSchema = z.object({
+  model_input: ModelInputSchema,
+  loss_fn_inputs: z.record(z.string(), TensorDataSchema),
+});
+export type WireDatum = z.infer<typeof DatumSchema>;
+
+export const LossFnTypeSchema = z.enum(['cross_entropy', 'importance_sampling', 'ppo', 'cispo', 'dro']);
+export type LossFnType = z.infer<typeof LossFnTypeSchema>;
+
+export const ForwardBackwardInputSchema = z.object({
+  data: z.array(DatumSchema),
+  loss_fn: LossFnTypeSchema,
+  loss_fn_config: opt(z.record(z.string(), z.number())),
+});
+export type WireForwardBackwardInput = z.infer<typeof ForwardBackwardInputSchema>;
+
+export const AdamParamsSchema = z.object({
+  learning_rate: z.number().nonnegative().default(1e-4),
+  beta1: z.number().min(0).lt(1).default(0.9),
+  beta2: z.number().min(0).lt(1).default(0.95),
+  eps: z.number().positive().default(1e-12),
+  weight_decay: z.number().nonnegative().default(0),
+  grad_clip_norm: z.number().nonnegative().default(0),
+});
+export type WireAdamParams = z.infer<typeof AdamParamsSchema>;
+
+export const LoraConfigSchema = z
+  .object({
+    rank: z.number().int().positive(),
+    seed: opt(z.number().int()),
+    train_unembed: z.boolean().default(true),
+    train_mlp: z.boolean().default(true),
+    train_attn: z.boolean().default(true),
+  })
+  .refine((c) => c.train_unembed || c.train_mlp || c.train_attn, {
+    message: 'at least one of train_unembed, train_mlp, train_attn must be true',
+  });
+export type WireLoraConfig = z.infer<typeof LoraConfigSchema>;
+
+export const StopSchema = z.union([z.string(), z.array(z.string()), z.array(z.number().int())]);
+
+export const SamplingParamsSchema = z.object({
+  max_tokens: opt(z.number().int().nonnegative()),
+  seed: opt(z.number().int()),
+  stop: z.preprocess((v) => v, StopSchema.nullable().optional()),
+  temperature: z.number().nonnegative().default(1),
+  top_k: z.number().int().default(-1),
+  top_p: z.number().gt(0).max(1).default(1),
+});
+export type WireSamplingParams = z.infer<typeof SamplingParamsSchema>;
+
+// ---------------------------------------------------------------- service / session (§2.1)
+
+export const ClientConfigRequestSchema = z.object({ sdk_version: z.string() });
+
+/** Feature flags; every field is optional and a server may return `{}` (§3.12). */
+export const ClientConfigResponseSchema = z.looseObject({
+  pjwt_auth_enabled: opt(z.boolean()),
+  credential_default_source: opt(z.string()),
+  parallel_fwdbwd_chunks: opt(z.boolean()),
+  proto_compress_fwdbwd: opt(z.boolean()),
+  proto_write_fwdbwd: opt(z.boolean()),
+  fwdbwd_max_chunk_len: opt(z.number().int().positive()),
+  fwdbwd_max_chunk_bytes_count: opt(z.number().int().positive()),
+  sample_max_concurrent_requests: opt(z.number().int().positive()),
+  create_model_via_load_weights: opt(z.boolean()),
+});
+export type ClientConfigResponse = z.infer<typeof ClientConfigResponseSchema>;
+
+export const DynamicConfigResponseSchema = z.looseObject({ refresh_interval_sec: z.number().default(300) });
+
+export const HealthzResponseSchema = z.looseObject({ status: z.string() });
+
+export const ServerCapabilitiesSchema = z.looseObject({
+  supported_models: z.array(z.looseObject({ model_name: opt(z.string()), max_context_length: opt(z.number().int()) })),
+});
+export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
+
+export const CreateSessionRequestSchema = z.object({
+  tags: z.array(z.string()).default([]),
+  user_metadata: opt(z.record(z.string(), z.unknown())),
+  sdk_version: z.string().default('unknown'),
+  project_id: opt(z.string()),
+  type: z.literal('create_session').default('create_session'),
+});
+
+export const CreateSessionResponseSchema = z.looseObject({
+  type: opt(z.literal('create_session')),
+  session_id: z.string(),
+  info_message: opt(z.string()),
+  warning_message: opt(z.string()),
+  error_message: opt(z.string()),
+});
+
+export const SessionHeartbeatRequestSchema = z.object({
+  session_id: z.string(),
+  type: z.literal('session_heartbeat').default('session_heartbeat'),
+});
+
+export const CreateSamplingSessionRequestSchema = z.object({
+  session_id: z.string(),
+  sampling_session_seq_id: z.number().int().nonnegative(),
+  base_model: opt(z.string()),
+  model_path: opt(z.string().startsWith('tinker://')),
+  type: z.literal('create_sampling_session').default('create_sampling_session'),
+});
+
+export const CreateSamplingSessionResponseSchema = z.looseObject({ sampling_session_id: z.string() });
+
+export const TelemetryRequestSchema = z.looseObject({ events: z.array(z.unknown()).default([]) });
+
+// ---------------------------------------------------------------- models and training (§2.2)
+
+/** What every future-returning endpoint answers at once. */
+export const UntypedAPIFutureSchema = z.looseObject({ request_id: z.string(), model_id: opt(z.string()) });
+export type UntypedAPIFuture = z.infer<typeof UntypedAPIFutureSchema>;
+
+export const CreateModelRequestSchema = z.object({
+  session_id: z.string(),
+  model_seq_id: z.number().int().nonnegative(),
+  base_model: z.string().min(1),
+  user_metadata: opt(z.record(z.string(), z.unknown())),
+  lora_config: opt(LoraConfigSchema),
+  type: z.literal('create_model').default('create_model'),
+});
+
+export const CreateModelResponseSchema = z.looseObject({ model_id: z.string() });
+
+export const GetInfoRequestSchema = z.object({
+  model_id: z.string(),
+  type: z.literal('get_info').default('get_info'),
+});
+
+export const GetInfoResponseSchema = z.looseObject({
+  model_id: z.string(),
+  model_data: z.looseObject({ arch: opt(z.string()), model_name: opt(z.string()), tokenizer_id: opt(z.string()) }),
+  is_lora: opt(z.boolean()),
+  lora_rank: opt(z.number().int()),
+  model_name: opt(z.string()),
+});
+
+export const UnloadModelRequestSchema = z.object({
+  model_id: z.string(),
+  type: z.literal('unload_model').default('unload_model'),
+});
+
+const SeqId = opt(z.number().int().min(1));
+
+export const ForwardBackwardRequestSchema = z.object({
+  forward_backward_input: ForwardBackwardInputSchema,
+  model_id: z.string(),
+  seq_id: SeqId,
+});
+
+export const ForwardRequestSchema = z.object({
+  forward_input: ForwardBackwardInputSchema,
+  model_id: z.string(),
+  seq_id: SeqId,
+});
+
+export const ForwardBackwardOutputSchema = z.looseObject({
+  loss_fn_output_type: z.string().default('ArrayRecord'),
+  loss_fn_outputs: z.array(z.record(z.string(), TensorDataSchema)),
+  metrics: z.record(z.string(), z.number()).default({}),
+});
+export type WireForwardBackwardOutput = z.infer<typeof ForwardBackwardOutputSchema>;
+
+export const OptimStepRequestSchema = z.object({
+  adam_params: AdamParamsSchema,
+  model_id: z.string(),
+  seq_id: SeqId,
+  type: z.literal('optim_step').default('optim_step'),
+});
+
+export const OptimStepResponseSchema = z.looseObject({ metrics: opt(z.record(z.string(), z.number())) });
+
+/** Checkpoint names: letters, digits, `_`, `-`, `.`; no slashes. */
+export const CheckpointNameSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'checkpoint names may contain only letters, digits, "_", "-" and "."');
+
+export const SaveWeightsRequestSchema = z.object({
+  model_id: z.string(),
+  path: opt(CheckpointNameSchema),
+  seq_id: SeqId,
+  ttl_seconds: opt(z.number().int().positive()),
+  overwrite: z.boolean().default(false),
+  type: z.literal('save_weights').default('save_weights'),
+});
+
+export const SaveWeightsResponseSchema = z.looseObject({ path: z.string() });
+
+export const SaveWeightsForSamplerRequestSchema = z.object({
+  model_id: z.string(),
+  path: opt(CheckpointNameSchema),
+  sampling_session_seq_id: opt(z.number().int().nonnegative()),
+  seq_id: SeqId,
+  ttl_seconds: opt(z.number().int().positive()),
+  type: z.literal('save_weights_for_sampler').default('save_weights_for_sampler'),
+});
+
+export const SaveWeightsForSamplerResponseSchema = z.looseObject({
+  path: opt(z.string()),
+  sampling_session_id: opt(z.string()),
+});
+
+export const LoadWeightsRequestSchema = z.object({
+  path: z.string().startsWith('tinker://'),
+  optimizer: z.boolean().default(false),
+  weights_access_token: opt(z.string()),
+  model_id: opt(z.string()),
+  seq_id: SeqId,
+  session_id: opt(z.string()),
+  model_seq_id: opt(z.number().int().nonnegative()),
+  base_model: opt(z.string()),
+  user_metadata: opt(z.record(z.string(), z.unknown())),
+  type: z.literal('load_weights').default('load_weights'),
+});
+
+export const LoadWeightsResponseSchema = z.looseObject({ path: opt(z.string()), model_id: opt(z.string()) });
+
+export const WeightsInfoRequestSchema = z.object({ tinker_path: z.string().startsWith('tinker://') });
+
+export const WeightsInfoResponseSchema = z.looseObject({
+  base_model: z.string(),
+  is_lora: z.boolean(),
+  lora_rank: opt(z.number().int()),
+  train_unembed: opt(z.boolean()),
+  train_mlp: opt(z.boolean()),
+  train_attn: opt(z.boolean()),
+});
+
+// ---------------------------------------------------------------- sampling (§2.3, §3.7)
+
+export const SampleRequestSchema = z.object({
+  num_samples: z.number().int().positive().default(1),
+  prompt: ModelInputSchema,
+  sampling_params: SamplingParamsSchema,
+  prompt_logprobs: opt(z.boolean()),
+  topk_prompt_logprobs: z.number().int().nonnegative().default(0),
+  sampling_session_id: opt(z.string()),
+  seq_id: opt(z.number().int().nonnegative()),
+  base_model: opt(z.string()),
+  model_path: opt(z.string()),
+  type: z.literal('sample').default('sample'),
+});
+export type WireSampleRequest = z.infer<typeof SampleRequestSchema>;
+
+export const SampledSequenceSchema = z.looseObject({
+  stop_reason: z.enum(['length', 'stop']),
+  tokens: z.array(z.number().int()),
+  logprobs: opt(z.array(z.number())),
+});
+
+export const SampleResponseSchema = z.looseObject({
+  type: opt(z.literal('sample')),
+  sequences: z.array(SampledSequenceSchema),
+  prompt_logprobs: opt(z.array(z.number().nullable())),
+  topk_prompt_logprobs: opt(z.array(z.array(z.tuple([z.number().int(), z.number()])).nullable())),
+  prompt_cache_hit_tokens: z.number().int().default(0),
+});
+export type WireSampleResponse = z.infer<typeof SampleResponseSchema>;
+
+// ---------------------------------------------------------------- futures (§2.5)
+
+export const FutureRetrieveRequestSchema = z.object({
+  request_id: z.string(),
+  allow_metadata_only: z.boolean().default(false),
+});
+
+export const TryAgainResponseSchema = z.looseObject({
+  type: z.literal('try_again'),
+  request_id: opt(z.string()),
+  queue_state: opt(z.string()),
+  queue_state_reason: opt(z.string()),
+});
+
+export const RequestFailedResponseSchema = z.looseObject({
+  error: z.string(),
+  category: z.enum(['unknown', 'server', 'user']).catch('unknown'),
+});
+export type RequestErrorCategory = 'unknown' | 'server' | 'user';
+
+export const CompleteMetadataResponseSchema = z.looseObject({
+  status: z.literal('complete_metadata'),
+  response_payload_size: z.number().int().nonnegative(),
+});
+
+/** Request types, as sent in `X-Tinker-Request-Type`. */
+export type FutureRequestType =
+  | 'Forward'
+  | 'ForwardBackward'
+  | 'OptimStep'
+  | 'SaveWeights'
+  | 'LoadWeights'
+  | 'SaveWeightsForSampler'
+  | 'CreateModel'
+  | 'Sample'
+  | 'UnloadModel';
+
+// ---------------------------------------------------------------- REST (§2.4, §3.10)
+
+export const CheckpointSchema = z.looseObject({
+  checkpoint_id: z.string(),
+  checkpoint_type: z.enum(['training', 'sampler']),
+  time: z.string(),
+  tinker_path: z.string(),
+  size_bytes: opt(z.number().int()),
+  public: z.boolean().default(false),
+  expires_at: opt(z.string()),
+});
+export type WireCheckpoint = z.infer<typeof CheckpointSchema>;
+
+export const CursorSchema = z.looseObject({
+  offset: z.number().int(),
+  limit: z.number().int(),
+  total_count: z.number().int(),
+});
+
+export const TrainingRunSchema = z.looseObject({
+  training_run_id: z.string(),
+  base_model: z.string(),
+  model_owner: z.string(),
+  is_lora: z.boolean(),
+  corrupted: z.boolean().default(false),
+  lora_rank: opt(z.number().int()),
+  last_request_time: z.string(),
+  last_checkpoint: opt(CheckpointSchema),
+  last_sampler_checkpoint: opt(CheckpointSchema),
+  user_metadata: opt(z.record(z.string(), z.string())),
+});
+export type WireTrainingRun = z.infer<typeof TrainingRunSchema>;
+
+export const TrainingRunsResponseSchema = z.looseObject({
+  training_runs: z.array(TrainingRunSchema),
+  cursor: CursorSchema,
+});
+
+export const CheckpointsListResponseSchema = z.looseObject({
+  checkpoints: z.array(CheckpointSchema),
+  cursor: opt(CursorSchema),
+});
+
+export const CheckpointArchiveUrlResponseSchema = z.looseObject({ url: z.string(), expires: opt(z.string()) });
+
+export const CheckpointTtlRequestSchema = z.object({ ttl_seconds: z.number().int().positive().nullable() });
+
+export const SamplerInfoSchema = z.looseObject({
+  sampler_id: z.string(),
+  base_model: z.string(),
+  model_path: opt(z.string()),
+});
+
+export const SessionsListResponseSchema = z.looseObject({ sessions: z.array(z.string()) });
+
+export const SessionInfoSchema = z.looseObject({
+  training_run_ids: z.array(z.string()),
+  sampler_ids: z.array(z.string()),
+});
+
+/** Error body: FastAPI-style `{detail}` (a string or anything JSON). */
+export const ErrorBodySchema = z.looseObject({ detail: z.unknown() });

@@ -1,0 +1,7 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@cookbook/source'] },
+  ssr: { resolve: { conditions: ['@cookbook/source'] } },
+  test: { name: 'tinker-client' },
+});
