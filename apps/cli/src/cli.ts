@@ -28,7 +28,10 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
   }
   const recipe = recipes.find((r) => r.name === name);
   if (recipe === undefined) {
-    const hint = closestMatch(name, recipes.map((r) => r.name));
+    const hint = closestMatch(
+      name,
+      recipes.map((r) => r.name),
+    );
     io.err(`cookbook: unknown recipe "${name}"${hint ? `; did you mean "${hint}"?` : ''}\n\n${usage(recipes)}`);
     return 2;
   }

@@ -1,4 +1,14 @@
 /** The recipes this CLI knows, in the order `--help` lists them. */
 import type { Recipe } from './recipe.js';
+import { mathRl } from './recipes/math-rl.js';
+import { multiplayer } from './recipes/multiplayer.js';
+import { promptDistillation } from './recipes/prompt-distillation.js';
+import { rlBasic } from './recipes/rl-basic.js';
+import { rlLoop } from './recipes/rl-loop.js';
+import { serve } from './recipes/serve.js';
+import { slBasic } from './recipes/sl-basic.js';
+import { slLoop } from './recipes/sl-loop.js';
 
-export const recipes: Recipe[] = [];
+export const recipes: Recipe[] = [slBasic as Recipe, slLoop as Recipe, promptDistillation as Recipe];
+recipes.push(rlBasic as Recipe, rlLoop as Recipe, mathRl as Recipe, multiplayer as Recipe);
+recipes.push(serve as Recipe);

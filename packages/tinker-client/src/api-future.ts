@@ -105,6 +105,7 @@ export interface PollOptions {
 }
 
 const QUEUE_LOG_INTERVAL_MS = 60_000;
+const MAX_CONNECTION_FAILURES = 8;
 
 /**
  * Poll `retrieve_future` for `requestId` until it yields a result, then validate it with `schema`.
@@ -116,6 +117,7 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
   const { http } = options;
   const scale = http.backoffScale;
   let backoffK = 0;
+  let connectionFailures = 0;
   let badRequests = 0;
   let billingPausedMs = 0;
   let lastQueueLog = Number.NEGATIVE_INFINITY;
@@ -140,12 +142,15 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
     } catch (err) {
       if (err instanceof APITimeoutError) continue;
       if (err instanceof APIConnectionError) {
+        // A server that stays unreachable for ~2 minutes of backoff is gone: surface the error.
+        if (++connectionFailures > MAX_CONNECTION_FAILURES) throw err;
         await sleep(Math.min(2 ** backoffK, 30) * 1000 * scale, options.signal);
         backoffK++;
         continue;
       }
       throw err;
     }
+    connectionFailures = 0;
     if (res.status === 200) {
       const tryAgain = TryAgainResponseSchema.safeParse(res.json);
       if (tryAgain.success) {

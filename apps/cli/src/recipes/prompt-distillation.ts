@@ -1,0 +1,214 @@
+/**
+ * `cookbook prompt_distillation` (upstream `recipes/prompt_distillation/`): a teacher answers questions with a long
+ * system prompt in front of them; the student is then fine-tuned on the same questions WITHOUT the prompt, so it
+ * learns to behave as if the prompt were there. The task here, as upstream, is language identification: the prompt
+ * explains the task and the answer format (a two-letter code). Teacher data is written to
+ * `<log_path>/teacher-data.jsonl` once and reused when the run resumes.
+ *
+ * Offline the teacher is the tiny random `local/qwen3-tiny`, so its labels are noise: the recipe shows the mechanics
+ * (sampling → data → SFT). With `TINKER_API_KEY`, `model_name=Qwen/Qwen3-8B` produces real labels.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, getTextContent, type Message } from '@cookbook/core';
+import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import {
+  applyLogDirDecision,
+  checkLogDir,
+  fromConversationFile,
+  readConversationFile,
+  SampleTranscriptEvaluator,
+  trainSupervised,
+} from '@cookbook/supervised';
+import { z } from 'zod';
+import type { Recipe } from '../recipe.js';
+import { writeFileAtomicSync } from './prompt-distillation-files.js';
+import { commonFields, connectService, resolveLearningRate } from './sl-common.js';
+
+/** The sentences shipped with the CLI (original text, eight languages). */
+export const EXAMPLE_SENTENCES = fileURLToPath(
+  new URL('../../data/prompt-distillation-sentences.txt', import.meta.url),
+);
+
+/** The long prompt the teacher sees and the student never does. */
+export const TEACHER_PROMPT = `You are a language identification system. You will be given one sentence.
+Decide which language the sentence is written in and answer with its two-letter ISO 639-1 code, in lower case.
+
+Rules:
+- Answer with the code only: no punctuation, no explanation, no quotes.
+- Use "en" for English, "fr" for French, "es" for Spanish, "de" for German, "it" for Italian,
+  "pt" for Portuguese, "nl" for Dutch, "sv" for Swedish, and the matching ISO 639-1 code for any other language.
+- If the sentence mixes languages, answer with the language of most of its words.
+- If you cannot tell, answer "ot".
+
+Examples:
+Sentence: The weather is nice today. -> en
+Sentence: Je voudrais un café, s'il vous plaît. -> fr
+Sentence: ¿Dónde está la estación? -> es
+Sentence: Ich habe heute keine Zeit. -> de`;
+
+export const promptDistillationSchema = z.object({
+  log_path: z
+    .string()
+    .default('.cookbook-runs/prompt_distillation')
+    .describe('Run folder: teacher-data.jsonl, metrics, checkpoints, transcripts, report.html'),
+  questions_file: z
+    .string()
+    .default('example')
+    .describe('example (shipped sentences) or a text file with one question per line'),
+  teacher_model: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('Model that labels the questions with the long prompt; null = model_name'),
+  teacher_temperature: z
+    .number()
+    .nonnegative()
+    .default(1)
+    .describe('Teacher sampling temperature (0 = greedy; seeded per question)'),
+  teacher_max_tokens: z.number().int().positive().default(8).describe('Tokens the teacher may sample per answer'),
+  test_size: z.number().int().nonnegative().default(4).describe('Teacher-labelled conversations held out for test/nll'),
+  batch_size: z.number().int().positive().default(4).describe('Conversations per step (upstream: 128)'),
+  num_epochs: z.number().int().positive().default(4).describe('Passes over the teacher data (upstream: 4)'),
+  max_steps: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('Stop after this many steps; null = all epochs'),
+  save_every: z.number().int().nonnegative().default(20).describe('Steps between checkpoints (0 = final only)'),
+  eval_every: z.number().int().nonnegative().default(5).describe('Steps between test/nll evaluations (0 = never)'),
+  ...commonFields,
+});
+
+function readQuestions(path: string): string[] {
+  if (!existsSync(path)) throw new ConfigError(`questions_file: no such file ${path}`, { key: 'questions_file' });
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  if (lines.length === 0) throw new ConfigError(`questions_file ${path} has no questions`, { key: 'questions_file' });
+  return lines;
+}
+
+export const promptDistillation: Recipe<typeof promptDistillationSchema> = {
+  name: 'prompt_distillation',
+  description:
+    'Teacher answers with a long system prompt; the student learns the behaviour without it (offline: mechanics on ' +
+    'local/qwen3-tiny; hosted: TINKER_API_KEY=… model_name=Qwen/Qwen3-8B)',
+  schema: promptDistillationSchema,
+  async run(config, io) {
+    const teacherModel = config.teacher_model ?? config.model_name;
+    const rendererName = config.renderer_name ?? getRecommendedRendererName(config.model_name);
+    const renderer = getRenderer(rendererName, getTokenizer(config.model_name));
+    const teacherRenderer = getRenderer(
+      config.teacher_model === null ? rendererName : getRecommendedRendererName(teacherModel),
+      getTokenizer(teacherModel),
+    );
+    const learningRate = resolveLearningRate(config.model_name, config.learning_rate);
+    const questions = readQuestions(
+      config.questions_file === 'example' ? EXAMPLE_SENTENCES : resolve(config.questions_file),
+    );
+    const decision = await checkLogDir(config.log_path, config.behavior_if_log_dir_exists);
+    if (decision === 'exit') return;
+    applyLogDirDecision(config.log_path, decision);
+
+    const dataPath = join(config.log_path, 'teacher-data.jsonl');
+    const service = await connectService(config.base_url);
+    try {
+      if (existsSync(dataPath)) {
+        io.err(`reusing teacher data ${dataPath} (${readConversationFile(dataPath).length} conversations)`);
+      } else {
+        io.err(`teacher ${teacherModel} labels ${questions.length} questions with the long prompt…`);
+        const teacher = await service.createSamplingClient({ baseModel: teacherModel });
+        const answers = await Promise.all(
+          questions.map(async (q, i) => {
+            const prompt = teacherRenderer.buildGenerationPrompt([
+              { role: 'system', content: TEACHER_PROMPT },
+              { role: 'user', content: q },
+            ]);
+            const res = await teacher.sample({
+              prompt,
+              numSamples: 1,
+              samplingParams: {
+                maxTokens: config.teacher_max_tokens,
+                temperature: config.teacher_temperature,
+                seed: i,
+                stop: teacherRenderer.getStopSequences(),
+              },
+            });
+            return getTextContent(teacherRenderer.parseResponse(res.sequences[0]?.tokens ?? []).message).trim();
+          }),
+        );
+        const conversations = questions
+          .map((q, i) => ({ q, a: answers[i]! }))
+          .filter(({ a }) => a !== '')
+          .map(({ q, a }) => ({
+            messages: [
+              { role: 'user', content: q },
+              { role: 'assistant', content: a },
+            ],
+          }));
+        if (conversations.length <= config.test_size) {
+          throw new ConfigError(
+            `the teacher gave ${conversations.length} non-empty answers; need more than test_size=${config.test_size}`,
+          );
+        }
+        writeFileAtomicSync(dataPath, conversations.map((c) => JSON.stringify(c)).join('\n') + '\n');
+        io.err(`wrote ${conversations.length} teacher-labelled conversations to ${dataPath}`);
+      }
+
+      const samplePrompts: Message[][] = questions.slice(0, 4).map((q) => [{ role: 'user', content: q }]);
+      await trainSupervised({
+        logPath: config.log_path,
+        modelName: config.model_name,
+        dataset: fromConversationFile({
+          filePath: dataPath,
+          common: {
+            modelNameForTokenizer: config.model_name,
+            rendererName,
+            maxLength: config.max_length,
+            batchSize: config.batch_size,
+            trainOnWhat: config.train_on_what,
+          },
+          testSize: config.test_size,
+        }),
+        rendererName,
+        recipeName: 'prompt_distillation',
+        learningRate,
+        lrSchedule: config.lr_schedule,
+        numEpochs: config.num_epochs,
+        loraRank: config.lora_rank,
+        saveEvery: config.save_every,
+        evalEvery: config.eval_every,
+        infrequentEvalEvery: 0,
+        evaluators: [
+          new SampleTranscriptEvaluator({
+            prompts: samplePrompts,
+            renderer,
+            maxTokens: config.teacher_max_tokens,
+            name: 'student_samples',
+          }),
+        ],
+        maxSteps: config.max_steps,
+        // The log dir was settled above; teacher data may already be in it.
+        behaviorIfLogDirExists: 'resume',
+        wandbProject: config.wandb_project,
+        wandbName: config.wandb_name,
+        hparams: { ...config, learning_rate: learningRate, teacher_prompt: TEACHER_PROMPT },
+        serviceClient: service,
+        console: false,
+        log: io.err,
+        onStepLogged: (step, m) =>
+          io.out(
+            `step ${String(step).padStart(4)}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}` +
+              (m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`),
+          ),
+      });
+    } finally {
+      await service.close();
+    }
+  },
+};

@@ -1,0 +1,101 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configFields, DataError } from '@cookbook/core';
+import { readConversationFile } from '@cookbook/supervised';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../cli.js';
+import type { Recipe } from '../recipe.js';
+import { recipes } from '../recipes.js';
+import { EXAMPLE_SENTENCES, promptDistillation } from './prompt-distillation.js';
+import { slBasic } from './sl-basic.js';
+import { EXAMPLE_CONVERSATIONS, resolveLearningRate } from './sl-common.js';
+import { slLoop } from './sl-loop.js';
+
+const ours = [slBasic, slLoop, promptDistillation] as unknown as Recipe[];
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+describe('supervised recipes', () => {
+  it('are registered', () => {
+    const names = recipes.map((r) => r.name);
+    for (const name of ['sl_basic', 'sl_loop', 'prompt_distillation']) expect(names).toContain(name);
+  });
+
+  for (const recipe of ours) {
+    it(`${recipe.name}: every field has a description and a default, and --help lists them`, async () => {
+      for (const f of configFields(recipe.schema)) {
+        expect(f.description, f.path).not.toBe('');
+        expect(f.required, f.path).toBe(false);
+      }
+      const c = capture();
+      expect(await runCli([recipe.name, '--help'], ours, c.io)).toBe(0);
+      const help = c.out.join('\n');
+      expect(help).toMatch(/log_path\s+string\s+\(default: "\.cookbook-runs\//);
+      expect(help).toMatch(
+        /behavior_if_log_dir_exists\s+"ask" \| "delete" \| "resume" \| "raise"\s+\(default: "ask"\)/,
+      );
+      expect(help).toContain('model_name');
+    });
+  }
+
+  const badArgs: [string[], RegExp][] = [
+    [['batch_sz=2'], /unknown config key "batch_sz"; did you mean "batch_size"/],
+    [['batch_size=abc'], /batch_size=abc: expected a number/],
+    [['batch_size=0'], /batch_size/],
+    [['behavior_if_log_dir_exists=maybe'], /expected one of "ask", "delete", "resume", "raise"/],
+    [['train_on_what=everything'], /train_on_what=everything: expected one of/],
+    [['lr_schedule=cosin'], /did you mean "cosine"/],
+    [['max_steps'], /not of the form key=value/],
+  ];
+  for (const [args, pattern] of badArgs) {
+    it(`sl_basic rejects ${args.join(' ')} with a config error and exit code 2`, async () => {
+      const c = capture();
+      expect(await runCli(['sl_basic', ...args], ours, c.io)).toBe(2);
+      expect(c.err.join('\n')).toMatch(pattern);
+      expect(c.err.join('\n')).toContain('cookbook sl_basic --help');
+    });
+  }
+
+  it('sl_basic reports a malformed dataset with file and line and writes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sl-cli-'));
+    const data = join(dir, 'bad.jsonl');
+    writeFileSync(
+      data,
+      '{"messages": [{"role": "user", "content": "hi"}]}\n{"messages": [{"role": "bot", "content": "x"}]}\n',
+    );
+    const logPath = join(dir, 'run');
+    const c = capture();
+    const run = runCli(
+      ['sl_basic', `dataset=${data}`, `log_path=${logPath}`, 'base_url=http://127.0.0.1:9'],
+      ours,
+      c.io,
+    );
+    await expect(run).rejects.toBeInstanceOf(DataError);
+    await expect(run).rejects.toThrow(/bad\.jsonl:2.*messages\[0\]\.role/);
+    expect(existsSync(logPath)).toBe(false);
+  });
+
+  it('sl_basic refuses a dataset path that does not exist', async () => {
+    const c = capture();
+    await expect(runCli(['sl_basic', 'dataset=/no/such/file.jsonl'], ours, c.io)).rejects.toThrow(/no such file/);
+  });
+
+  it('ships a valid example conversation file and sentence list', () => {
+    const rows = readConversationFile(EXAMPLE_CONVERSATIONS);
+    expect(rows.length).toBeGreaterThanOrEqual(50);
+    expect(rows.length).toBeLessThanOrEqual(200);
+    expect(existsSync(EXAMPLE_SENTENCES)).toBe(true);
+  });
+
+  it('picks a learning rate per model', () => {
+    expect(resolveLearningRate('local/qwen3-tiny', null)).toBe(1e-2);
+    expect(resolveLearningRate('Qwen/Qwen3-8B', null)).toBeCloseTo(4.73e-4, 5);
+    expect(resolveLearningRate('Qwen/Qwen3-8B', 3e-4)).toBe(3e-4);
+    expect(() => resolveLearningRate('acme/unknown', null)).toThrow(/learning_rate/);
+  });
+});

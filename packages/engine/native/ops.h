@@ -1,0 +1,27 @@
+// Element-wise / row-wise kernels of the engine (softmax, log-sum-exp, SwiGLU, RMSNorm), AVX2+FMA when the CPU
+// has it (run-time check), scalar otherwise. Both paths use the same float exp (Cephes polynomial, <= 2 ulp), so
+// a result never depends on where a row starts. The pure-TS versions in src/layers are the references.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace cookbook {
+
+// Causal softmax in place: T rows of stride ld; row i keeps columns [0, off + i] and zeroes (off + i, width).
+void softmax_causal(float* att, int ld, int T, int width, int off);
+// Backward of softmax_causal: datt <- P * (dP - rowsum(P * dP)) on the same causal pattern (zeroes the rest).
+void softmax_causal_backward(const float* att, float* datt, int ld, int T, int width, int off);
+// lse[t] = log sum_v exp(x[t, v]) (rows of V, stride V); x unchanged.
+void logsumexp_rows(double* lse, const float* x, int T, int V);
+// Like logsumexp_rows but overwrites x with exp(x - max) and writes inv_sum[t] = 1 / sum_v exp(x - max).
+void softmax_rows_unnormalized(double* lse, double* inv_sum, float* x, int T, int V);
+// e (from softmax_rows_unnormalized) -> dlogits = sum_k g_k [v = target_k] - (sum_k g_k) * e * inv_sum.
+void softmax_grad_rows(float* e, const double* inv_sum, const int32_t* targets, const double* g, int T, int V, int K);
+// act = silu(gu[:, :I]) * gu[:, I:]
+void swiglu_forward(float* act, const float* gu, int T, int I);
+void swiglu_backward(float* dgu, const float* dact, const float* gu, int T, int I);
+void rmsnorm_forward(float* y, int ldy, float* rstd, const float* x, int ldx, const float* w, int R, int C, float eps);
+void rmsnorm_backward(float* dx, int lddx, const float* dy, int lddy, const float* x, int ldx, const float* rstd,
+                      const float* w, int R, int C, bool accumulate);
+
+}  // namespace cookbook

@@ -1,0 +1,19 @@
+/** Base class of every error the engine throws; `name` is the subclass name. */
+export class EngineError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Invalid request data: bad tensor shapes, token ids out of range, unknown loss or config key (a 400 upstream). */
+export class EngineInputError extends EngineError {}
+
+/** A model folder, config.json or safetensors file that cannot be read or is not supported. */
+export class ModelLoadError extends EngineError {}
+
+/** A training state, sampler weights or adapter folder that cannot be read or written. */
+export class CheckpointError extends EngineError {}
+
+/** The requested compute kernel is unavailable (e.g. `COOKBOOK_KERNEL=native` without a built addon). */
+export class KernelError extends EngineError {}

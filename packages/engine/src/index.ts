@@ -1,0 +1,36 @@
+export { type AdamParams, resolveAdamParams } from './adamw.js';
+export { CheckpointError, EngineError, EngineInputError, KernelError, ModelLoadError } from './errors.js';
+export { type KernelInfo, kernelInfo, sgemm } from './kernels/kernel.js';
+export { sgemmJs } from './kernels/sgemm-js.js';
+export { DEFAULT_LORA_ALPHA, type LoraSpec, type ResolvedLoraSpec } from './lora.js';
+export {
+  createLoraModel,
+  type ForwardBackwardResult,
+  LoraModel,
+  loadPeftAdapter,
+  loadSampler,
+} from './lora-model.js';
+export {
+  type EngineDatum,
+  type EngineTensor,
+  LOSS_FN_NAMES,
+  type LossFnName,
+  type TensorValues,
+} from './losses.js';
+export {
+  BaseModel,
+  listBuiltinModels,
+  loadBaseModel,
+  randomModel,
+  type SaveHfOptions,
+  saveHfCheckpoint,
+} from './model/base-model.js';
+export type { Llama3RopeScaling, ModelConfig } from './model/config.js';
+export { loadTokenDecoder, type TokenDecoder } from './model/token-decoder.js';
+export {
+  type SampledSequence,
+  type SampleOptions,
+  type SampleResult,
+  Sampler,
+  type SamplerOptions,
+} from './sampler.js';

@@ -1,0 +1,289 @@
+// The five Tinker losses (tinker-api.md §4), applied per token and summed over tokens and datums, with input
+// validation. Each loss is written as value and ∂L/∂lp per token; the model turns ∂L/∂lp into LoRA gradients.
+import { EngineInputError } from './errors.js';
+import type { SegmentLoss } from './transformer.js';
+
+/** Built-in loss names. */
+export type LossFnName = 'cross_entropy' | 'importance_sampling' | 'ppo' | 'cispo' | 'dro';
+
+/** Values of a tensor: numbers or int64 as bigints. */
+export type TensorValues =
+  | number[]
+  | bigint[]
+  | Float32Array
+  | Float64Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array;
+
+/** A dense row-major tensor (the engine-side form of Tinker's TensorData). */
+export interface EngineTensor {
+  data: TensorValues;
+  /** Dimensions; omitted = 1-D of data.length. */
+  shape?: number[];
+  dtype: 'int64' | 'float32';
+}
+
+/** One training example: model input tokens (length N) and per-position loss inputs of leading length N. */
+export interface EngineDatum {
+  tokens: Int32Array | number[];
+  lossFnInputs: Record<string, EngineTensor>;
+}
+
+const LOSS_INPUTS: Record<LossFnName, { required: string[]; optional: string[] }> = {
+  cross_entropy: { required: ['target_tokens'], optional: ['weights'] },
+  importance_sampling: { required: ['target_tokens', 'logprobs', 'advantages'], optional: ['weights'] },
+  ppo: {
+    required: ['target_tokens', 'logprobs', 'advantages'],
+    optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
+  },
+  cispo: {
+    required: ['target_tokens', 'logprobs', 'advantages'],
+    optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
+  },
+  dro: { required: ['target_tokens', 'logprobs', 'advantages'], optional: ['weights'] },
+};
+
+const LOSS_CONFIG: Record<LossFnName, Record<string, number | null>> = {
+  cross_entropy: {},
+  importance_sampling: {},
+  ppo: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
+  cispo: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
+  dro: { beta: null },
+};
+
+/** Names of the built-in losses. */
+export const LOSS_FN_NAMES = Object.keys(LOSS_INPUTS) as LossFnName[];
+
+/** Checks the loss name and config keys; returns the config with defaults filled in. */
+export function resolveLossConfig(lossFn: string, cfg: Record<string, number> | undefined): Record<string, number> {
+  if (!(lossFn in LOSS_INPUTS)) {
+    throw new EngineInputError(`unknown loss_fn "${lossFn}"; expected one of ${LOSS_FN_NAMES.join(', ')}`);
+  }
+  const defaults = LOSS_CONFIG[lossFn as LossFnName];
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(cfg ?? {})) {
+    if (!(k in defaults)) {
+      const allowed = Object.keys(defaults);
+      throw new EngineInputError(
+        `loss_fn_config key "${k}" is not accepted by ${lossFn} (${allowed.length ? `allowed: ${allowed.join(', ')}` : 'it takes no config'})`,
+      );
+    }
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      throw new EngineInputError(`loss_fn_config.${k} must be a finite number, got ${String(v)}`);
+    }
+    out[k] = v;
+  }
+  for (const [k, d] of Object.entries(defaults)) {
+    if (out[k] !== undefined) continue;
+    if (d === null) throw new EngineInputError(`${lossFn} requires loss_fn_config.${k}`);
+    out[k] = d;
+  }
+  return out;
+}
+
+function values(t: EngineTensor, name: string, where: string): Float64Array {
+  const d = t.data;
+  const out = new Float64Array(d.length);
+  for (let i = 0; i < d.length; i++) {
+    const v = Number(d[i]);
+    if (!Number.isFinite(v)) throw new EngineInputError(`${where}: ${name}[${i}] is not a finite number`);
+    out[i] = v;
+  }
+  return out;
+}
+
+function shapeOf(t: EngineTensor, name: string, where: string): number[] {
+  const shape = t.shape ?? [t.data.length];
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (n !== t.data.length) {
+    throw new EngineInputError(`${where}: ${name} has shape [${shape}] (${n} values) but ${t.data.length} values`);
+  }
+  return shape;
+}
+
+/** A datum after validation: typed arrays, K targets per row, loss inputs widened to f64. */
+export interface PreparedDatum {
+  tokens: Int32Array;
+  N: number;
+  K: number;
+  targets: Int32Array;
+  weights: Float64Array | null;
+  q: Float64Array | null;
+  adv: Float64Array | null;
+  clipLow: Float64Array | null;
+  clipHigh: Float64Array | null;
+}
+
+/** Validates one datum for `lossFn` against the model's vocabulary and context length. */
+export function prepareDatum(
+  d: EngineDatum,
+  index: number,
+  lossFn: LossFnName,
+  vocabSize: number,
+  maxLen: number,
+): PreparedDatum {
+  const where = `datum ${index}`;
+  const N = d.tokens.length;
+  if (N === 0) throw new EngineInputError(`${where}: model_input is empty`);
+  if (N > maxLen) throw new EngineInputError(`${where}: ${N} tokens exceed the model's context length ${maxLen}`);
+  const tokens = Int32Array.from(d.tokens);
+  for (let i = 0; i < N; i++) {
+    const t = Number(d.tokens[i]);
+    if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
+      throw new EngineInputError(`${where}: model_input token ${i} = ${t} is outside the vocabulary [0, ${vocabSize})`);
+    }
+  }
+  const spec = LOSS_INPUTS[lossFn];
+  for (const k of Object.keys(d.lossFnInputs)) {
+    if (!spec.required.includes(k) && !spec.optional.includes(k)) {
+      throw new EngineInputError(
+        `${where}: loss_fn_inputs key "${k}" is not accepted by ${lossFn} (expected ${[...spec.required, ...spec.optional].join(', ')})`,
+      );
+    }
+  }
+  for (const k of spec.required) {
+    if (!d.lossFnInputs[k]) throw new EngineInputError(`${where}: ${lossFn} requires loss_fn_inputs.${k}`);
+  }
+  const tt = d.lossFnInputs.target_tokens!;
+  const tshape = shapeOf(tt, 'target_tokens', where);
+  if (tshape[0] !== N || tshape.length > 2 || (tshape.length === 2 && lossFn !== 'cross_entropy')) {
+    throw new EngineInputError(
+      `${where}: target_tokens has shape [${tshape}], expected [${N}]${lossFn === 'cross_entropy' ? ` or [${N}, K]` : ''} (N = model_input length)`,
+    );
+  }
+  const K = tshape.length === 2 ? tshape[1]! : 1;
+  if (K < 1) throw new EngineInputError(`${where}: target_tokens has an empty second dimension`);
+  const tv = values(tt, 'target_tokens', where);
+  const targets = new Int32Array(tv.length);
+  for (let i = 0; i < tv.length; i++) {
+    const t = tv[i]!;
+    if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
+      throw new EngineInputError(`${where}: target_tokens[${i}] = ${t} is outside the vocabulary [0, ${vocabSize})`);
+    }
+    targets[i] = t;
+  }
+  const perRow = (name: string, perTarget: boolean): Float64Array | null => {
+    const t = d.lossFnInputs[name];
+    if (!t) return null;
+    const shape = shapeOf(t, name, where);
+    const want = perTarget && K > 1 ? [N, K] : [N];
+    if (shape.length !== want.length || shape.some((s, i) => s !== want[i])) {
+      throw new EngineInputError(`${where}: ${name} has shape [${shape}], expected [${want}] like target_tokens`);
+    }
+    return values(t, name, where);
+  };
+  return {
+    tokens,
+    N,
+    K,
+    targets,
+    weights: perRow('weights', true),
+    q: perRow('logprobs', false),
+    adv: perRow('advantages', false),
+    clipLow: perRow('clip_low_threshold', false),
+    clipHigh: perRow('clip_high_threshold', false),
+  };
+}
+
+/** Builds the per-row loss of one datum. `logprobs` receives the learner's target logprobs. */
+export function segmentLoss(lossFn: LossFnName, cfg: Record<string, number>, d: PreparedDatum): SegmentLoss {
+  const { K, weights: w, q, adv } = d;
+  const logprobs = new Float32Array(d.N * K);
+  const base = { K, targets: d.targets, logprobs };
+  const lo = cfg.clip_low_threshold ?? 0.8;
+  const hi = cfg.clip_high_threshold ?? 1.2;
+  switch (lossFn) {
+    case 'cross_entropy':
+      return {
+        ...base,
+        rows(r0, n, lp, dlp) {
+          let s = 0;
+          for (let i = 0; i < n * K; i++) {
+            const wi = w ? w[r0 * K + i]! : 1;
+            s -= lp[i]! * wi;
+            dlp[i] = -wi;
+          }
+          return s;
+        },
+      };
+    case 'importance_sampling':
+      return {
+        ...base,
+        rows(r0, n, lp, dlp) {
+          let s = 0;
+          for (let i = 0; i < n; i++) {
+            const j = r0 + i;
+            const wi = w ? w[j]! : 1;
+            const r = Math.exp(lp[i]! - q![j]!);
+            s -= wi * r * adv![j]!;
+            dlp[i] = -wi * r * adv![j]!;
+          }
+          return s;
+        },
+      };
+    case 'ppo':
+      return {
+        ...base,
+        rows(r0, n, lp, dlp) {
+          let s = 0;
+          for (let i = 0; i < n; i++) {
+            const j = r0 + i;
+            const wi = w ? w[j]! : 1;
+            const a = adv![j]!;
+            const l = d.clipLow ? d.clipLow[j]! : lo;
+            const h = d.clipHigh ? d.clipHigh[j]! : hi;
+            const r = Math.exp(lp[i]! - q![j]!);
+            const rc = Math.min(Math.max(r, l), h);
+            const unclipped = r * a;
+            const clipped = rc * a;
+            // min(r·A, clip(r)·A): the gradient flows through r unless the clipped branch is active and clamped
+            if (unclipped <= clipped) {
+              s -= wi * unclipped;
+              dlp[i] = -wi * unclipped;
+            } else {
+              s -= wi * clipped;
+              dlp[i] = r > l && r < h ? -wi * unclipped : 0;
+            }
+          }
+          return s;
+        },
+      };
+    case 'cispo':
+      return {
+        ...base,
+        rows(r0, n, lp, dlp) {
+          let s = 0;
+          for (let i = 0; i < n; i++) {
+            const j = r0 + i;
+            const wi = w ? w[j]! : 1;
+            const l = d.clipLow ? d.clipLow[j]! : lo;
+            const h = d.clipHigh ? d.clipHigh[j]! : hi;
+            const rc = Math.min(Math.max(Math.exp(lp[i]! - q![j]!), l), h);
+            s -= wi * rc * lp[i]! * adv![j]!;
+            dlp[i] = -wi * rc * adv![j]!;
+          }
+          return s;
+        },
+      };
+    case 'dro': {
+      const beta = cfg.beta!;
+      return {
+        ...base,
+        rows(r0, n, lp, dlp) {
+          let s = 0;
+          for (let i = 0; i < n; i++) {
+            const j = r0 + i;
+            const wi = w ? w[j]! : 1;
+            const a = adv![j]!;
+            const diff = lp[i]! - q![j]!;
+            s -= wi * (lp[i]! * a - 0.5 * beta * diff * diff);
+            dlp[i] = -wi * (a - beta * diff);
+          }
+          return s;
+        },
+      };
+    }
+  }
+}

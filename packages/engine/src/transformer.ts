@@ -1,0 +1,392 @@
+// Training forward/backward of the decoder over a pack of datums (segments with their own positions; attention
+// never crosses a segment). Activations for backward are kept per layer in a reusable workspace.
+import { attentionBackward, attentionForward } from './layers/attention.js';
+import { type LoraAdapter, linearBackward, linearForward, loraBackward, loraForward } from './layers/linear.js';
+import { rmsnormBackward, rmsnormForward } from './layers/rmsnorm.js';
+import { ropeBackward, ropeForward } from './layers/rope.js';
+import { swigluBackward, swigluForward } from './layers/swiglu.js';
+import {
+  embedForward,
+  softmaxGradRows,
+  softmaxRowsUnnormalized,
+  unembedBackward,
+  unembedForward,
+} from './layers/unembed.js';
+import type { LoraWeights } from './lora.js';
+import type { BaseModel } from './model/base-model.js';
+
+/** Rows [start, start + length) of a pack belong to one datum. */
+export interface PackSegment {
+  start: number;
+  length: number;
+}
+
+/** Per-segment targets and loss: `rows` turns target logprobs into loss and ∂L/∂lp for a block of rows. */
+export interface SegmentLoss {
+  /** Targets per row (1, or K for top-K cross entropy). */
+  K: number;
+  /** Target ids, length·K. */
+  targets: Int32Array;
+  /** Receives every target logprob (length·K). */
+  logprobs: Float32Array;
+  /** Loss of rows [r0, r0 + n) given their lp (n·K); writes dlp (n·K); returns the summed loss. */
+  rows(r0: number, n: number, lp: Float64Array, dlp: Float64Array): number;
+}
+
+const LOGIT_ROWS = 64;
+
+type LoraRole = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
+const ROLES: LoraRole[] = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'];
+
+interface LayerActs {
+  x: Float32Array;
+  rstd1: Float32Array;
+  xn1: Float32Array;
+  qkv: Float32Array;
+  rstdQ: Float32Array;
+  rstdK: Float32Array;
+  qr: Float32Array;
+  kr: Float32Array;
+  o: Float32Array;
+  xmid: Float32Array;
+  rstd2: Float32Array;
+  xn2: Float32Array;
+  gu: Float32Array;
+  act: Float32Array;
+  h: Record<LoraRole, Float32Array>;
+}
+
+/** Preallocated activations and scratch for packs of up to `capT` rows and segments up to `capS` rows. */
+export class TrainWorkspace {
+  capT = 0;
+  capS = 0;
+  private rank = 0;
+  layers: LayerActs[] = [];
+  xL = new Float32Array(0);
+  rstdF = new Float32Array(0);
+  xf = new Float32Array(0);
+  dres = new Float32Array(0);
+  dtmp = new Float32Array(0);
+  dqkv = new Float32Array(0);
+  dq = new Float32Array(0);
+  dk = new Float32Array(0);
+  dO = new Float32Array(0);
+  dgu = new Float32Array(0);
+  dact = new Float32Array(0);
+  dh = new Float32Array(0);
+  att = new Float32Array(0);
+  datt = new Float32Array(0);
+  logits = new Float32Array(0);
+  hHead = new Float32Array(0);
+  lse = new Float64Array(LOGIT_ROWS);
+  invSum = new Float64Array(LOGIT_ROWS);
+  lp = new Float64Array(0);
+  dlp = new Float64Array(0);
+  tgt = new Int32Array(0);
+
+  constructor(private readonly model: BaseModel) {}
+
+  /** Grows the buffers (never shrinks) to hold a pack of T rows with segments up to S rows, K targets. */
+  ensure(T: number, S: number, rank: number, K: number): void {
+    const c = this.model.config;
+    const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KV, headDim: D, vocabSize: V } = c;
+    if (T > this.capT || rank > this.rank) {
+      const cap = Math.max(T, this.capT);
+      const R = Math.max(rank, this.rank, 1);
+      const QKV = (H + 2 * KV) * D;
+      this.layers = [];
+      for (let l = 0; l < c.numLayers; l++) {
+        const h = {} as Record<LoraRole, Float32Array>;
+        for (const r of ROLES) h[r] = new Float32Array(cap * R);
+        this.layers.push({
+          x: new Float32Array(cap * C),
+          rstd1: new Float32Array(cap),
+          xn1: new Float32Array(cap * C),
+          qkv: new Float32Array(cap * QKV),
+          rstdQ: new Float32Array(cap * H),
+          rstdK: new Float32Array(cap * KV),
+          qr: new Float32Array(cap * H * D),
+          kr: new Float32Array(cap * KV * D),
+          o: new Float32Array(cap * H * D),
+          xmid: new Float32Array(cap * C),
+          rstd2: new Float32Array(cap),
+          xn2: new Float32Array(cap * C),
+          gu: new Float32Array(cap * 2 * I),
+          act: new Float32Array(cap * I),
+          h,
+        });
+      }
+      this.xL = new Float32Array(cap * C);
+      this.rstdF = new Float32Array(cap);
+      this.xf = new Float32Array(cap * C);
+      this.dres = new Float32Array(cap * C);
+      this.dtmp = new Float32Array(cap * Math.max(C, H * D));
+      this.dqkv = new Float32Array(cap * QKV);
+      this.dq = new Float32Array(cap * H * D);
+      this.dk = new Float32Array(cap * KV * D);
+      this.dO = new Float32Array(cap * H * D);
+      this.dgu = new Float32Array(cap * 2 * I);
+      this.dact = new Float32Array(cap * I);
+      this.dh = new Float32Array(cap * R);
+      this.capT = cap;
+      this.rank = R;
+    }
+    if (S > this.capS) {
+      this.att = new Float32Array(S * S);
+      this.datt = new Float32Array(S * S);
+      this.capS = S;
+    }
+    if (this.logits.length < LOGIT_ROWS * V) this.logits = new Float32Array(LOGIT_ROWS * V);
+    if (this.hHead.length < LOGIT_ROWS * Math.max(rank, 1))
+      this.hHead = new Float32Array(LOGIT_ROWS * Math.max(rank, 1));
+    if (this.lp.length < LOGIT_ROWS * K) {
+      this.lp = new Float64Array(LOGIT_ROWS * K);
+      this.dlp = new Float64Array(LOGIT_ROWS * K);
+      this.tgt = new Int32Array(LOGIT_ROWS * K);
+    }
+  }
+}
+
+function loraFwd(
+  a: LoraAdapter | null,
+  y: Float32Array,
+  ldy: number,
+  x: Float32Array,
+  ldx: number,
+  h: Float32Array,
+  T: number,
+  I: number,
+  O: number,
+): void {
+  if (a) loraForward(y, ldy, x, ldx, h, a, T, I, O);
+}
+
+/**
+ * Runs the model over a pack; computes every target logprob and the loss; with `backward`, accumulates the
+ * LoRA gradients of the summed loss into `lora.grads`. Returns the summed loss.
+ */
+export function forwardBackwardPack(
+  model: BaseModel,
+  lora: LoraWeights | null,
+  ws: TrainWorkspace,
+  tokens_T: Int32Array,
+  pos_T: Int32Array,
+  segments: PackSegment[],
+  losses: SegmentLoss[],
+  backward: boolean,
+): number {
+  const c = model.config;
+  const w = model.weights;
+  const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KV, headDim: D, vocabSize: V } = c;
+  const eps = c.rmsNormEps;
+  const QD = H * D;
+  const KD = KV * D;
+  const QKV = QD + 2 * KD;
+  const T = tokens_T.length;
+  const maxS = segments.reduce((m, s) => Math.max(m, s.length), 0);
+  const maxK = losses.reduce((m, s) => Math.max(m, s.K), 1);
+  const rank = lora?.spec.rank ?? 1;
+  ws.ensure(T, maxS, rank, maxK);
+  const rope = model.rope;
+  rope.ensure(pos_T.reduce((m, p) => Math.max(m, p), 0) + 1);
+
+  // ---- forward through the blocks
+  embedForward(ws.layers[0]!.x, w.embed, tokens_T, T, C);
+  for (let l = 0; l < c.numLayers; l++) {
+    const A = ws.layers[l]!;
+    const W = w.layers[l]!;
+    const ll = lora?.layers[l];
+    rmsnormForward(A.xn1, C, A.rstd1, A.x, C, W.inputNorm, T, C, eps);
+    linearForward(A.qkv, QKV, A.xn1, C, W.wQKV, T, C, QKV, 0);
+    if (ll) {
+      loraFwd(ll.q, A.qkv, QKV, A.xn1, C, A.h.q, T, C, QD);
+      loraFwd(ll.k, A.qkv.subarray(QD), QKV, A.xn1, C, A.h.k, T, C, KD);
+      loraFwd(ll.v, A.qkv.subarray(QD + KD), QKV, A.xn1, C, A.h.v, T, C, KD);
+    }
+    if (W.qNorm && W.kNorm) {
+      for (let t = 0; t < T; t++) {
+        rmsnormForward(
+          A.qr.subarray(t * QD),
+          D,
+          A.rstdQ.subarray(t * H),
+          A.qkv.subarray(t * QKV),
+          D,
+          W.qNorm,
+          H,
+          D,
+          eps,
+        );
+        rmsnormForward(
+          A.kr.subarray(t * KD),
+          D,
+          A.rstdK.subarray(t * KV),
+          A.qkv.subarray(t * QKV + QD),
+          D,
+          W.kNorm,
+          KV,
+          D,
+          eps,
+        );
+      }
+    } else {
+      for (let t = 0; t < T; t++) {
+        A.qr.set(A.qkv.subarray(t * QKV, t * QKV + QD), t * QD);
+        A.kr.set(A.qkv.subarray(t * QKV + QD, t * QKV + QD + KD), t * KD);
+      }
+    }
+    ropeForward(A.qr, QD, pos_T, T, H, D, rope);
+    ropeForward(A.kr, KD, pos_T, T, KV, D, rope);
+    for (const s of segments) {
+      attentionForward(
+        A.o.subarray(s.start * QD),
+        QD,
+        A.qr.subarray(s.start * QD),
+        QD,
+        A.kr.subarray(s.start * KD),
+        KD,
+        A.qkv.subarray(s.start * QKV + QD + KD),
+        QKV,
+        ws.att,
+        { T: s.length, S: s.length, H, KV, D },
+      );
+    }
+    A.xmid.set(A.x.subarray(0, T * C));
+    linearForward(A.xmid, C, A.o, QD, W.wO, T, QD, C, 1);
+    if (ll) loraFwd(ll.o, A.xmid, C, A.o, QD, A.h.o, T, QD, C);
+    rmsnormForward(A.xn2, C, A.rstd2, A.xmid, C, W.postNorm, T, C, eps);
+    linearForward(A.gu, 2 * I, A.xn2, C, W.wGateUp, T, C, 2 * I, 0);
+    if (ll) {
+      loraFwd(ll.gate, A.gu, 2 * I, A.xn2, C, A.h.gate, T, C, I);
+      loraFwd(ll.up, A.gu.subarray(I), 2 * I, A.xn2, C, A.h.up, T, C, I);
+    }
+    swigluForward(A.act, A.gu, T, I);
+    const next = l + 1 < c.numLayers ? ws.layers[l + 1]!.x : ws.xL;
+    next.set(A.xmid.subarray(0, T * C));
+    linearForward(next, C, A.act, I, W.wDown, T, I, C, 1);
+    if (ll) loraFwd(ll.down, next, C, A.act, I, A.h.down, T, I, C);
+  }
+  rmsnormForward(ws.xf, C, ws.rstdF, ws.xL, C, w.finalNorm, T, C, eps);
+
+  // ---- head: logits in row blocks, loss, and ∂L/∂xf
+  const head = lora?.head ?? null;
+  let loss = 0;
+  if (backward) ws.dtmp.fill(0, 0, T * C);
+  segments.forEach((s, si) => {
+    const L = losses[si]!;
+    const K = L.K;
+    for (let r0 = 0; r0 < s.length; r0 += LOGIT_ROWS) {
+      const n = Math.min(LOGIT_ROWS, s.length - r0);
+      const row = s.start + r0;
+      const xf = ws.xf.subarray(row * C);
+      unembedForward(ws.logits, xf, w.lmHead, head, ws.hHead, n, C, V);
+      // target logits first: the softmax pass below replaces the logits by their exps (reused by the gradient)
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < K; k++) {
+          const t = L.targets[(r0 + i) * K + k]!;
+          ws.lp[i * K + k] = ws.logits[i * V + t]!;
+          ws.tgt[i * K + k] = t;
+        }
+      }
+      softmaxRowsUnnormalized(ws.lse, ws.invSum, ws.logits, n, V);
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < K; k++) {
+          const v = ws.lp[i * K + k]! - ws.lse[i]!;
+          ws.lp[i * K + k] = v;
+          L.logprobs[(r0 + i) * K + k] = v;
+        }
+      }
+      loss += L.rows(r0, n, ws.lp, ws.dlp);
+      if (!backward) continue;
+      softmaxGradRows(ws.logits, ws.invSum, ws.tgt, ws.dlp, n, V, K);
+      unembedBackward(ws.dtmp.subarray(row * C), ws.logits, xf, w.lmHead, head, ws.hHead, ws.dh, n, C, V, 1);
+    }
+  });
+  if (!backward) return loss;
+
+  // ---- backward through the blocks; ws.dres holds ∂L/∂(residual stream)
+  rmsnormBackward(ws.dres, C, ws.dtmp, C, ws.xL, C, ws.rstdF, w.finalNorm, T, C, false);
+  for (let l = c.numLayers - 1; l >= 0; l--) {
+    const A = ws.layers[l]!;
+    const W = w.layers[l]!;
+    const ll = lora?.layers[l];
+    // MLP: residual grad flows straight through; dact = dres·W_down
+    linearBackward(ws.dact, I, ws.dres, C, W.wDown, T, I, C, 0);
+    if (ll?.down) loraBackward(ws.dact, I, ws.dres, C, A.act, I, A.h.down, ws.dh, ll.down, T, I, C);
+    swigluBackward(ws.dgu, ws.dact, A.gu, T, I);
+    linearBackward(ws.dtmp, C, ws.dgu, 2 * I, W.wGateUp, T, C, 2 * I, 0);
+    if (ll?.gate) loraBackward(ws.dtmp, C, ws.dgu, 2 * I, A.xn2, C, A.h.gate, ws.dh, ll.gate, T, C, I);
+    if (ll?.up) loraBackward(ws.dtmp, C, ws.dgu.subarray(I), 2 * I, A.xn2, C, A.h.up, ws.dh, ll.up, T, C, I);
+    rmsnormBackward(ws.dres, C, ws.dtmp, C, A.xmid, C, A.rstd2, W.postNorm, T, C, true);
+    // attention output projection
+    linearBackward(ws.dO, QD, ws.dres, C, W.wO, T, QD, C, 0);
+    if (ll?.o) loraBackward(ws.dO, QD, ws.dres, C, A.o, QD, A.h.o, ws.dh, ll.o, T, QD, C);
+    ws.dk.fill(0, 0, T * KD);
+    const dv = ws.dqkv.subarray(QD + KD);
+    for (let t = 0; t < T; t++) dv.fill(0, t * QKV, t * QKV + KD);
+    for (const s of segments) {
+      attentionBackward(
+        ws.dq.subarray(s.start * QD),
+        QD,
+        ws.dk.subarray(s.start * KD),
+        KD,
+        dv.subarray(s.start * QKV),
+        QKV,
+        ws.dO.subarray(s.start * QD),
+        QD,
+        A.qr.subarray(s.start * QD),
+        QD,
+        A.kr.subarray(s.start * KD),
+        KD,
+        A.qkv.subarray(s.start * QKV + QD + KD),
+        QKV,
+        ws.att,
+        ws.datt,
+        { T: s.length, S: s.length, H, KV, D },
+      );
+    }
+    ropeBackward(ws.dq, QD, pos_T, T, H, D, rope);
+    ropeBackward(ws.dk, KD, pos_T, T, KV, D, rope);
+    if (W.qNorm && W.kNorm) {
+      for (let t = 0; t < T; t++) {
+        const qo = t * QKV;
+        rmsnormBackward(
+          ws.dqkv.subarray(qo),
+          D,
+          ws.dq.subarray(t * QD),
+          D,
+          A.qkv.subarray(qo),
+          D,
+          A.rstdQ.subarray(t * H),
+          W.qNorm,
+          H,
+          D,
+          false,
+        );
+        rmsnormBackward(
+          ws.dqkv.subarray(qo + QD),
+          D,
+          ws.dk.subarray(t * KD),
+          D,
+          A.qkv.subarray(qo + QD),
+          D,
+          A.rstdK.subarray(t * KV),
+          W.kNorm,
+          KV,
+          D,
+          false,
+        );
+      }
+    } else {
+      for (let t = 0; t < T; t++) {
+        ws.dqkv.set(ws.dq.subarray(t * QD, t * QD + QD), t * QKV);
+        ws.dqkv.set(ws.dk.subarray(t * KD, t * KD + KD), t * QKV + QD);
+      }
+    }
+    linearBackward(ws.dtmp, C, ws.dqkv, QKV, W.wQKV, T, C, QKV, 0);
+    if (ll?.q) loraBackward(ws.dtmp, C, ws.dqkv, QKV, A.xn1, C, A.h.q, ws.dh, ll.q, T, C, QD);
+    if (ll?.k) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD), QKV, A.xn1, C, A.h.k, ws.dh, ll.k, T, C, KD);
+    if (ll?.v) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD + KD), QKV, A.xn1, C, A.h.v, ws.dh, ll.v, T, C, KD);
+    if (l > 0) rmsnormBackward(ws.dres, C, ws.dtmp, C, A.x, C, A.rstd1, W.inputNorm, T, C, true);
+  }
+  return loss;
+}

@@ -1,0 +1,213 @@
+import { datumFromTokensWeights } from '@cookbook/core';
+import { startLocalTinker } from '@cookbook/local-tinker';
+import {
+  BadRequestError,
+  ConflictError,
+  RequestFailedError,
+  ServiceClient,
+  type TrainingClient,
+} from '@cookbook/tinker-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODEL, startPair, tempRoot } from './helpers.js';
+
+let ctx: Awaited<ReturnType<typeof startPair>>;
+let tc: TrainingClient;
+/** A second model that only raw requests touch, so their seq ids never collide with tc's. */
+let rawModelId: string;
+let cleanup: () => Promise<void>;
+let root: string;
+
+beforeAll(async () => {
+  ({ root, cleanup } = await tempRoot());
+  ctx = await startPair({ root, maxBodyBytes: 64 * 1024, futureTtlMs: 300 });
+  tc = await ctx.client.createLoraTrainingClient({ baseModel: MODEL, rank: 4 });
+  rawModelId = (await ctx.client.createLoraTrainingClient({ baseModel: MODEL, rank: 4 })).modelId;
+});
+afterAll(async () => {
+  await ctx.stop();
+  await cleanup();
+});
+
+/** POST raw JSON to the service. */
+async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${ctx.service.baseURL}/api/v1/${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+const tokens = (n: number, base = 100) => Array.from({ length: n }, (_, i) => base + i);
+const fb = (data: unknown[], lossFn = 'cross_entropy', config?: Record<string, number>) => ({
+  forward_backward_input: { data, loss_fn: lossFn, ...(config ? { loss_fn_config: config } : {}) },
+  model_id: rawModelId,
+});
+const datum = (n: number, inputs: Record<string, unknown>) => ({
+  model_input: { chunks: [{ type: 'encoded_text', tokens: tokens(n) }] },
+  loss_fn_inputs: inputs,
+});
+
+describe('the service rejects bad input with a 400 that names the problem', () => {
+  it('a malformed body names the missing field', async () => {
+    const r = await post('forward_backward', { forward_backward_input: { data: [], loss_fn: 'cross_entropy' } });
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/model_id/);
+  });
+
+  it('invalid JSON', async () => {
+    const r = await post('create_session', '{"tags": [');
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/not valid JSON/);
+  });
+
+  it('a loss_fn_inputs tensor whose length differs from the model input', async () => {
+    const r = await post('forward_backward', fb([datum(4, { target_tokens: { data: tokens(3), dtype: 'int64' } })]));
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(
+      /data\[0\]\.loss_fn_inputs\.target_tokens has leading length 3 but model_input has 4/,
+    );
+  });
+
+  it('token ids outside the vocabulary, in the input and in the targets', async () => {
+    const big = { model_input: { chunks: [{ type: 'encoded_text', tokens: [1, 10_000_000] }] }, loss_fn_inputs: {} };
+    let r = await post('forward_backward', fb([big]));
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/token id 10000000 is outside the vocabulary \[0, 151936\)/);
+    r = await post('forward_backward', fb([datum(2, { target_tokens: { data: [5, 999_999], dtype: 'int64' } })]));
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/target_tokens: token id 999999/);
+  });
+
+  it('an unknown loss, an unknown loss config key, and a missing loss input', async () => {
+    let r = await post(
+      'forward_backward',
+      fb([datum(2, { target_tokens: { data: tokens(2), dtype: 'int64' } })], 'hinge'),
+    );
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/loss_fn/);
+    r = await post(
+      'forward_backward',
+      fb([datum(2, { target_tokens: { data: tokens(2), dtype: 'int64' } })], 'ppo', { clip_low: 0.5 }),
+    );
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/clip_low/);
+    r = await post(
+      'forward_backward',
+      fb([datum(2, { target_tokens: { data: tokens(2), dtype: 'int64' } })], 'importance_sampling'),
+    );
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/advantages|logprobs/);
+  });
+
+  it('a non-finite value and bad Adam parameters', async () => {
+    const r = await post('optim_step', {
+      adam_params: { learning_rate: -1 },
+      model_id: rawModelId,
+      type: 'optim_step',
+    });
+    expect(r.status).toBe(400);
+    expect(String(r.body.detail)).toMatch(/learning_rate/);
+  });
+
+  it('an unknown base model lists the available ones', async () => {
+    const sc = new ServiceClient({ baseURL: ctx.service.baseURL, backoffScale: 0.01, warn: () => undefined });
+    await expect(sc.createLoraTrainingClient({ baseModel: 'acme/unknown' })).rejects.toThrow(
+      /unknown base_model "acme\/unknown".*local\/qwen3-tiny/,
+    );
+    await sc.close();
+  });
+
+  it('a body over the size limit gets 413', async () => {
+    const r = await post(
+      'forward_backward',
+      fb([datum(20_000, { target_tokens: { data: tokens(20_000), dtype: 'int64' } })]),
+    );
+    expect(r.status).toBe(413);
+    expect(String(r.body.detail)).toMatch(/exceeds the limit/);
+  });
+
+  it('an unknown model or session is a 404', async () => {
+    expect((await post('optim_step', { adam_params: {}, model_id: 'nope:train:0' })).status).toBe(404);
+    expect((await post('create_model', { session_id: 'nope', model_seq_id: 0, base_model: MODEL })).status).toBe(404);
+  });
+
+  it('a duplicate checkpoint name is a 409', async () => {
+    await tc.saveState('dup');
+    await expect(tc.saveState('dup')).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it('load_weights is refused unless it is a model’s first request', async () => {
+    const { path } = await tc.saveState('for-load');
+    await expect(tc.loadState(path)).rejects.toBeInstanceOf(BadRequestError);
+    await expect(tc.loadState(path)).rejects.toThrow(/LoadWeights is not permitted with seq_id/);
+  });
+
+  it('an engine-level failure fails the future with category "user"', async () => {
+    // dro needs beta; the service checks config keys up front but beta's absence surfaces from the engine.
+    const d = datumFromTokensWeights(tokens(4), [1, 1, 1, 1]);
+    const data = [
+      {
+        modelInput: d.modelInput,
+        lossFnInputs: {
+          target_tokens: d.lossFnInputs.target_tokens!,
+          logprobs: { data: [0, 0, 0], dtype: 'float32' as const },
+          advantages: { data: [1, 1, 1], dtype: 'float32' as const },
+        },
+      },
+    ];
+    const err = await tc.forwardBackward(data, 'dro').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (err instanceof RequestFailedError) expect(err.category).toBe('user');
+    else expect(err).toBeInstanceOf(BadRequestError);
+    expect(String((err as Error).message)).toMatch(/beta/);
+  });
+
+  it('retrieve_future: unknown id → 404, expired → 410', async () => {
+    expect((await post('retrieve_future', { request_id: 'req_nope' })).status).toBe(404);
+    const sub = await post('optim_step', { adam_params: {}, model_id: rawModelId, type: 'optim_step' });
+    const id = String(sub.body.request_id);
+    expect((await post('retrieve_future', { request_id: id })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await post('retrieve_future', { request_id: id })).status).toBe(410);
+  });
+
+  it('a repeated seq_id with the same body returns the same future; with another body it is a 409', async () => {
+    const a = await post('optim_step', { adam_params: {}, model_id: rawModelId, seq_id: 1000 });
+    const b = await post('optim_step', { adam_params: {}, model_id: rawModelId, seq_id: 1000 });
+    expect(b.body.request_id).toBe(a.body.request_id);
+    const c = await post('optim_step', { adam_params: { learning_rate: 1 }, model_id: rawModelId, seq_id: 1000 });
+    expect(c.status).toBe(409);
+  });
+});
+
+describe('authentication and binding', () => {
+  it('requires X-API-Key when a key is configured, compared exactly', async () => {
+    const { root: r2, cleanup: c2 } = await tempRoot();
+    const svc = await startLocalTinker({ root: r2, apiKey: 'tml-secret' });
+    try {
+      const call = (key?: string) =>
+        fetch(`${svc.baseURL}/api/v1/create_session`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-Key': key } : {}) },
+          body: '{}',
+        }).then((r) => r.status);
+      expect(await call()).toBe(401);
+      expect(await call('tml-secreT')).toBe(401);
+      expect(await call('tml-secret')).toBe(200);
+      expect((await fetch(`${svc.baseURL}/api/v1/healthz`)).status).toBe(200);
+    } finally {
+      await svc.close();
+      await c2();
+    }
+  });
+
+  it('refuses a non-loopback address without a key', async () => {
+    await expect(startLocalTinker({ root, host: '0.0.0.0' })).rejects.toThrow(
+      /refusing to bind 0.0.0.0 without an API key/,
+    );
+  });
+});

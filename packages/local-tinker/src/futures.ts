@@ -1,0 +1,123 @@
+/**
+ * The futures table: every future-returning request gets an opaque id; `retrieve_future` long-polls it.
+ * A completed future is kept for `ttlMs`, then answered with 410 (expired) instead of 404 (never existed).
+ */
+import { randomUUID } from 'node:crypto';
+
+/** Why a future failed, as `{error, category}` on the wire. */
+export class FutureFailure {
+  constructor(
+    readonly error: string,
+    readonly category: 'user' | 'server' | 'unknown',
+  ) {}
+}
+
+interface Entry {
+  state: 'pending' | 'done';
+  value?: unknown;
+  failure?: FutureFailure;
+  completedAt?: number;
+  waiters: Set<() => void>;
+}
+
+/** What `retrieve_future` sees. */
+export type FutureLookup =
+  | { kind: 'pending' }
+  | { kind: 'done'; value: unknown }
+  | { kind: 'failed'; failure: FutureFailure }
+  | { kind: 'expired' }
+  | { kind: 'unknown' };
+
+export class FutureTable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly expired = new Set<string>();
+  private readonly ttlMs: number;
+  private sweeper: ReturnType<typeof setInterval>;
+
+  constructor(ttlMs: number) {
+    this.ttlMs = ttlMs;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(ttlMs, 60_000)));
+    this.sweeper.unref();
+  }
+
+  /** Register a future for `work` and return its id. The work's result or error settles the future. */
+  create(work: Promise<unknown>): string {
+    const id = `req_${randomUUID()}`;
+    const entry: Entry = { state: 'pending', waiters: new Set() };
+    this.entries.set(id, entry);
+    work.then(
+      (value) => this.settle(entry, { value }),
+      (err: unknown) =>
+        this.settle(entry, {
+          failure:
+            err instanceof FutureFailure
+              ? err
+              : new FutureFailure(err instanceof Error ? err.message : String(err), 'server'),
+        }),
+    );
+    return id;
+  }
+
+  private settle(entry: Entry, outcome: { value?: unknown; failure?: FutureFailure }): void {
+    entry.state = 'done';
+    entry.completedAt = Date.now();
+    if (outcome.failure) entry.failure = outcome.failure;
+    else entry.value = outcome.value;
+    for (const w of entry.waiters) w();
+    entry.waiters.clear();
+  }
+
+  lookup(id: string): FutureLookup {
+    const e = this.entries.get(id);
+    if (!e) return this.expired.has(id) ? { kind: 'expired' } : { kind: 'unknown' };
+    if (e.state === 'pending') return { kind: 'pending' };
+    if (e.completedAt !== undefined && Date.now() - e.completedAt > this.ttlMs) {
+      this.entries.delete(id);
+      this.expired.add(id);
+      return { kind: 'expired' };
+    }
+    return e.failure ? { kind: 'failed', failure: e.failure } : { kind: 'done', value: e.value };
+  }
+
+  /** Wait until the future completes or `timeoutMs` passes (or `abort` fires), then look it up. */
+  async wait(id: string, timeoutMs: number, abort?: AbortSignal): Promise<FutureLookup> {
+    const e = this.entries.get(id);
+    if (e && e.state === 'pending' && timeoutMs > 0 && !abort?.aborted) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          e.waiters.delete(done);
+          abort?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        e.waiters.add(done);
+        abort?.addEventListener('abort', done, { once: true });
+      });
+    }
+    return this.lookup(id);
+  }
+
+  /** Release every waiting poller (used at shutdown: they get try_again and come back, or find the server gone). */
+  releaseAll(): void {
+    for (const e of this.entries.values()) {
+      for (const w of e.waiters) w();
+      e.waiters.clear();
+    }
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, e] of this.entries) {
+      if (e.completedAt !== undefined && now - e.completedAt > this.ttlMs) {
+        this.entries.delete(id);
+        this.expired.add(id);
+      }
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.releaseAll();
+  }
+}

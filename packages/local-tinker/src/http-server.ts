@@ -1,0 +1,125 @@
+/**
+ * node:http front of the service: body limits, JSON and protobuf bodies, auth, and graceful shutdown.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeForwardBackwardRequest, encodeResult, wantsProto } from './proto.js';
+import { HttpError, type LocalTinkerService, type ServiceReply, type ServiceRequest } from './service.js';
+
+/** Default largest accepted request body: 256 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit)
+    throw new HttpError(413, `request body of ${declared} bytes exceeds the limit of ${limit} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > limit) throw new HttpError(413, `request body exceeds the limit of ${limit} bytes`);
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, reply: ServiceReply): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string> = { ...reply.headers };
+  let payload: Uint8Array | string = '';
+  if (reply.bytes !== undefined) {
+    payload = reply.bytes;
+    headers['Content-Type'] = reply.contentType ?? 'application/octet-stream';
+  } else if (reply.json !== undefined) {
+    payload = JSON.stringify(reply.json);
+    headers['Content-Type'] = 'application/json';
+  }
+  headers['Content-Length'] = String(Buffer.byteLength(payload));
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+/** Put `service` on an HTTP server; returns the server, not yet listening. */
+export function createHttpServer(service: LocalTinkerService, options: { maxBodyBytes?: number } = {}): Server {
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const server = createServer((req, res) => {
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    void (async () => {
+      try {
+        const url = new URL(req.url ?? '/', 'http://local');
+        const raw = await readBody(req, limit);
+        const ctype = String(req.headers['content-type'] ?? '');
+        const request: ServiceRequest = {
+          method: req.method ?? 'GET',
+          path: url.pathname.replace(/\/+$/, '') || '/',
+          query: url.searchParams,
+          headers: req.headers,
+          body: undefined,
+          signal: abort.signal,
+        };
+        if (raw.length > 0) {
+          if (ctype.includes('application/x-protobuf')) {
+            request.rawBody = raw;
+          } else {
+            try {
+              request.body = JSON.parse(raw.toString('utf8'));
+            } catch (err) {
+              throw new HttpError(
+                400,
+                `request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+              );
+            }
+          }
+        }
+        let reply: ServiceReply;
+        if (request.rawBody !== undefined && request.path === '/api/v1/forward_backward') {
+          const decoded = decodeForwardBackwardRequest(request.rawBody, String(req.headers['content-encoding'] ?? ''));
+          if (
+            !service.checkApiKey(typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : undefined)
+          ) {
+            throw new HttpError(401, 'missing or invalid X-API-Key');
+          }
+          reply = await service.handle({
+            ...request,
+            body: decoded.body,
+            path: decoded.forwardOnly ? '/api/v1/forward' : request.path,
+          });
+        } else if (request.rawBody !== undefined) {
+          throw new HttpError(415, `${request.path} accepts JSON only`);
+        } else {
+          reply = await service.handle(request);
+        }
+        if (request.path === '/api/v1/retrieve_future' && reply.status === 200 && wantsProto(req.headers.accept)) {
+          const type = String(req.headers['x-tinker-request-type'] ?? '');
+          const encoded = encodeResult(type, reply.json);
+          if (encoded) reply = { status: 200, bytes: encoded, contentType: 'application/x-protobuf' };
+        }
+        send(res, reply);
+      } catch (err) {
+        if (err instanceof HttpError) send(res, { status: err.status, json: { detail: err.message } });
+        else
+          send(res, {
+            status: 500,
+            json: { detail: `internal error: ${err instanceof Error ? err.message : String(err)}` },
+          });
+      }
+    })();
+  });
+  server.keepAliveTimeout = 30_000;
+  return server;
+}
+
+/** Listen on host:port and return the bound base URL. */
+export async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `http://${h}:${addr.port}`;
+}

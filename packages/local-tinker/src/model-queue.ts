@@ -1,0 +1,108 @@
+/**
+ * Per-model request ordering: requests run in seq_id order, and a later seq_id waits for a missing earlier one
+ * ("won't process later chunks until the first one arrives"). A repeated seq_id with the same body returns the
+ * original future; with a different body it is a conflict.
+ */
+import { createHash } from 'node:crypto';
+
+export class SeqConflictError extends Error {}
+export class SeqRangeError extends Error {}
+
+interface Slot {
+  run: () => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Hash of a request body, to tell a replay from a different request with the same seq_id. */
+export function bodyHash(body: unknown): string {
+  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
+}
+
+export class ModelQueue {
+  /** The next seq_id to run. */
+  private next = 1;
+  private highest = 0;
+  private readonly waiting = new Map<number, Slot>();
+  private readonly seen = new Map<number, { hash: string; requestId: string }>();
+  private draining = false;
+  private readonly executor: <T>(fn: () => Promise<T>) => Promise<T>;
+
+  constructor(executor: <T>(fn: () => Promise<T>) => Promise<T>) {
+    this.executor = executor;
+  }
+
+  /** True once any request has been accepted for this model. */
+  get started(): boolean {
+    return this.highest > 0;
+  }
+
+  /** The request id already registered for (seqId, body), if this is a replay. */
+  replayOf(seqId: number | undefined, hash: string): string | undefined {
+    if (seqId === undefined) return undefined;
+    const s = this.seen.get(seqId);
+    if (!s) return undefined;
+    if (s.hash !== hash) throw new SeqConflictError(`seq_id ${seqId} was already used by a different request`);
+    return s.requestId;
+  }
+
+  /** The seq_id a request without one gets: right after the highest seen. */
+  assign(seqId: number | undefined): number {
+    const id = seqId ?? this.highest + 1;
+    if (id < this.next)
+      throw new SeqRangeError(`seq_id ${id} has already been processed (next expected: ${this.next})`);
+    if (this.waiting.has(id)) throw new SeqConflictError(`seq_id ${id} is already queued`);
+    return id;
+  }
+
+  /** Queue `run` at `seqId`; resolves with its result once every earlier seq_id has run. */
+  enqueue<T>(seqId: number, hash: string, requestIdFor: (p: Promise<T>) => string, run: () => Promise<T>): string {
+    this.highest = Math.max(this.highest, seqId);
+    let slot!: Slot;
+    const p = new Promise<T>((resolve, reject) => {
+      slot = { run, resolve: resolve as (v: unknown) => void, reject };
+    });
+    this.waiting.set(seqId, slot);
+    const requestId = requestIdFor(p);
+    this.seen.set(seqId, { hash, requestId });
+    void this.drain();
+    return requestId;
+  }
+
+  /**
+   * Mark `seqId` as consumed by a request the service rejected, so later seq ids do not wait for it forever.
+   * A no-op if the seq id was already used or run.
+   */
+  skip(seqId: number): void {
+    if (seqId < this.next || this.seen.has(seqId) || this.waiting.has(seqId)) return;
+    this.highest = Math.max(this.highest, seqId);
+    this.seen.set(seqId, { hash: 'rejected', requestId: '' });
+    this.waiting.set(seqId, { run: async () => undefined, resolve: () => undefined, reject: () => undefined });
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      for (;;) {
+        const slot = this.waiting.get(this.next);
+        if (!slot) return;
+        this.waiting.delete(this.next);
+        this.next++;
+        try {
+          slot.resolve(await this.executor(slot.run));
+        } catch (err) {
+          slot.reject(err);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Number of requests waiting (for a missing seq_id or their turn). */
+  get pending(): number {
+    return this.waiting.size;
+  }
+}

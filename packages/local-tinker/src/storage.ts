@@ -1,0 +1,214 @@
+/**
+ * On-disk layout of the embedded service, under one root folder, so that runs and checkpoints survive a restart:
+ *
+ *   runs/<run id>/run.json                         the training run (base model, LoRA config, metadata)
+ *   runs/<run id>/weights/<name>/                  a training state: checkpoint.json, state/ (engine), adapter/ (PEFT)
+ *   runs/<run id>/sampler_weights/<name>/          sampler weights: checkpoint.json, adapter/ (PEFT)
+ *
+ * A checkpoint is written into a hidden staging folder and renamed into place, so a reader (or a restart after
+ * a crash) sees either the whole checkpoint or none of it. Leftover staging folders are removed at start-up.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A run's persisted description (REST `TrainingRun` plus what is needed to rebuild the model). */
+export interface RunRecord {
+  training_run_id: string;
+  base_model: string;
+  model_owner: string;
+  is_lora: true;
+  lora_rank: number;
+  lora_config: { rank: number; seed?: number; train_attn: boolean; train_mlp: boolean; train_unembed: boolean };
+  user_metadata?: Record<string, string>;
+  created_at: string;
+  last_request_time: string;
+}
+
+/** A checkpoint's persisted description (REST `Checkpoint`). */
+export interface CheckpointRecord {
+  checkpoint_id: string;
+  checkpoint_type: 'training' | 'sampler';
+  time: string;
+  tinker_path: string;
+  size_bytes?: number;
+  public: boolean;
+  expires_at?: string;
+}
+
+export type CheckpointKind = 'weights' | 'sampler_weights';
+
+/** Folder-safe form of an id (run ids contain ':'). */
+export function encodeSegment(id: string): string {
+  return encodeURIComponent(id);
+}
+
+async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  const tmp = `${file}.${randomUUID()}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(tmp, file);
+}
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+async function dirSize(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) total += await dirSize(p);
+    else total += (await stat(p)).size;
+  }
+  return total;
+}
+
+/** Reads and writes runs and checkpoints under `root`. */
+export class Storage {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  runDir(runId: string): string {
+    return join(this.root, 'runs', encodeSegment(runId));
+  }
+
+  checkpointDir(runId: string, kind: CheckpointKind, name: string): string {
+    return join(this.runDir(runId), kind, encodeSegment(name));
+  }
+
+  /** Create the root and remove staging leftovers of an interrupted save. */
+  async init(): Promise<void> {
+    await mkdir(join(this.root, 'runs'), { recursive: true });
+    for (const run of await readdir(join(this.root, 'runs'))) {
+      for (const kind of ['weights', 'sampler_weights']) {
+        const d = join(this.root, 'runs', run, kind);
+        if (!existsSync(d)) continue;
+        for (const entry of await readdir(d)) {
+          if (entry.startsWith('.')) await rm(join(d, entry), { recursive: true, force: true });
+        }
+      }
+    }
+  }
+
+  async writeRun(run: RunRecord): Promise<void> {
+    await mkdir(this.runDir(run.training_run_id), { recursive: true });
+    await writeJsonAtomic(join(this.runDir(run.training_run_id), 'run.json'), run);
+  }
+
+  async readRun(runId: string): Promise<RunRecord | undefined> {
+    return readJson<RunRecord>(join(this.runDir(runId), 'run.json'));
+  }
+
+  async listRuns(): Promise<RunRecord[]> {
+    const out: RunRecord[] = [];
+    const dir = join(this.root, 'runs');
+    if (!existsSync(dir)) return out;
+    for (const entry of await readdir(dir)) {
+      const r = await readJson<RunRecord>(join(dir, entry, 'run.json'));
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * Write a checkpoint atomically: `fill(staging)` writes the payload into a staging folder, then the record
+   * is added and the folder renamed into place. Throws if the checkpoint exists and `overwrite` is false.
+   */
+  async writeCheckpoint(
+    runId: string,
+    kind: CheckpointKind,
+    name: string,
+    fill: (staging: string) => Promise<void>,
+    options: { ttlSeconds?: number; overwrite?: boolean } = {},
+  ): Promise<CheckpointRecord> {
+    const final = this.checkpointDir(runId, kind, name);
+    const parent = join(this.runDir(runId), kind);
+    await mkdir(parent, { recursive: true });
+    const staging = join(parent, `.${encodeSegment(name)}.${randomUUID()}`);
+    try {
+      await mkdir(staging);
+      await fill(staging);
+      const now = new Date();
+      const record: CheckpointRecord = {
+        checkpoint_id: `${kind}/${name}`,
+        checkpoint_type: kind === 'weights' ? 'training' : 'sampler',
+        time: now.toISOString(),
+        tinker_path: `tinker://${runId}/${kind}/${name}`,
+        size_bytes: await dirSize(staging),
+        public: false,
+      };
+      if (options.ttlSeconds !== undefined)
+        record.expires_at = new Date(now.getTime() + options.ttlSeconds * 1000).toISOString();
+      await writeJsonAtomic(join(staging, 'checkpoint.json'), record);
+      if (existsSync(final)) {
+        if (!options.overwrite) throw new Error(`checkpoint ${record.tinker_path} already exists`);
+        await rm(final, { recursive: true, force: true });
+      }
+      await rename(staging, final);
+      return record;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  async checkpointExists(runId: string, kind: CheckpointKind, name: string): Promise<boolean> {
+    const r = await this.readCheckpoint(runId, kind, name);
+    return r !== undefined;
+  }
+
+  /** The record of a checkpoint, or undefined when missing or expired (an expired one is deleted). */
+  async readCheckpoint(runId: string, kind: CheckpointKind, name: string): Promise<CheckpointRecord | undefined> {
+    const dir = this.checkpointDir(runId, kind, name);
+    const r = await readJson<CheckpointRecord>(join(dir, 'checkpoint.json'));
+    if (r === undefined) return undefined;
+    if (r.expires_at !== undefined && Date.parse(r.expires_at) <= Date.now()) {
+      await rm(dir, { recursive: true, force: true });
+      return undefined;
+    }
+    return r;
+  }
+
+  async updateCheckpoint(
+    runId: string,
+    kind: CheckpointKind,
+    name: string,
+    patch: Partial<CheckpointRecord>,
+  ): Promise<CheckpointRecord> {
+    const r = await this.readCheckpoint(runId, kind, name);
+    if (r === undefined) throw new Error(`no checkpoint tinker://${runId}/${kind}/${name}`);
+    const next = { ...r, ...patch };
+    for (const [k, v] of Object.entries(patch)) if (v === undefined) delete (next as Record<string, unknown>)[k];
+    await writeJsonAtomic(join(this.checkpointDir(runId, kind, name), 'checkpoint.json'), next);
+    return next;
+  }
+
+  async deleteCheckpoint(runId: string, kind: CheckpointKind, name: string): Promise<boolean> {
+    const dir = this.checkpointDir(runId, kind, name);
+    if (!existsSync(dir)) return false;
+    await rm(dir, { recursive: true, force: true });
+    return true;
+  }
+
+  /** The checkpoints of a run, oldest first (expired ones are deleted and left out). */
+  async listCheckpoints(runId: string): Promise<CheckpointRecord[]> {
+    const out: CheckpointRecord[] = [];
+    for (const kind of ['weights', 'sampler_weights'] as const) {
+      const d = join(this.runDir(runId), kind);
+      if (!existsSync(d)) continue;
+      for (const entry of await readdir(d)) {
+        if (entry.startsWith('.')) continue;
+        const r = await this.readCheckpoint(runId, kind, decodeURIComponent(entry));
+        if (r) out.push(r);
+      }
+    }
+    return out.sort((a, b) => a.time.localeCompare(b.time));
+  }
+}

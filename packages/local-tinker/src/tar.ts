@@ -1,0 +1,65 @@
+/**
+ * A minimal POSIX ustar writer for checkpoint archives (regular files only, names ≤ 100 bytes).
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+function header(name: string, size: number, mtime: number): Buffer {
+  const h = Buffer.alloc(512, 0);
+  const nameBytes = Buffer.from(name, 'utf8');
+  if (nameBytes.length > 100) throw new RangeError(`tar entry name too long: ${name}`);
+  nameBytes.copy(h, 0);
+  const octal = (value: number, width: number) => value.toString(8).padStart(width - 1, '0') + '\0';
+  h.write(octal(0o644, 8), 100, 'ascii');
+  h.write(octal(0, 8), 108, 'ascii');
+  h.write(octal(0, 8), 116, 'ascii');
+  h.write(octal(size, 12), 124, 'ascii');
+  h.write(octal(Math.floor(mtime / 1000), 12), 136, 'ascii');
+  h.write('        ', 148, 'ascii');
+  h.write('0', 156, 'ascii');
+  h.write('ustar\0', 257, 'ascii');
+  h.write('00', 263, 'ascii');
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  return h;
+}
+
+/** A tar archive holding `files` (name → bytes). */
+export function tarFiles(files: { name: string; data: Uint8Array; mtime?: number }[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const f of files) {
+    parts.push(header(f.name, f.data.length, f.mtime ?? Date.now()));
+    parts.push(Buffer.from(f.data));
+    const pad = (512 - (f.data.length % 512)) % 512;
+    if (pad) parts.push(Buffer.alloc(pad, 0));
+  }
+  parts.push(Buffer.alloc(1024, 0));
+  return Buffer.concat(parts);
+}
+
+/** A tar of every regular file directly inside `dir`, plus extra in-memory entries. */
+export async function tarDirectory(dir: string, extra: { name: string; data: Uint8Array }[] = []): Promise<Buffer> {
+  const files: { name: string; data: Uint8Array; mtime: number }[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!entry.isFile()) continue;
+    const p = join(dir, entry.name);
+    files.push({ name: entry.name, data: await readFile(p), mtime: (await stat(p)).mtimeMs });
+  }
+  return tarFiles([...files, ...extra.map((e) => ({ ...e, mtime: Date.now() }))]);
+}
+
+/** Read a tar back into entries (used by tests and tools). */
+export function untar(buf: Uint8Array): { name: string; data: Uint8Array }[] {
+  const out: { name: string; data: Uint8Array }[] = [];
+  let off = 0;
+  while (off + 512 <= buf.length) {
+    const h = Buffer.from(buf.subarray(off, off + 512));
+    if (h.every((b) => b === 0)) break;
+    const name = h.toString('utf8', 0, 100).replace(/\0.*$/, '');
+    const size = Number.parseInt(h.toString('ascii', 124, 136).replace(/\0.*$/, '').trim(), 8);
+    out.push({ name, data: buf.subarray(off + 512, off + 512 + size) });
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}

@@ -1,0 +1,113 @@
+/**
+ * Completers backed by a sampling client (upstream `completers.py`: TinkerTokenCompleter, TinkerMessageCompleter).
+ * The client is structural so `@cookbook/tinker-client`'s SamplingClient (or a test double) fits without a dependency.
+ */
+import type {
+  Message,
+  MessageCompleter,
+  ModelInput,
+  StopCondition,
+  TokenCompleter,
+  TokensWithLogprobs,
+} from '@cookbook/core';
+import type { Renderer } from './renderer.js';
+
+/** Sampling parameters understood by a Tinker sampler. */
+export interface SamplingParamsLike {
+  maxTokens?: number;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  seed?: number;
+  stop?: string | string[] | number[] | null;
+}
+
+/** One sampled sequence. */
+export interface SampledSequenceLike {
+  tokens: number[];
+  logprobs?: number[];
+  stopReason: 'stop' | 'length';
+}
+
+/** What the completers need from a sampling client. */
+export interface SamplingClientLike {
+  sample(req: {
+    prompt: ModelInput;
+    numSamples: number;
+    samplingParams: SamplingParamsLike;
+  }): PromiseLike<{ sequences: SampledSequenceLike[] }>;
+}
+
+/** Options of {@link TinkerTokenCompleter}. */
+export interface TinkerTokenCompleterOptions {
+  samplingClient: SamplingClientLike;
+  /** Maximum number of tokens to sample. */
+  maxTokens: number;
+  /** Sampling temperature. Default 1. */
+  temperature?: number;
+}
+
+/** A TokenCompleter that samples one sequence from a sampling client. */
+export class TinkerTokenCompleter implements TokenCompleter {
+  readonly samplingClient: SamplingClientLike;
+  readonly maxTokens: number;
+  readonly temperature: number;
+
+  constructor(options: TinkerTokenCompleterOptions) {
+    this.samplingClient = options.samplingClient;
+    this.maxTokens = options.maxTokens;
+    this.temperature = options.temperature ?? 1;
+  }
+
+  async complete(modelInput: ModelInput, stop: StopCondition): Promise<TokensWithLogprobs> {
+    const res = await this.samplingClient.sample({
+      prompt: modelInput,
+      numSamples: 1,
+      samplingParams: { maxTokens: this.maxTokens, temperature: this.temperature, stop },
+    });
+    const seq = res.sequences[0];
+    if (seq === undefined) throw new Error('the sampling client returned no sequence');
+    return seq.logprobs === undefined ? { tokens: seq.tokens } : { tokens: seq.tokens, maybeLogprobs: seq.logprobs };
+  }
+}
+
+/** Options of {@link TinkerMessageCompleter}. */
+export interface TinkerMessageCompleterOptions {
+  samplingClient: SamplingClientLike;
+  renderer: Renderer;
+  /** Maximum number of tokens to sample. */
+  maxTokens: number;
+  /** Stop condition; default: the renderer's stop sequences. */
+  stop?: StopCondition;
+  /** Sampling temperature. Default 1. */
+  temperature?: number;
+}
+
+/** A MessageCompleter: render the conversation, sample, parse the response into a message. */
+export class TinkerMessageCompleter implements MessageCompleter {
+  readonly samplingClient: SamplingClientLike;
+  readonly renderer: Renderer;
+  readonly maxTokens: number;
+  readonly stop: StopCondition;
+  readonly temperature: number;
+
+  constructor(options: TinkerMessageCompleterOptions) {
+    this.samplingClient = options.samplingClient;
+    this.renderer = options.renderer;
+    this.maxTokens = options.maxTokens;
+    this.stop = options.stop ?? options.renderer.getStopSequences();
+    this.temperature = options.temperature ?? 1;
+  }
+
+  async complete(messages: Message[]): Promise<Message> {
+    const prompt = this.renderer.buildGenerationPrompt(messages);
+    const res = await this.samplingClient.sample({
+      prompt,
+      numSamples: 1,
+      samplingParams: { maxTokens: this.maxTokens, temperature: this.temperature, stop: this.stop },
+    });
+    const seq = res.sequences[0];
+    if (seq === undefined) throw new Error('the sampling client returned no sequence');
+    return this.renderer.parseResponse(seq.tokens).message;
+  }
+}

@@ -1,0 +1,70 @@
+export {
+  type SampledSequenceLike,
+  type SamplingClientLike,
+  type SamplingParamsLike,
+  TinkerMessageCompleter,
+  type TinkerMessageCompleterOptions,
+  TinkerTokenCompleter,
+  type TinkerTokenCompleterOptions,
+} from './completers.js';
+export {
+  type ContentBlocks,
+  detectUnterminatedToolBlock,
+  parseContentBlocks,
+  parseToolCallPayload,
+} from './content-blocks.js';
+export { DeepSeekV3Renderer, type DeepSeekV3RendererOptions } from './deepseek-v3-renderer.js';
+export { type ColorizeOptions, colorizeExample, formatColorized } from './display.js';
+export {
+  formatHarmonyToolDefinition,
+  GptOssRenderer,
+  type GptOssRendererOptions,
+  HARMONY_SYSTEM_ROLE,
+  HARMONY_TOOL_ROUTING,
+  type ReasoningEffort,
+} from './gpt-oss-renderer.js';
+export { Llama3Renderer } from './llama3-renderer.js';
+export { getRecommendedRendererName, getRecommendedRendererNames } from './model-info.js';
+export { type Qwen3Mode, Qwen3Renderer, type Qwen3RendererOptions } from './qwen3-renderer.js';
+export {
+  BUILT_IN_RENDERER_NAMES,
+  getRegisteredRendererNames,
+  getRenderer,
+  isRendererRegistered,
+  type RendererFactory,
+  type RendererOptions,
+  registerRenderer,
+  unregisterRenderer,
+} from './registry.js';
+export {
+  BaseRenderer,
+  type GenerationPromptOptions,
+  isCleanTermination,
+  makeRenderContext,
+  type ParsedResponse,
+  type ParseTermination,
+  parseResponseForStopToken,
+  type RenderContext,
+  type RenderedMessage,
+  type Renderer,
+  type SupervisedExample,
+  TrainOnWhat,
+} from './renderer.js';
+export { RoleColonRenderer } from './role-colon-renderer.js';
+export {
+  type EncodeOptions,
+  getTokenizer,
+  HfTokenizer,
+  type LoadTokenizerOptions,
+  loadTokenizer,
+  readTokenizerFiles,
+  registerTokenizer,
+  TOKENIZER_FAMILIES,
+  type Tokenizer,
+  type TokenizerFactory,
+  type TokenizerFamily,
+  type TokenizerFiles,
+  tokenizerFamilyForModel,
+  tokenizerFromFolder,
+  unregisterTokenizer,
+} from './tokenizer.js';

@@ -1,0 +1,211 @@
+/**
+ * Qwen3 family (upstream `qwen3.py`): `qwen3`, `qwen3_disable_thinking`, `qwen3_instruct`.
+ * Deliberate differences from upstream, chosen for parity with the official template: consecutive tool results
+ * share one `<|im_start|>user` block, and assistant messages after the last user query keep their reasoning
+ * (the template strips it only before that query). Kept from upstream: string content is never searched for
+ * inline `<think>` blocks, and text content is encoded with special tokens split (a literal `<|im_end|>` in a
+ * message stays text).
+ */
+import {
+  type ContentPart,
+  type Message,
+  RendererError,
+  type ToolCall,
+  type ToolSpec,
+  type UnparsedToolCall,
+} from '@cookbook/core';
+import { detectUnterminatedToolBlock, parseContentBlocks } from './content-blocks.js';
+import { lstripChars, pythonJsonDumps, splitThinkingAndText, stripChars } from './internal/content-utils.js';
+import {
+  BaseRenderer,
+  type ParsedResponse,
+  parseResponseForStopToken,
+  type RenderContext,
+  type RenderedMessage,
+} from './renderer.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** Which Qwen3 chat mode a renderer implements. */
+export type Qwen3Mode = 'thinking' | 'disable_thinking' | 'instruct';
+
+/** Options of {@link Qwen3Renderer}. */
+export interface Qwen3RendererOptions {
+  /** `thinking` (default), `disable_thinking` (empty think block prefilled) or `instruct` (no think framing). */
+  mode?: Qwen3Mode;
+  /**
+   * Drop reasoning from assistant messages before the last user query, as the official template does.
+   * Default true; false keeps every message's reasoning (the extension property then holds).
+   */
+  stripThinkingFromHistory?: boolean;
+}
+
+const TOOLS_INTRO =
+  '# Tools\n\nYou may call one or more functions to assist with the user query.\n\n' +
+  'You are provided with function signatures within <tools></tools> XML tags:\n<tools>';
+const TOOLS_OUTRO =
+  '\n</tools>\n\nFor each function call, return a json object with function name and arguments within ' +
+  '<tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n' +
+  '</tool_call>';
+
+function isToolResponseText(content: Message['content']): boolean {
+  return typeof content === 'string' && content.startsWith('<tool_response>') && content.endsWith('</tool_response>');
+}
+
+/** Index of the last real user query (the template's `last_query_index`), or -1. */
+function lastQueryIndex(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user' && !isToolResponseText(m.content)) return i;
+  }
+  return -1;
+}
+
+/** Renders `<|im_start|>role⏎content<|im_end|>` turns with Qwen3's think framing and `<tool_call>` JSON calls. */
+export class Qwen3Renderer extends BaseRenderer {
+  /** The chat mode. */
+  readonly mode: Qwen3Mode;
+  /** Whether reasoning before the last user query is dropped. */
+  readonly stripThinkingFromHistory: boolean;
+
+  constructor(tokenizer: Tokenizer, options: Qwen3RendererOptions = {}) {
+    super(tokenizer);
+    this.mode = options.mode ?? 'thinking';
+    this.stripThinkingFromHistory = options.stripThinkingFromHistory ?? true;
+  }
+
+  override get hasExtensionProperty(): boolean {
+    return this.mode === 'instruct' || !this.stripThinkingFromHistory;
+  }
+
+  override get disablesThinking(): boolean {
+    return this.mode === 'disable_thinking';
+  }
+
+  private get imEnd(): number {
+    return this.tokenId('<|im_end|>');
+  }
+
+  override renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
+    const nl = ctx.idx > 0 ? '\n' : '';
+    if (message.role === 'tool') return this.renderToolResult(message, ctx, nl);
+    const header = this.encode(`${nl}<|im_start|>${message.role}\n`);
+    const body = message.role === 'assistant' ? this.assistantBody(message, ctx) : this.plainText(message);
+    return { header, output: [{ type: 'encoded_text', tokens: [...this.encodeContent(body), this.imEnd] }] };
+  }
+
+  private plainText(message: Message): string {
+    const { text, hasThinking } = splitThinkingAndText(message);
+    if (hasThinking) throw new RendererError(`a ${message.role} message cannot hold thinking parts`);
+    if (typeof message.content !== 'string' && message.content.some((p) => p.type === 'image')) {
+      throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
+    }
+    return text;
+  }
+
+  private renderToolResult(message: Message, ctx: RenderContext, nl: string): RenderedMessage {
+    // Consecutive tool results share one user block, as in the official template.
+    const continues = ctx.prevMessage?.role === 'tool';
+    const closes = ctx.nextMessage?.role !== 'tool';
+    const body = `\n<tool_response>\n${this.plainText(message)}\n</tool_response>`;
+    const tokens = [...this.encodeContent(body), ...(closes ? [this.imEnd] : [])];
+    const out: RenderedMessage = { output: [{ type: 'encoded_text', tokens }] };
+    if (!continues) out.header = this.encode(`${nl}<|im_start|>user`);
+    return out;
+  }
+
+  private assistantBody(message: Message, ctx: RenderContext): string {
+    const { thinking, text, hasThinking } = splitThinkingAndText(message);
+    let body: string;
+    if (this.mode === 'instruct') {
+      body = typeof message.content === 'string' ? message.content : this.rawParts(message.content);
+    } else {
+      const afterQuery = ctx.idx > lastQueryIndex(ctx.messages) && lastQueryIndex(ctx.messages) >= 0;
+      const keepThinking = afterQuery || !this.stripThinkingFromHistory;
+      const framed = (afterQuery && ctx.isLast) || (keepThinking && hasThinking && thinking !== '');
+      body = framed ? `<think>\n${stripChars(thinking, '\n')}\n</think>\n\n${lstripChars(text, '\n')}` : text;
+    }
+    const calls = message.tool_calls ?? [];
+    calls.forEach((call, j) => {
+      if (j > 0 || text !== '') body += '\n';
+      body += `<tool_call>\n{"name": "${call.function.name}", "arguments": ${call.function.arguments}}\n</tool_call>`;
+    });
+    return body;
+  }
+
+  private rawParts(parts: readonly ContentPart[]): string {
+    return parts
+      .map((p) => {
+        if (p.type === 'thinking') return `<think>${p.thinking}</think>`;
+        if (p.type === 'text') return p.text;
+        throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
+      })
+      .join('');
+  }
+
+  /** Content is encoded with special tokens split, so literal `<|im_start|>` in text stays text. */
+  private encodeContent(text: string): number[] {
+    return text === '' ? [] : this.tokenizer.encode(text, { splitSpecialTokens: true });
+  }
+
+  protected override generationSuffix(role: string, messages: readonly Message[]): number[] {
+    const nl = messages.length > 0 ? '\n' : '';
+    const think = this.mode === 'disable_thinking' && role === 'assistant' ? '<think>\n\n</think>\n\n' : '';
+    return this.encode(`${nl}<|im_start|>${role}\n${think}`);
+  }
+
+  getStopSequences(): number[] {
+    return [this.imEnd];
+  }
+
+  parseResponse(tokens: readonly number[]): ParsedResponse {
+    const { text, termination } = parseResponseForStopToken(tokens, this.tokenizer, this.imEnd);
+    if (termination === 'malformed') return { message: { role: 'assistant', content: text }, termination };
+    const message: Message = { role: 'assistant', content: '' };
+    const firstCall = text.indexOf('<tool_call>');
+    let head = firstCall >= 0 ? text.slice(0, firstCall) : text;
+    const tail = firstCall >= 0 ? text.slice(firstCall) : '';
+    if (tail !== '' && head.endsWith('\n')) head = head.slice(0, -1);
+
+    const parts: ContentPart[] = [];
+    const pushText = (t: string, afterThink: boolean): void => {
+      const v = afterThink ? lstripChars(t, '\n') : t;
+      if (v !== '') parts.push({ type: 'text', text: v });
+    };
+    let last = 0;
+    let afterThink = false;
+    for (const m of head.matchAll(/<think>([\s\S]*?)<\/think>/g)) {
+      pushText(head.slice(last, m.index), afterThink);
+      const t = stripChars(m[1] ?? '', '\n');
+      if (t !== '') parts.push({ type: 'thinking', thinking: t });
+      afterThink = true;
+      last = m.index + m[0].length;
+    }
+    pushText(head.slice(last), afterThink);
+    const toolCalls: ToolCall[] = [];
+    const unparsed: UnparsedToolCall[] = [];
+    const tailBlocks = tail === '' ? null : parseContentBlocks(tail);
+    if (tailBlocks !== null) {
+      toolCalls.push(...tailBlocks.toolCalls);
+      unparsed.push(...tailBlocks.unparsedToolCalls);
+      for (const p of tailBlocks.parts) {
+        if (p.type === 'text' && p.text.trim() !== '') parts.push(p);
+        if (p.type === 'thinking' && p.thinking.trim() !== '') parts.push(p);
+      }
+    }
+    const unterminated = detectUnterminatedToolBlock(text);
+    if (unterminated !== null) unparsed.push(unterminated);
+    if (unparsed.length > 0) message.unparsed_tool_calls = unparsed;
+    message.content = parts.some((p) => p.type !== 'text')
+      ? parts
+      : parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    return { message, termination };
+  }
+
+  override createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt?: string): Message[] {
+    if (tools.length === 0) return systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
+    const lines = tools.map((t) => `\n${pythonJsonDumps({ type: 'function', function: t })}`).join('');
+    const prefix = systemPrompt ? `${systemPrompt}\n\n` : '';
+    return [{ role: 'system', content: `${prefix}${TOOLS_INTRO}${lines}${TOOLS_OUTRO}` }];
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Renderer registry (upstream `renderers/__init__.py`: `get_renderer`, `register_renderer`, …). Third-party
+ * packages register their renderers here under a name; built-in names cannot be shadowed by accident.
+ */
+import { ConfigError } from '@cookbook/core';
+import { DeepSeekV3Renderer } from './deepseek-v3-renderer.js';
+import { GptOssRenderer, type GptOssRendererOptions } from './gpt-oss-renderer.js';
+import { Llama3Renderer } from './llama3-renderer.js';
+import { Qwen3Renderer } from './qwen3-renderer.js';
+import type { Renderer } from './renderer.js';
+import { RoleColonRenderer } from './role-colon-renderer.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** Options passed through to a renderer factory (each renderer reads the keys it knows). */
+export type RendererOptions = Record<string, unknown>;
+
+/** Builds a renderer for a tokenizer. */
+export type RendererFactory = (tokenizer: Tokenizer, options?: RendererOptions) => Renderer;
+
+const gptOss =
+  (reasoningEffort?: GptOssRendererOptions['reasoningEffort']): RendererFactory =>
+  (tok, opts) =>
+    new GptOssRenderer(tok, {
+      ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
+      ...(typeof opts?.currentDate === 'string' ? { currentDate: opts.currentDate } : {}),
+    });
+
+const boolOpt = (opts: RendererOptions | undefined, key: string): boolean | undefined =>
+  typeof opts?.[key] === 'boolean' ? (opts[key] as boolean) : undefined;
+
+const BUILT_IN: Record<string, RendererFactory> = {
+  role_colon: (tok) => new RoleColonRenderer(tok),
+  llama3: (tok) => new Llama3Renderer(tok),
+  qwen3: (tok, o) => new Qwen3Renderer(tok, qwenOpts('thinking', o)),
+  qwen3_disable_thinking: (tok, o) => new Qwen3Renderer(tok, qwenOpts('disable_thinking', o)),
+  qwen3_instruct: (tok) => new Qwen3Renderer(tok, { mode: 'instruct' }),
+  deepseekv3: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(false, o)),
+  deepseekv3_disable_thinking: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(false, o)),
+  deepseekv3_thinking: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(true, o)),
+  gpt_oss_no_sysprompt: gptOss(),
+  gpt_oss_low_reasoning: gptOss('low'),
+  gpt_oss_medium_reasoning: gptOss('medium'),
+  gpt_oss_high_reasoning: gptOss('high'),
+};
+
+function qwenOpts(mode: 'thinking' | 'disable_thinking', o: RendererOptions | undefined) {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  return { mode, ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }) };
+}
+
+function deepseekOpts(thinking: boolean, o: RendererOptions | undefined) {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  const sysAsUser = boolOpt(o, 'systemRoleAsUser');
+  return {
+    thinking,
+    ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }),
+    ...(sysAsUser === undefined ? {} : { systemRoleAsUser: sysAsUser }),
+  };
+}
+
+const custom = new Map<string, RendererFactory>();
+
+/** Names of the renderers that ship with this package. */
+export const BUILT_IN_RENDERER_NAMES: readonly string[] = Object.freeze(Object.keys(BUILT_IN));
+
+/**
+ * Register a renderer under `name`. Throws a ConfigError when the name is built in or already registered, unless
+ * `options.override` is true (then a built-in name is shadowed by the custom factory).
+ */
+export function registerRenderer(name: string, factory: RendererFactory, options: { override?: boolean } = {}): void {
+  if (!/^[A-Za-z0-9_.:/-]+$/.test(name)) {
+    throw new ConfigError(`renderer name "${name}" may only hold letters, digits and _ . : / -`, {
+      key: 'renderer_name',
+    });
+  }
+  if (options.override !== true && (name in BUILT_IN || custom.has(name))) {
+    throw new ConfigError(`a renderer named "${name}" is already registered; pass { override: true } to replace it`, {
+      key: 'renderer_name',
+    });
+  }
+  custom.set(name, factory);
+}
+
+/** Remove a registered renderer; returns whether it was registered. Built-in renderers cannot be removed. */
+export function unregisterRenderer(name: string): boolean {
+  return custom.delete(name);
+}
+
+/** Whether `name` resolves to a renderer (built in or registered). */
+export function isRendererRegistered(name: string): boolean {
+  return custom.has(name) || name in BUILT_IN;
+}
+
+/** Every renderer name, built-in ones first, then registered ones in registration order. */
+export function getRegisteredRendererNames(): string[] {
+  return [...Object.keys(BUILT_IN), ...[...custom.keys()].filter((n) => !(n in BUILT_IN))];
+}
+
+/** The renderer `name` for `tokenizer`; throws a ConfigError listing the known names when it is unknown. */
+export function getRenderer(name: string, tokenizer: Tokenizer, options?: RendererOptions): Renderer {
+  const factory = custom.get(name) ?? BUILT_IN[name];
+  if (factory === undefined) {
+    throw new ConfigError(
+      `unknown renderer "${name}". Known renderers: ${getRegisteredRendererNames().join(', ')}. ` +
+        'A renderer package registers its name when imported (e.g. import "cookbook-renderer-chatml").',
+      { key: 'renderer_name' },
+    );
+  }
+  return factory(tokenizer, options);
+}

@@ -1,0 +1,77 @@
+/**
+ * Wall time per RL step on the embedded service: synchronous vs streaming minibatches vs async off-policy, same
+ * task (one-token "even digit" answers from a warm-started tiny model), same batch shape.
+ * Run: pnpm --filter @cookbook/rl bench   (env: BENCH_STEPS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MAX_TOKENS)
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalTinker } from '@cookbook/local-tinker';
+import { getTokenizer } from '@cookbook/renderers';
+import { ServiceClient } from '@cookbook/tinker-client';
+import { digitTask, evenDigitDataset, warmStartOnDigits } from '../src/__fixtures__/digit-task.js';
+import { type RLTrainConfigInput, train } from '../src/train.js';
+
+const steps = Number(process.env.BENCH_STEPS ?? 8);
+const groups = Number(process.env.BENCH_GROUPS ?? 4);
+const groupSize = Number(process.env.BENCH_GROUP_SIZE ?? 8);
+const maxTokens = Number(process.env.BENCH_MAX_TOKENS ?? 1);
+
+const root = mkdtempSync(join(tmpdir(), 'rl-bench-'));
+const server = await startLocalTinker({ port: 0, root: join(root, 'service') });
+const service = new ServiceClient({ baseURL: server.baseURL });
+const task = digitTask(getTokenizer('local/qwen3-tiny'));
+const sft = await service.createLoraTrainingClient({ baseModel: 'local/qwen3-tiny', rank: 8 });
+await warmStartOnDigits(sft, task);
+const warm = (await sft.saveState('warm')).path;
+
+const modes: { name: string; extra: Partial<RLTrainConfigInput> }[] = [
+  { name: 'sync', extra: {} },
+  { name: 'stream_minibatch', extra: { stream_minibatch_config: { groups_per_batch: groups, num_minibatches: 2 } } },
+  { name: 'async (off-policy ≤ 1)', extra: { async_config: { groups_per_batch: groups, max_steps_off_policy: 1 } } },
+];
+
+console.log(`RL step wall time: ${steps} steps × ${groups} groups × ${groupSize} samples, max_tokens ${maxTokens}`);
+const results: { mode: string; secPerStep: number; finalEven: number }[] = [];
+for (const mode of modes) {
+  const logPath = join(root, mode.name.replace(/\W+/g, '_'));
+  const start = performance.now();
+  await train(
+    {
+      log_path: logPath,
+      load_checkpoint_path: warm,
+      learning_rate: 3e-3,
+      max_tokens: maxTokens,
+      eval_every: 0,
+      save_every: 0,
+      num_groups_to_log: 0,
+      behavior_if_log_dir_exists: 'raise',
+      ...mode.extra,
+    },
+    {
+      datasetBuilder: async () => ({
+        train: evenDigitDataset(task, { numBatches: steps, groupsPerBatch: groups, groupSize }),
+      }),
+      serviceClient: service,
+      console: false,
+    },
+  );
+  const seconds = (performance.now() - start) / 1000;
+  const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>);
+  // Exclude the first step (warm-up of the model on the service) from the per-step figure.
+  const avg = (key: string) => rows.slice(1).reduce((a, r) => a + (r[key] ?? 0), 0) / Math.max(1, rows.length - 1);
+  const perStep = avg('time/total');
+  const finalEven = rows.at(-1)?.['env/all/even'] ?? 0;
+  results.push({ mode: mode.name, secPerStep: perStep, finalEven });
+  console.log(
+    `  ${mode.name.padEnd(24)} ${perStep.toFixed(3)} s/step (run ${seconds.toFixed(1)} s), final even rate ${finalEven.toFixed(2)}` +
+      ` [sample ${avg('time/sample').toFixed(2)} / wait ${avg('time/wait_for_samples').toFixed(2)} / train ${avg('time/train').toFixed(2)} s]`,
+  );
+}
+const sync = results[0]!.secPerStep;
+for (const r of results.slice(1)) console.log(`  ${r.mode}: ${(sync / r.secPerStep).toFixed(2)}× the speed of sync`);
+await service.close();
+await server.close();

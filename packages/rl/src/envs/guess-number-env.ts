@@ -1,0 +1,118 @@
+/**
+ * Guess the number (upstream `recipes/multiplayer_rl/guess_number`): the env holds a secret integer, the policy
+ * guesses, the env answers "Too low", "Too high" or "Correct". Reward 1 on a correct guess, 0 otherwise; the
+ * episode ends on a correct guess or after `maxTurns` guesses. A reply without an integer counts as a wasted turn.
+ */
+import type { Message } from '@cookbook/core';
+import { getTextContent } from '@cookbook/core';
+import type { Renderer } from '@cookbook/renderers';
+import { Rng } from '../internal/random.js';
+import { EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '../message-env.js';
+import type { Env, EnvGroupBuilder, RLDataset } from '../types.js';
+import { lastInteger } from './math-env.js';
+
+/** Options of {@link GuessNumberMessageEnv}. */
+export interface GuessNumberOptions {
+  /** Smallest possible secret. Default 0. */
+  low?: number;
+  /** Largest possible secret. Default 1024. */
+  high?: number;
+  /** Most guesses. Default 10. */
+  maxTurns?: number;
+}
+
+/** The env's reply to a guess. */
+export function judgeGuess(guess: number | undefined, secret: number): 'Too low' | 'Too high' | 'Correct' | 'Invalid' {
+  if (guess === undefined) return 'Invalid';
+  if (guess < secret) return 'Too low';
+  if (guess > secret) return 'Too high';
+  return 'Correct';
+}
+
+/** The message-level game. */
+export class GuessNumberMessageEnv implements MessageEnv {
+  readonly secret: number;
+  readonly low: number;
+  readonly high: number;
+  readonly maxTurns: number;
+  private turns = 0;
+
+  constructor(secret: number, options: GuessNumberOptions = {}) {
+    this.secret = secret;
+    this.low = options.low ?? 0;
+    this.high = options.high ?? 1024;
+    this.maxTurns = options.maxTurns ?? 10;
+  }
+
+  async initialMessages(): Promise<Message[]> {
+    return [
+      {
+        role: 'user',
+        content:
+          `I'm thinking of an integer between ${this.low} and ${this.high}. Guess it: reply with just the number. ` +
+          `After each guess I'll say "Too low", "Too high" or "Correct". You have ${this.maxTurns} guesses.`,
+      },
+    ];
+  }
+
+  async step(reply: Message): Promise<MessageStepResult> {
+    this.turns++;
+    const verdict = judgeGuess(lastInteger(getTextContent(reply)), this.secret);
+    const correct = verdict === 'Correct';
+    const done = correct || this.turns >= this.maxTurns;
+    const text = verdict === 'Invalid' ? 'Please reply with a single integer.' : verdict;
+    return {
+      reward: correct ? 1 : 0,
+      episodeDone: done,
+      nextMessages: done ? [] : [{ role: 'user', content: text }],
+      metrics: { correct: correct ? 1 : 0, invalid_guess: verdict === 'Invalid' ? 1 : 0 },
+    };
+  }
+}
+
+/** A group of envs sharing one secret. */
+export class GuessNumberGroupBuilder implements EnvGroupBuilder {
+  constructor(
+    readonly secret: number,
+    readonly renderer: Renderer,
+    readonly groupSize: number,
+    readonly options: GuessNumberOptions = {},
+  ) {}
+
+  async makeEnvs(): Promise<Env[]> {
+    return Array.from(
+      { length: this.groupSize },
+      () => new EnvFromMessageEnv(this.renderer, new GuessNumberMessageEnv(this.secret, this.options)),
+    );
+  }
+
+  logtreeTag(): string {
+    return 'guess_number';
+  }
+}
+
+/** Batches of guess-the-number groups with seeded secrets. */
+export class GuessNumberDataset implements RLDataset {
+  readonly length: number;
+
+  constructor(
+    readonly renderer: Renderer,
+    readonly batchSize: number,
+    readonly groupSize: number,
+    numBatches: number,
+    readonly seed = 0,
+    readonly options: GuessNumberOptions = {},
+  ) {
+    this.length = numBatches;
+  }
+
+  getBatch(index: number): EnvGroupBuilder[] {
+    const rng = new Rng(this.seed * 1_000_003 + index);
+    const low = this.options.low ?? 0;
+    const high = this.options.high ?? 1024;
+    return Array.from(
+      { length: this.batchSize },
+      () => new GuessNumberGroupBuilder(rng.int(low, high), this.renderer, this.groupSize, this.options),
+    );
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * Tic-tac-toe self-play (upstream `recipes/multiplayer_rl/text_arena` with TicTacToe-v0): two policies (two envs
+ * of one group) share a game through a coordinator; each waits for its turn. Moves are written `[k]`, k = 1…9.
+ * Rewards at the end: win 1, loss −1, draw 0; an illegal or unreadable move ends the game with −2 for the
+ * offender (0 for the other player). With `opponent: 'random'` the second seat is a seeded random legal mover
+ * (useful for evaluation against a fixed opponent).
+ */
+import { getTextContent, type Message, ModelInput } from '@cookbook/core';
+import { ConversationFormatter, logFormatter } from '@cookbook/logging';
+import type { Renderer } from '@cookbook/renderers';
+import { Rng } from '../internal/random.js';
+import { safeParseResponse } from '../problem-env.js';
+import type { Action, Env, EnvGroupBuilder, InitialObservation, RLDataset, StepResult } from '../types.js';
+
+/** A player mark. */
+export type Player = 'X' | 'O';
+/** A board cell. */
+export type Cell = Player | null;
+
+const LINES = [
+  [0, 1, 2],
+  [3, 4, 5],
+  [6, 7, 8],
+  [0, 3, 6],
+  [1, 4, 7],
+  [2, 5, 8],
+  [0, 4, 8],
+  [2, 4, 6],
+] as const;
+
+/** Reward for an illegal move. */
+export const ILLEGAL_MOVE_REWARD = -2;
+
+/** The winner of a board, if any. */
+export function winnerOf(cells: readonly Cell[]): Player | null {
+  for (const [a, b, c] of LINES) {
+    const v = cells[a];
+    if (v != null && v === cells[b] && v === cells[c]) return v;
+  }
+  return null;
+}
+
+/** The board as text, empty cells shown by their move number. */
+export function renderBoard(cells: readonly Cell[]): string {
+  const row = (r: number) => [0, 1, 2].map((c) => cells[r * 3 + c] ?? String(r * 3 + c + 1)).join(' | ');
+  return [row(0), '---------', row(1), '---------', row(2)].join('\n');
+}
+
+/** The cell index (0–8) of the last `[k]` in `text`, or undefined. */
+export function parseMove(text: string): number | undefined {
+  const matches = [...text.matchAll(/\[\s*([1-9])\s*\]/g)];
+  const last = matches[matches.length - 1];
+  return last === undefined ? undefined : Number(last[1]) - 1;
+}
+
+/** How a game ended. */
+export interface GameOutcome {
+  winner?: Player;
+  illegalBy?: Player;
+  draw?: boolean;
+}
+
+/** The shared game state of two players; each waits for its turn. */
+export class TicTacToeGame {
+  readonly cells: Cell[] = new Array<Cell>(9).fill(null);
+  toMove: Player = 'X';
+  outcome: GameOutcome | undefined;
+  lastMove: number | undefined;
+  private waiters: (() => void)[] = [];
+  private readonly randomOpponent: { player: Player; rng: Rng } | undefined;
+
+  constructor(options: { randomOpponent?: { player: Player; seed: number } } = {}) {
+    const r = options.randomOpponent;
+    this.randomOpponent = r === undefined ? undefined : { player: r.player, rng: new Rng(r.seed) };
+    this.maybeRandomMove();
+  }
+
+  get over(): boolean {
+    return this.outcome !== undefined;
+  }
+
+  /** Legal cells (0–8). */
+  legalMoves(): number[] {
+    return this.cells.flatMap((c, i) => (c === null ? [i] : []));
+  }
+
+  /** Resolves when it is `player`'s turn or the game is over. */
+  async waitForTurn(player: Player): Promise<void> {
+    while (!this.over && this.toMove !== player) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** Play `cell` (undefined = unreadable move) for `player`. */
+  play(player: Player, cell: number | undefined): void {
+    if (this.over) throw new Error('the game is over');
+    if (player !== this.toMove) throw new Error(`it is ${this.toMove}'s turn, not ${player}'s`);
+    if (cell === undefined || this.cells[cell] !== null) {
+      this.outcome = { illegalBy: player };
+    } else {
+      this.cells[cell] = player;
+      this.lastMove = cell;
+      const w = winnerOf(this.cells);
+      if (w !== null) this.outcome = { winner: w };
+      else if (this.legalMoves().length === 0) this.outcome = { draw: true };
+      else this.toMove = player === 'X' ? 'O' : 'X';
+    }
+    this.maybeRandomMove();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private maybeRandomMove(): void {
+    const r = this.randomOpponent;
+    if (r === undefined || this.over || this.toMove !== r.player) return;
+    this.play(r.player, r.rng.choice(this.legalMoves()));
+  }
+
+  /** The final reward of `player`. */
+  rewardFor(player: Player): number {
+    const o = this.outcome;
+    if (o === undefined) return 0;
+    if (o.illegalBy !== undefined) return o.illegalBy === player ? ILLEGAL_MOVE_REWARD : 0;
+    if (o.winner !== undefined) return o.winner === player ? 1 : -1;
+    return 0;
+  }
+}
+
+/** One seat of a tic-tac-toe game. Keeps its own conversation, so turns extend each other. */
+export class TicTacToePlayerEnv implements Env {
+  private readonly messages: Message[] = [];
+
+  constructor(
+    readonly game: TicTacToeGame,
+    readonly player: Player,
+    readonly renderer: Renderer,
+  ) {}
+
+  private prompt(first: boolean): string {
+    const head = first
+      ? `We are playing tic-tac-toe. You are ${this.player}. Reply with the number of an empty cell in brackets, e.g. [5].\n`
+      : this.game.lastMove === undefined
+        ? ''
+        : `Your opponent played [${this.game.lastMove + 1}].\n`;
+    return `${head}${renderBoard(this.game.cells)}\nYour move:`;
+  }
+
+  private observation(first: boolean): InitialObservation {
+    this.messages.push({ role: 'user', content: this.prompt(first) });
+    return {
+      observation: this.renderer.buildGenerationPrompt(this.messages),
+      stopCondition: this.renderer.getStopSequences(),
+    };
+  }
+
+  private final(): StepResult {
+    const outcome = this.game.outcome ?? {};
+    logFormatter(new ConversationFormatter(this.messages));
+    return {
+      reward: this.game.rewardFor(this.player),
+      episodeDone: true,
+      nextObservation: ModelInput.empty(),
+      nextStopCondition: this.renderer.getStopSequences(),
+      metrics: {
+        win: outcome.winner === this.player ? 1 : 0,
+        loss: outcome.winner !== undefined && outcome.winner !== this.player ? 1 : 0,
+        draw: outcome.draw ? 1 : 0,
+        illegal_move: outcome.illegalBy === this.player ? 1 : 0,
+      },
+    };
+  }
+
+  async initialObservation(): Promise<InitialObservation> {
+    await this.game.waitForTurn(this.player);
+    // The game may already be over (the other seat moved illegally); the one step then just collects the result.
+    return this.observation(true);
+  }
+
+  async step(action: Action): Promise<StepResult> {
+    const parsed = safeParseResponse(this.renderer, action);
+    this.messages.push({ role: 'assistant', content: getTextContent(parsed.message) });
+    if (!this.game.over) this.game.play(this.player, parseMove(getTextContent(parsed.message)));
+    if (this.game.over) return this.final();
+    await this.game.waitForTurn(this.player);
+    if (this.game.over) return this.final();
+    const next = this.observation(false);
+    return {
+      reward: 0,
+      episodeDone: false,
+      nextObservation: next.observation,
+      nextStopCondition: next.stopCondition,
+      metrics: {},
+    };
+  }
+}
+
+/**
+ * `numGames` games. Self-play: both seats of each game are envs of the group (run them concurrently). Random: one
+ * env per game, playing X against a seeded random O.
+ */
+export class TicTacToeGroupBuilder implements EnvGroupBuilder {
+  constructor(
+    readonly renderer: Renderer,
+    readonly numGames: number,
+    readonly opponent: 'self' | 'random' = 'self',
+    readonly seed = 0,
+  ) {}
+
+  async makeEnvs(): Promise<Env[]> {
+    const envs: Env[] = [];
+    for (let g = 0; g < this.numGames; g++) {
+      if (this.opponent === 'self') {
+        const game = new TicTacToeGame();
+        envs.push(new TicTacToePlayerEnv(game, 'X', this.renderer), new TicTacToePlayerEnv(game, 'O', this.renderer));
+      } else {
+        const game = new TicTacToeGame({ randomOpponent: { player: 'O', seed: this.seed * 7919 + g } });
+        envs.push(new TicTacToePlayerEnv(game, 'X', this.renderer));
+      }
+    }
+    return envs;
+  }
+
+  logtreeTag(): string {
+    return this.opponent === 'self' ? 'tic_tac_toe' : 'tic_tac_toe_vs_random';
+  }
+}
+
+/** Batches of tic-tac-toe groups. */
+export class TicTacToeDataset implements RLDataset {
+  readonly length: number;
+
+  constructor(
+    readonly renderer: Renderer,
+    readonly batchSize: number,
+    readonly gamesPerGroup: number,
+    numBatches: number,
+    readonly opponent: 'self' | 'random' = 'self',
+    readonly seed = 0,
+  ) {
+    this.length = numBatches;
+  }
+
+  getBatch(index: number): EnvGroupBuilder[] {
+    return Array.from(
+      { length: this.batchSize },
+      (_, j) =>
+        new TicTacToeGroupBuilder(
+          this.renderer,
+          this.gamesPerGroup,
+          this.opponent,
+          this.seed * 1_000_003 + index * this.batchSize + j,
+        ),
+    );
+  }
+}

@@ -1,0 +1,127 @@
+export {
+  CHECKPOINTS_FILE,
+  type CheckpointKind,
+  type CheckpointRecord,
+  checkLogDir,
+  checkpointName,
+  getLastCheckpoint,
+  type LogDirBehavior,
+  loadCheckpointRecords,
+  saveCheckpoint,
+} from './checkpoints.js';
+export type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
+export {
+  assembleTrainingData,
+  computeAdvantages,
+  type DatumMetadata,
+  datumFullSequence,
+  incorporateKlPenalty,
+  type LogprobComputer,
+  lossInput,
+  removeConstantRewardGroups,
+  removeMask,
+  trajectoryToData,
+} from './data-processing.js';
+export {
+  GuessNumberDataset,
+  GuessNumberGroupBuilder,
+  GuessNumberMessageEnv,
+  type GuessNumberOptions,
+  judgeGuess,
+} from './envs/guess-number-env.js';
+export {
+  ArithmeticEnv,
+  buildMathDatasets,
+  type FetchHubRowsOptions,
+  fetchHubRows,
+  GSM8K_SUFFIX,
+  generateArithmeticProblems,
+  generateMathProblems,
+  lastInteger,
+  loadGsm8kJsonl,
+  MATH_SUFFIX,
+  type MathDatasetOptions,
+  MathEnv,
+  type MathEnvName,
+  type MathProblem,
+  parseGsm8kRow,
+  standardFewshotPrefix,
+} from './envs/math-env.js';
+export { extractBoxed, extractGsm8kAnswer, gradeAnswer, normalizeAnswer } from './envs/math-grading.js';
+export {
+  type Cell,
+  type GameOutcome,
+  ILLEGAL_MOVE_REWARD,
+  type Player,
+  parseMove,
+  renderBoard,
+  TicTacToeDataset,
+  TicTacToeGame,
+  TicTacToeGroupBuilder,
+  TicTacToePlayerEnv,
+  winnerOf,
+} from './envs/tic-tac-toe-env.js';
+export {
+  ATTRIBUTE_KEYWORDS,
+  answererSystemPrompt,
+  isCorrectGuess,
+  NOUNS,
+  type Noun,
+  RuleBasedAnswerer,
+  TwentyQuestionsDataset,
+  TwentyQuestionsGroupBuilder,
+  TwentyQuestionsMessageEnv,
+  type TwentyQuestionsOptions,
+} from './envs/twenty-questions-env.js';
+export { type RLEvaluator, RLTestSetEvaluator } from './evaluators.js';
+export {
+  EnvFromMessageEnv,
+  type EnvFromMessageEnvOptions,
+  type MessageEnv,
+  type MessageStepResult,
+} from './message-env.js';
+export { computeKlSampleTrain, computePostKl, computeTrajectoryMetrics } from './metrics.js';
+export { ProblemDataset, type ProblemDatasetOptions } from './problem-dataset.js';
+export {
+  ProblemEnv,
+  type ProblemEnvOptions,
+  ProblemGroupBuilder,
+  safeParseResponse,
+} from './problem-env.js';
+export { type RolloutSummary, rolloutSummaries, writeRolloutSummaries } from './rollout-summaries.js';
+export {
+  doGroupRollout,
+  doSingleRollout,
+  type GroupRolloutOptions,
+  type SingleRolloutOptions,
+} from './rollouts.js';
+export {
+  type AsyncConfig,
+  AsyncConfigSchema,
+  type RLTrainConfig,
+  type RLTrainConfigInput,
+  RLTrainConfigSchema,
+  type RLTrainDeps,
+  type RLTrainResult,
+  type StreamMinibatchConfig,
+  StreamMinibatchConfigSchema,
+  train,
+} from './train.js';
+export { outputLogprobs, rlAdamParams, type TrainStepOptions, trainStep } from './train-step.js';
+export {
+  type Action,
+  type Env,
+  type EnvGroupBuilder,
+  type GroupReward,
+  type InitialObservation,
+  type Logs,
+  type Metrics,
+  type Observation,
+  type RLDataset,
+  type RLDatasetBuilder,
+  type SampleStopReason,
+  type StepResult,
+  type Trajectory,
+  TrajectoryGroup,
+  type Transition,
+} from './types.js';

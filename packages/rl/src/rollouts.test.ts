@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModelInput } from '@cookbook/core';
+import { initTrace, Transcript } from '@cookbook/logging';
+import { describe, expect, it } from 'vitest';
+import { CountingEnv, ListGroupBuilder, ScriptedPolicy } from './__fixtures__/fakes.js';
+import { assembleTrainingData, computeAdvantages } from './data-processing.js';
+import { doGroupRollout, doSingleRollout } from './rollouts.js';
+import type { Env } from './types.js';
+
+describe('rollouts', () => {
+  it('runs a multi-turn episode until done, recording each transition', async () => {
+    const policy = new ScriptedPolicy([[5, 6]]);
+    const traj = await doSingleRollout(policy, new CountingEnv([1, 2], 3, () => 1));
+    expect(traj.transitions).toHaveLength(3);
+    expect(traj.transitions.map((t) => t.ob.toInts())).toEqual([
+      [1, 2],
+      [1, 2, 5, 6, 101],
+      [1, 2, 5, 6, 101, 5, 6, 102],
+    ]);
+    expect(traj.transitions.map((t) => t.reward)).toEqual([1, 1, 1]);
+    expect(traj.transitions[2]!.episodeDone).toBe(true);
+    expect(policy.calls[0]!.stop).toEqual([0]);
+    // The extending observations merge into one datum.
+    const { data_D } = assembleTrainingData(
+      [await doGroupRollout(new ListGroupBuilder([() => new CountingEnv([1, 2], 3)]), policy)],
+      [[0]],
+    );
+    expect(data_D).toHaveLength(1);
+  });
+
+  it('bounds concurrency within a group and adds group rewards', async () => {
+    let active = 0;
+    let peak = 0;
+    const slowEnv = (): Env => {
+      const inner = new CountingEnv([1], 1, (a) => a[0]!);
+      return {
+        initialObservation: () => inner.initialObservation(),
+        step: async (a) => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((r) => setTimeout(r, 5));
+          active--;
+          return inner.step(a);
+        },
+      };
+    };
+    const builder = new ListGroupBuilder([slowEnv, slowEnv, slowEnv, slowEnv]);
+    const withGroup = Object.assign(builder, {
+      computeGroupRewards: async () => [0, 1, 2, 3].map((r) => ({ reward: r, metrics: { bonus: r } })),
+    });
+    const policy = new ScriptedPolicy([[1], [2], [3], [4]]);
+    const group = await doGroupRollout(withGroup, policy, { maxConcurrency: 2 });
+    expect(peak).toBeLessThanOrEqual(2);
+    expect(group.getTotalRewards()).toEqual([1, 3, 5, 7]);
+    expect(computeAdvantages([group])[0]).toEqual([-3, -1, 1, 3]);
+    expect(group.metrics_G[3]).toEqual({ bonus: 3 });
+  });
+
+  it('writes one transcript section per trajectory when a trace is active', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rl-rollouts-'));
+    const path = join(dir, 'train.html');
+    await initTrace('iteration 0', path, () =>
+      doGroupRollout(
+        new ListGroupBuilder([() => new CountingEnv([1], 1), () => new CountingEnv([1], 1)], 'toy'),
+        new ScriptedPolicy([[2]]),
+      ),
+    );
+    const html = readFileSync(path, 'utf8');
+    expect(html).toContain('Trajectory 0');
+    expect(html).toContain('Trajectory 1');
+    expect(html).toContain('Rewards (toy)');
+    expect(Transcript).toBeDefined();
+    expect(ModelInput.empty().length).toBe(0);
+  });
+});

@@ -1,0 +1,245 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModelInput } from '@cookbook/core';
+import { describe, expect, it } from 'vitest';
+import { BAD, BANDIT_PROMPT, FakeService, GOOD } from './__fixtures__/fake-tinker.js';
+import { loadCheckpointRecords } from './checkpoints.js';
+import { type RLTrainConfigInput, train } from './train.js';
+import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from './types.js';
+
+class BanditEnv implements Env {
+  constructor(readonly goodToken: number) {}
+  async initialObservation() {
+    return { observation: BANDIT_PROMPT, stopCondition: [0] };
+  }
+  async step(action: Action): Promise<StepResult> {
+    const correct = action[0] === this.goodToken ? 1 : 0;
+    return {
+      reward: correct,
+      episodeDone: true,
+      nextObservation: ModelInput.empty(),
+      nextStopCondition: [0],
+      metrics: { correct },
+    };
+  }
+}
+
+function banditDataset(numBatches: number, batchSize: number, groupSize: number, goodToken = GOOD): RLDataset {
+  const builder: EnvGroupBuilder = {
+    makeEnvs: async () => Array.from({ length: groupSize }, () => new BanditEnv(goodToken)),
+    logtreeTag: () => 'bandit',
+  };
+  return { length: numBatches, getBatch: () => Array.from({ length: batchSize }, () => builder) };
+}
+
+function readRows(logPath: string): Record<string, number>[] {
+  return readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>);
+}
+
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+function setup(overrides: Partial<RLTrainConfigInput> = {}, opts: { goodToken?: number; batches?: number } = {}) {
+  const logPath = join(mkdtempSync(join(tmpdir(), 'rl-train-')), 'run');
+  const service = new FakeService();
+  const config: RLTrainConfigInput = {
+    log_path: logPath,
+    learning_rate: 0.5,
+    max_tokens: 1,
+    save_every: 4,
+    eval_every: 0,
+    num_groups_to_log: 1,
+    behavior_if_log_dir_exists: 'raise',
+    ...overrides,
+  };
+  const dataset = banditDataset(opts.batches ?? 8, 2, 4, opts.goodToken ?? GOOD);
+  const deps = { datasetBuilder: async () => ({ train: dataset }), serviceClient: service, console: false };
+  return { logPath, service, config, deps };
+}
+
+describe('sync training on a bandit (fake service)', () => {
+  it('raises the reward; writes metrics, transcripts and checkpoints', async () => {
+    const { logPath, service, config, deps } = setup();
+    const result = await train(config, deps);
+    expect(result.stepsRun).toBe(8);
+    const theta = service.trainers[0]!.theta;
+    expect(sigmoid(theta)).toBeGreaterThan(0.85);
+    const rows = readRows(logPath);
+    expect(rows.map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const first = rows[0]!['env/all/reward/total']!;
+    const last = rows[7]!['env/all/reward/total']!;
+    expect(last).toBeGreaterThan(first);
+    for (const key of [
+      'optim/kl_sample_train_v1',
+      'optim/kl_sample_train_v2',
+      'optim/entropy',
+      'env/all/ac_tokens_per_turn',
+      'env/all/correct',
+      'time/total',
+      'time/sample',
+      'time/train',
+      'progress/done_frac',
+    ]) {
+      expect(rows[0]).toHaveProperty([key]);
+    }
+    // On-policy: the learner's logprobs equal the sampler's before the update.
+    expect(Math.abs(rows[0]!['optim/kl_sample_train_v1']!)).toBeLessThan(1e-6);
+    expect(existsSync(join(logPath, 'iteration_000000', 'train.html'))).toBe(true);
+    const summaries = readFileSync(join(logPath, 'iteration_000000', 'train_rollout_summaries.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(summaries).toHaveLength(8);
+    expect(summaries[0]).toMatchObject({
+      schema_version: 1,
+      split: 'train',
+      iteration: 0,
+      group_idx: 0,
+      traj_idx: 0,
+      tags: ['bandit'],
+    });
+    expect(summaries[0].steps[0]).toMatchObject({ step_idx: 0, ob_len: 2, ac_len: 1, episode_done: true });
+    const ckpts = loadCheckpointRecords(logPath);
+    expect(ckpts.map((c) => [c.name, c.batch])).toEqual([
+      ['000004', 4],
+      ['final', 8],
+    ]);
+    expect(ckpts[0]!.state_path).toBeDefined();
+    expect(ckpts[0]!.sampler_path).toBeDefined();
+  });
+
+  it('with the reward on the other arm the policy moves the other way (advantage sign)', async () => {
+    const { service, config, deps } = setup({}, { goodToken: BAD });
+    await train(config, deps);
+    expect(sigmoid(service.trainers[0]!.theta)).toBeLessThan(0.15);
+  });
+
+  it('num_substeps splits each batch into several optimizer steps; loss_fn is passed through', async () => {
+    const { service, config, deps } = setup({ num_substeps: 2, loss_fn: 'ppo' }, { batches: 2 });
+    await train(config, deps);
+    const calls = service.trainers[0]!.calls.filter((c) => c !== 'save_sampler' && c !== 'save_state');
+    expect(calls).toEqual(Array(4).fill(['forward_backward', 'optim_step']).flat());
+    expect(new Set(service.trainers[0]!.lossFns)).toEqual(new Set(['ppo']));
+  });
+
+  it('evaluates the test set every eval_every steps', async () => {
+    const { logPath, config, deps } = setup({ eval_every: 2 }, { batches: 4 });
+    await train(config, {
+      ...deps,
+      datasetBuilder: async () => ({ train: banditDataset(4, 2, 4), test: banditDataset(1, 2, 2) }),
+    });
+    const rows = readRows(logPath);
+    expect(rows[0]).toHaveProperty(['test/env/all/reward/total']);
+    expect(rows[1]).not.toHaveProperty(['test/env/all/reward/total']);
+    expect(rows[2]).toHaveProperty(['test/env/all/reward/total']);
+    expect(existsSync(join(logPath, 'iteration_000002', 'eval_test.html'))).toBe(true);
+  });
+
+  it('KL penalty against the base model and post-update KL are reported', async () => {
+    const { logPath, config, deps } = setup({ kl_penalty_coef: 0.1, compute_post_kl: true }, { batches: 2 });
+    await train(config, deps);
+    const rows = readRows(logPath);
+    expect(rows[1]).toHaveProperty(['kl_policy_base']);
+    expect(rows[1]).toHaveProperty(['kl_pre_post_v1']);
+    // Step 0 samples from the base model itself: no divergence yet.
+    expect(Math.abs(rows[0]!.kl_policy_base!)).toBeLessThan(1e-6);
+    expect(Number.isFinite(rows[1]!.kl_policy_base)).toBe(true);
+  });
+
+  it('refuses an existing log dir with behavior raise', async () => {
+    const { config, deps } = setup({}, { batches: 1 });
+    await train(config, deps);
+    await expect(train(config, deps)).rejects.toThrow(/already exists/);
+  });
+});
+
+describe('resume', () => {
+  it('continues at the next batch after the last checkpoint and matches an uninterrupted run', async () => {
+    const full = setup({ save_every: 2 }, { batches: 6 });
+    await train(full.config, full.deps);
+    const thetaFull = full.service.trainers[0]!.theta;
+
+    const crashed = setup({ save_every: 2 }, { batches: 6 });
+    await expect(
+      train(crashed.config, {
+        ...crashed.deps,
+        onStep: (step) => {
+          if (step === 4) throw new Error('simulated crash');
+        },
+      }),
+    ).rejects.toThrow('simulated crash');
+    // Checkpoint 000004 exists; step 4 was logged after it and must be rewritten, not duplicated.
+    const resumed = await train({ ...crashed.config, behavior_if_log_dir_exists: 'resume' }, crashed.deps);
+    expect(resumed.startBatch).toBe(4);
+    expect(resumed.stepsRun).toBe(2);
+    const thetaResumed = crashed.service.trainers.at(-1)!.theta;
+    expect(thetaResumed).toBeCloseTo(thetaFull, 10);
+    expect(readRows(crashed.config.log_path).map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(readRows(crashed.config.log_path)).toEqual(
+      readRows(full.config.log_path).map((r) =>
+        expect.objectContaining({ step: r.step, 'env/all/reward/total': r['env/all/reward/total'] }),
+      ),
+    );
+  });
+});
+
+describe('streaming minibatches', () => {
+  it('submits a forward_backward per minibatch and one optim_step per substep, and learns', async () => {
+    const { service, config, deps } = setup({ stream_minibatch_config: { groups_per_batch: 2, num_minibatches: 2 } });
+    await train(config, deps);
+    const t = service.trainers[0]!;
+    const calls = t.calls.filter((c) => c === 'forward_backward' || c === 'optim_step');
+    expect(calls.slice(0, 3)).toEqual(['forward_backward', 'forward_backward', 'optim_step']);
+    expect(calls.filter((c) => c === 'optim_step')).toHaveLength(8);
+    expect(sigmoid(t.theta)).toBeGreaterThan(0.85);
+  });
+
+  it('rejects a split that does not divide groups_per_batch', async () => {
+    const { config, deps } = setup({ stream_minibatch_config: { groups_per_batch: 2, num_minibatches: 3 } });
+    await expect(train(config, deps)).rejects.toThrow(/split evenly/);
+  });
+});
+
+describe('async off-policy training', () => {
+  it('never trains on groups older than max_steps_off_policy, and learns', async () => {
+    const { logPath, service, config, deps } = setup({
+      async_config: { max_steps_off_policy: 1, groups_per_batch: 2 },
+    });
+    Object.assign(service.options, { sampleDelayMs: 2, trainDelayMs: 5 });
+    await train(config, deps);
+    const rows = readRows(logPath);
+    expect(rows).toHaveLength(8);
+    for (const r of rows) {
+      expect(r['progress/batch']! - r['sampling_client/step_min']!).toBeLessThanOrEqual(1);
+      expect(r['sampling_client/step_max']).toBeLessThanOrEqual(r.step!);
+    }
+    expect(sigmoid(service.trainers[0]!.theta)).toBeGreaterThan(0.8);
+  });
+
+  it('with max_steps_off_policy 0 every group comes from the current policy (stale ones are resampled)', async () => {
+    const { logPath, service, config, deps } = setup({
+      async_config: { max_steps_off_policy: 0, groups_per_batch: 2 },
+    });
+    Object.assign(service.options, { sampleDelayMs: 1, trainDelayMs: 10 });
+    await train(config, deps);
+    const rows = readRows(logPath);
+    for (const r of rows) expect(r['sampling_client/step_min']).toBe(r.step);
+    const discarded = rows.reduce((a, r) => a + (r['async/discarded_stale_groups'] ?? 0), 0);
+    expect(discarded).toBeGreaterThan(0);
+  });
+});
+
+describe('async data exhaustion', () => {
+  it('stops instead of waiting forever when batches hold fewer groups than groups_per_batch', async () => {
+    const { logPath, config, deps } = setup(
+      { async_config: { max_steps_off_policy: 1, groups_per_batch: 3 } },
+      { batches: 3 },
+    );
+    // 3 batches × 2 groups = 6 groups: two steps of 3.
+    await train(config, deps);
+    expect(readRows(logPath).map((r) => r.step)).toEqual([0, 1]);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The RL vocabulary (upstream `rl/types.py`): single-use environments, groups of environments whose rollouts are
+ * compared against each other, datasets of such groups, and the trajectories a policy produces in them.
+ */
+import type { ModelInput, StopCondition, TokensWithLogprobs } from '@cookbook/core';
+
+/** An action: the token ids the policy sampled. */
+export type Action = number[];
+
+/** An observation: the prompt the policy sees. */
+export type Observation = ModelInput;
+
+/** Scalar metrics attached to a step, a trajectory or a group. */
+export type Metrics = Record<string, number>;
+
+/** Free-form per-step values shown in transcripts and rollout summaries. */
+export type Logs = Record<string, string | number>;
+
+/** Why a sampled action ended: a stop sequence / EOS, or the token limit. */
+export type SampleStopReason = 'stop' | 'length';
+
+/** The first observation of an episode and where sampling must stop. */
+export interface InitialObservation {
+  observation: Observation;
+  stopCondition: StopCondition;
+}
+
+/** What an environment returns for one action. */
+export interface StepResult {
+  /** Immediate reward of this step. */
+  reward: number;
+  /** True when the episode is over; `nextObservation` is then the final observation. */
+  episodeDone: boolean;
+  nextObservation: Observation;
+  nextStopCondition: StopCondition;
+  metrics: Metrics;
+  logs?: Logs;
+}
+
+/**
+ * A single-use environment: one episode, no reset. Make a fresh one per rollout (through an
+ * {@link EnvGroupBuilder}).
+ */
+export interface Env {
+  initialObservation(): Promise<InitialObservation>;
+  step(action: Action, extra?: { stopReason?: SampleStopReason }): Promise<StepResult>;
+}
+
+/** One step of a trajectory: what was observed, what was sampled, and what it earned. */
+export interface Transition {
+  ob: Observation;
+  ac: TokensWithLogprobs;
+  reward: number;
+  episodeDone: boolean;
+  metrics: Metrics;
+  logs?: Logs;
+}
+
+/** A whole episode. */
+export interface Trajectory {
+  transitions: Transition[];
+  finalObservation: Observation;
+}
+
+/** A reward (and metrics) given to one trajectory after the whole group was rolled out. */
+export interface GroupReward {
+  reward: number;
+  metrics: Metrics;
+}
+
+/**
+ * Makes the environments of one group. Their rollouts share a baseline (the group mean reward), so a group
+ * usually holds several copies of one problem, or the players of one game.
+ */
+export interface EnvGroupBuilder {
+  makeEnvs(): Promise<Env[]>;
+  /**
+   * Rewards that need the whole group (pairwise preferences, multi-agent games), added to each trajectory's step
+   * rewards. Default: none (0 each).
+   */
+  computeGroupRewards?(trajectories_G: readonly Trajectory[], envs_G: readonly Env[]): Promise<GroupReward[]>;
+  /** A short tag naming the environment kind: metrics are also reported under `env/<tag>/` and transcripts show it. */
+  logtreeTag?(): string;
+}
+
+/** The rollouts of one group, with the group-level rewards. */
+export class TrajectoryGroup {
+  readonly trajectories_G: Trajectory[];
+  readonly finalRewards_G: number[];
+  readonly metrics_G: Metrics[];
+
+  constructor(trajectories_G: Trajectory[], finalRewards_G: number[], metrics_G: Metrics[]) {
+    if (finalRewards_G.length !== trajectories_G.length || metrics_G.length !== trajectories_G.length) {
+      throw new RangeError(
+        `TrajectoryGroup: ${trajectories_G.length} trajectories but ${finalRewards_G.length} final rewards and ${metrics_G.length} metric sets`,
+      );
+    }
+    this.trajectories_G = trajectories_G;
+    this.finalRewards_G = finalRewards_G;
+    this.metrics_G = metrics_G;
+  }
+
+  /** Per trajectory: the sum of its step rewards plus its group reward. */
+  getTotalRewards(): number[] {
+    return this.trajectories_G.map((traj, i) => {
+      let total = this.finalRewards_G[i]!;
+      for (const t of traj.transitions) total += t.reward;
+      return total;
+    });
+  }
+}
+
+/** A dataset of group builders, served in batches. */
+export interface RLDataset {
+  /** The builders of batch `index` (0-based). */
+  getBatch(index: number): EnvGroupBuilder[];
+  /** Number of batches. */
+  readonly length: number;
+}
+
+/** Builds the training dataset and, optionally, a test dataset evaluated every `eval_every` steps. */
+export type RLDatasetBuilder = () => Promise<{ train: RLDataset; test?: RLDataset }>;

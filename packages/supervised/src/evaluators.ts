@@ -1,0 +1,133 @@
+/**
+ * Evaluators for the SFT loop: held-out NLL (upstream `supervised/nll_evaluator.py`) and a sampling evaluator that
+ * writes an HTML transcript of the model's answers (upstream leaves this to custom evaluators).
+ */
+import { join } from 'node:path';
+import type { Datum, Message } from '@cookbook/core';
+import { ConversationFormatter, Transcript } from '@cookbook/logging';
+import type { Renderer, SamplingClientLike } from '@cookbook/renderers';
+import { computeMeanNll, datumWeights } from './conversation-to-datum.js';
+import type { SupervisedDataset } from './dataset.js';
+import { deferred } from './internal/files.js';
+import type { EvalContext, SamplingClientEvaluator, TrainingClientEvaluator, TrainingClientLike } from './types.js';
+
+/** Mean NLL of held-out data under the current weights, via `forward` (no gradients). Reports `<name>/nll`. */
+export class NLLEvaluator implements TrainingClientEvaluator {
+  readonly kind = 'training_client' as const;
+  readonly name: string;
+  private readonly batches: () => Datum[][];
+
+  /** @param data a dataset (every batch is evaluated) or a list of datums (one batch). */
+  constructor(data: SupervisedDataset | readonly Datum[], name = 'test') {
+    this.name = name;
+    if (Array.isArray(data)) {
+      const datums = [...(data as readonly Datum[])];
+      this.batches = () => [datums];
+    } else {
+      const ds = data as SupervisedDataset;
+      let cached: Datum[][] | undefined;
+      this.batches = () => {
+        cached ??= Array.from({ length: ds.length }, (_, i) => ds.getBatch(i));
+        return cached;
+      };
+    }
+  }
+
+  async evaluate(client: TrainingClientLike): Promise<Record<string, number>> {
+    const batches = this.batches();
+    const futures = batches.map((b) => deferred(client.forward(b, 'cross_entropy')));
+    const logprobs = [];
+    const weights = [];
+    for (const [i, f] of futures.entries()) {
+      const out = await f;
+      for (const [j, d] of batches[i]!.entries()) {
+        const lp = out.lossFnOutputs[j]?.logprobs;
+        if (lp === undefined) continue;
+        logprobs.push(lp);
+        weights.push(datumWeights(d));
+      }
+    }
+    return { [`${this.name}/nll`]: computeMeanNll(logprobs, weights) };
+  }
+}
+
+/** Options of {@link SampleTranscriptEvaluator}. */
+export interface SampleTranscriptOptions {
+  /** Conversations to answer (the model continues each with an assistant message). */
+  prompts: readonly Message[][];
+  renderer: Renderer;
+  /** Maximum sampled tokens per answer. Default 64. */
+  maxTokens?: number;
+  /** Default 0 (greedy), so transcripts of two runs compare. */
+  temperature?: number;
+  /** Sampling seed. Default 0. */
+  seed?: number;
+  /** Metric prefix and transcript file prefix. Default `samples`. */
+  name?: string;
+  /** Optional reference answers shown beside the samples (same order as `prompts`). */
+  references?: readonly (string | undefined)[];
+}
+
+/**
+ * Samples an answer to each prompt from the current weights and writes `transcripts/<name>_step_NNNNNN.html`.
+ * Reports `<name>/mean_tokens` and, with references, `<name>/exact_match` (fraction of answers equal to the
+ * reference after trimming).
+ */
+export class SampleTranscriptEvaluator implements SamplingClientEvaluator {
+  readonly kind = 'sampling_client' as const;
+  readonly name: string;
+  private readonly options: SampleTranscriptOptions;
+
+  constructor(options: SampleTranscriptOptions) {
+    this.options = options;
+    this.name = options.name ?? 'samples';
+  }
+
+  async evaluate(client: SamplingClientLike, ctx: EvalContext): Promise<Record<string, number>> {
+    const { prompts, renderer } = this.options;
+    const stop = renderer.getStopSequences();
+    const results = await Promise.all(
+      prompts.map((messages) =>
+        client.sample({
+          prompt: renderer.buildGenerationPrompt(messages),
+          numSamples: 1,
+          samplingParams: {
+            maxTokens: this.options.maxTokens ?? 64,
+            temperature: this.options.temperature ?? 0,
+            seed: this.options.seed ?? 0,
+            stop,
+          },
+        }),
+      ),
+    );
+    const transcript = new Transcript(`${this.name} after ${ctx.step} steps`);
+    let tokens = 0;
+    let matches = 0;
+    const refs = this.options.references;
+    for (const [i, res] of results.entries()) {
+      const seq = res.sequences[0];
+      const tokensOut = seq?.tokens ?? [];
+      tokens += tokensOut.length;
+      const reply = renderer.parseResponse(tokensOut).message;
+      const section = transcript.section(`Prompt ${i + 1}`);
+      section.add(new ConversationFormatter([...prompts[i]!, reply]));
+      const ref = refs?.[i];
+      if (ref !== undefined) {
+        const text =
+          typeof reply.content === 'string'
+            ? reply.content
+            : reply.content.map((p) => ('text' in p ? p.text : '')).join('');
+        if (text.trim() === ref.trim()) matches++;
+        section.text(`reference: ${ref}`);
+      }
+    }
+    await transcript.write(
+      join(ctx.logPath, 'transcripts', `${this.name}_step_${String(ctx.step).padStart(6, '0')}.html`),
+    );
+    const metrics: Record<string, number> = {
+      [`${this.name}/mean_tokens`]: prompts.length > 0 ? tokens / prompts.length : 0,
+    };
+    if (refs !== undefined && prompts.length > 0) metrics[`${this.name}/exact_match`] = matches / prompts.length;
+    return metrics;
+  }
+}

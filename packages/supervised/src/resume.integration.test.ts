@@ -1,0 +1,76 @@
+/**
+ * End to end against the embedded service (`@cookbook/local-tinker`): real LoRA training on local/qwen3-tiny, a run
+ * interrupted mid-way and resumed logs exactly the metrics of an uninterrupted run.
+ */
+import { join } from 'node:path';
+import { ServiceClient } from '@cookbook/tinker-client';
+import { describe, expect, it } from 'vitest';
+import { arithmeticLines, tempDir, writeLines } from './__tests__/helpers.js';
+import { readCheckpointSummary, readMetricRows } from './__tests__/run-helpers.js';
+import { fromConversationFile } from './conversation-file.js';
+import { type SupervisedTrainConfig, trainSupervised } from './train.js';
+import type { ServiceClientLike } from './types.js';
+
+type LocalTinkerModule = {
+  startLocalTinker(options: { port?: number; root?: string }): Promise<{ baseURL: string; close(): Promise<void> }>;
+};
+
+const localTinker: LocalTinkerModule | undefined = await import('@cookbook/local-tinker' as string).then(
+  (m: LocalTinkerModule) => (typeof m.startLocalTinker === 'function' ? m : undefined),
+  () => undefined,
+);
+
+class Crash extends Error {}
+
+describe.skipIf(localTinker === undefined)('trainSupervised on the embedded service', () => {
+  it('resumes an interrupted run to the same metrics as an uninterrupted one', async () => {
+    const dir = tempDir();
+    const server = await localTinker!.startLocalTinker({ port: 0, root: join(dir, 'service') });
+    const service = new ServiceClient({ baseURL: server.baseURL });
+    try {
+      const data = writeLines(dir, 'conv.jsonl', arithmeticLines(16));
+      const config = (logPath: string, extra: Partial<SupervisedTrainConfig> = {}): SupervisedTrainConfig => ({
+        logPath,
+        modelName: 'local/qwen3-tiny',
+        dataset: fromConversationFile({
+          filePath: data,
+          common: { modelNameForTokenizer: 'local/qwen3-tiny', batchSize: 2, maxLength: 48 },
+          testSize: 4,
+        }),
+        serviceClient: service as unknown as ServiceClientLike,
+        learningRate: 1e-2,
+        loraRank: 8,
+        maxSteps: 5,
+        saveEvery: 2,
+        evalEvery: 3,
+        behaviorIfLogDirExists: 'resume',
+        console: false,
+        writeReport: false,
+        log: () => {},
+        ...extra,
+      });
+      const refPath = join(dir, 'ref');
+      await trainSupervised(config(refPath));
+      const ref = readMetricRows(refPath);
+      expect(ref.at(-1)!['test/nll'] as number).toBeLessThan(ref[0]!['test/nll'] as number);
+
+      const runPath = join(dir, 'run');
+      await expect(
+        trainSupervised(
+          config(runPath, {
+            onStepLogged: (step) => {
+              if (step === 3) throw new Crash('interrupted');
+            },
+          }),
+        ),
+      ).rejects.toBeInstanceOf(Crash);
+      const resumed = await trainSupervised(config(runPath));
+      expect(resumed.startStep).toBe(2);
+      expect(readMetricRows(runPath)).toEqual(ref);
+      expect(readCheckpointSummary(runPath)).toEqual(readCheckpointSummary(refPath));
+    } finally {
+      await service.close();
+      await server.close();
+    }
+  }, 120_000);
+});
