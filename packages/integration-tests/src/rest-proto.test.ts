@@ -209,6 +209,67 @@ describe('protobuf forward_backward (SDK ≥ 0.25)', () => {
     }
   });
 
+  it('the client can send forward_backward as protobuf through its encoder seam, with the same results as JSON', async () => {
+    const { ServiceClient } = await import('@cookbook/tinker-client');
+    const { service, stop } = await startPair({ root });
+    const int32 = (xs: number[]) => new Uint8Array(new Int32Array(xs).buffer);
+    const f32 = (xs: number[]) => new Uint8Array(new Float32Array(xs).buffer);
+    const int64 = (xs: number[]) => new Uint8Array(new BigInt64Array(xs.map(BigInt)).buffer);
+    let encoded = 0;
+    const proto = new ServiceClient({
+      baseURL: service.baseURL,
+      warn: () => undefined,
+      forwardBackwardEncoder: {
+        encode(req) {
+          encoded++;
+          const msg = ForwardBackwardRequestProto.fromObject({
+            model_id: req.model_id,
+            seq_id: req.seq_id,
+            loss_fn: req.forward_backward_input.loss_fn,
+            forward_only: req.forward_only,
+            data: req.forward_backward_input.data.map((d) => ({
+              model_input: d.model_input.chunks.map((c) => ({
+                encoded_text: { tokens: int32(c.type === 'encoded_text' ? c.tokens : []) },
+              })),
+              loss_fn_inputs: Object.fromEntries(
+                Object.entries(d.loss_fn_inputs).map(([k, t]) => [
+                  k,
+                  {
+                    dense: t.dtype === 'int64' ? int64(t.data) : f32(t.data),
+                    dtype: t.dtype === 'int64' ? 2 : 1,
+                    shape: t.shape ?? [t.data.length],
+                  },
+                ]),
+              ),
+            })),
+          });
+          return { data: ForwardBackwardRequestProto.encode(msg).finish(), contentType: 'application/x-protobuf' };
+        },
+      },
+    });
+    const { ServiceClient: SC } = await import('@cookbook/tinker-client');
+    const json = new SC({ baseURL: service.baseURL, warn: () => undefined });
+    try {
+      const run = async (sc: InstanceType<typeof SC>) => {
+        const tc = await sc.createLoraTrainingClient({ baseModel: MODEL, rank: 4, seed: 9 });
+        const losses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const fb = tc.forwardBackward(fixedBatch(i, 2, 8), 'cross_entropy');
+          void tc.optimStep({ learningRate: 1e-2 });
+          losses.push((await fb).metrics['loss:sum']!);
+        }
+        losses.push((await tc.forward(fixedBatch(5, 2, 8), 'cross_entropy')).metrics['loss:sum']!);
+        return losses;
+      };
+      expect(await run(proto)).toEqual(await run(json));
+      expect(encoded).toBe(4);
+    } finally {
+      await proto.close();
+      await json.close();
+      await stop();
+    }
+  });
+
   it('rejects a body that is not protobuf with a 400', async () => {
     const { service, stop } = await startPair({ root });
     try {

@@ -49,7 +49,9 @@ export {
 export { type CustomLossFn, type CustomLossResult, TrainingClient, type TrainingModelInfo } from './training-client.js';
 export type {
   AdamParams,
+  ForwardBackwardEncoder,
   ForwardBackwardOutput,
+  ForwardBackwardWireRequest,
   LoraConfig,
   LossFnType,
   SampledSequence,

@@ -10,7 +10,7 @@ import { ClientHolder } from './internal/holder.js';
 import { RestClient } from './rest-client.js';
 import { SamplingClient } from './sampling-client.js';
 import { TrainingClient } from './training-client.js';
-import { type LoraConfig, loraConfigToWire } from './types.js';
+import { type ForwardBackwardEncoder, type LoraConfig, loraConfigToWire } from './types.js';
 import {
   type ClientConfigResponse,
   ClientConfigResponseSchema,
@@ -50,6 +50,8 @@ export interface ServiceClientOptions {
   userMetadata?: Record<string, unknown>;
   /** Where warnings and notices go. Default: console.warn. */
   warn?: (message: string) => void;
+  /** Encode forward_backward bodies (e.g. protobuf for servers that require it). Default: JSON. */
+  forwardBackwardEncoder?: ForwardBackwardEncoder;
 }
 
 /** How the embedded service is started when no server is configured. */
@@ -177,6 +179,7 @@ export class ServiceClient {
       flags as ClientConfigResponse,
       this.options.pollTimeoutMs ?? 45_000,
     );
+    holder.forwardBackwardEncoder = this.options.forwardBackwardEncoder;
     this.startHeartbeat(holder);
     return holder;
   }

@@ -100,6 +100,17 @@ export class TrainingClient {
   ): Promise<Submitted[]> {
     const post = (chunk: WireDatum[], seqId: number) => {
       const input = { data: chunk, loss_fn: lossFn, ...(lossFnConfig ? { loss_fn_config: lossFnConfig } : {}) };
+      const encoder = this.holder.forwardBackwardEncoder;
+      if (encoder) {
+        // Binary bodies always go to /forward_backward; forward_only selects a forward pass.
+        const rawBody = encoder.encode({
+          model_id: this.modelId,
+          seq_id: seqId,
+          forward_backward_input: input,
+          forward_only: kind === 'forward',
+        });
+        return this.holder.submit('/api/v1/forward_backward', undefined, { rawBody });
+      }
       const body =
         kind === 'forward'
           ? { forward_input: input, model_id: this.modelId, seq_id: seqId }

@@ -137,3 +137,19 @@ export function sampleResponseFromWire(w: WireSampleResponse): SampleResponse {
   if (w.topk_prompt_logprobs !== undefined) out.topkPromptLogprobs = w.topk_prompt_logprobs;
   return out;
 }
+
+/** The JSON request a forward_backward encoder receives (forward when `forward_only`). */
+export interface ForwardBackwardWireRequest {
+  model_id: string;
+  seq_id: number;
+  forward_backward_input: { data: WireDatum[]; loss_fn: LossFnType; loss_fn_config?: Record<string, number> };
+  forward_only: boolean;
+}
+
+/**
+ * The seam for binary forward_backward bodies (SDK ≥ 0.25 sends protobuf, optionally zstd-compressed): given the
+ * request, return the bytes and their content type. The client sends JSON unless an encoder is configured.
+ */
+export interface ForwardBackwardEncoder {
+  encode(request: ForwardBackwardWireRequest): { data: Uint8Array; contentType: string; contentEncoding?: string };
+}

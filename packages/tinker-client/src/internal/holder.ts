@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { pollFuture } from '../api-future.js';
 import { type HttpClient, sleep } from '../http.js';
+import type { ForwardBackwardEncoder } from '../types.js';
 import { type ClientConfigResponse, type FutureRequestType, UntypedAPIFutureSchema } from '../wire.js';
 
 /** A submitted request: its id and how long the submission took. */
@@ -18,6 +19,8 @@ export class ClientHolder {
   readonly sessionId: string;
   readonly flags: ClientConfigResponse;
   readonly pollTimeoutMs: number;
+  /** Sends forward_backward bodies in a binary encoding (protobuf) instead of JSON, when set. */
+  forwardBackwardEncoder: ForwardBackwardEncoder | undefined;
   private samplingSessionSeqId = 0;
   private modelSeqId = 0;
   private samplePauseUntil = 0;
@@ -54,13 +57,17 @@ export class ClientHolder {
   async submit(
     path: string,
     body: unknown,
-    options: { maxRetries?: number; headers?: Record<string, string> } = {},
+    options: {
+      maxRetries?: number;
+      headers?: Record<string, string>;
+      rawBody?: { data: Uint8Array; contentType: string; contentEncoding?: string };
+    } = {},
   ): Promise<Submitted> {
     const start = performance.now();
     const { data } = await this.http.request({
       method: 'POST',
       path,
-      body,
+      ...(options.rawBody ? { rawBody: options.rawBody } : { body }),
       schema: UntypedAPIFutureSchema,
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.headers ? { headers: options.headers } : {}),
