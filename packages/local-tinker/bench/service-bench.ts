@@ -14,7 +14,8 @@ import { startLocalTinker } from '../src/index.js';
 
 const MODEL = 'local/qwen3-tiny';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const line = (name: string, value: number, unit: string) => console.log(`${name.padEnd(52)} ${value.toFixed(2)} ${unit}`);
+const line = (name: string, value: number, unit: string) =>
+  console.log(`${name.padEnd(52)} ${value.toFixed(2)} ${unit}`);
 
 const root = await mkdtemp(join(tmpdir(), 'cookbook-bench-'));
 const service = await startLocalTinker({ root });
@@ -27,7 +28,15 @@ try {
 
   // Engine time for the same minimal forward_backward, without HTTP.
   const engineModel = createLoraModel(await loadBaseModel(MODEL), { rank: 8 });
-  const engineData = [{ tokens: [1], lossFnInputs: { target_tokens: { data: [2], dtype: 'int64' as const }, weights: { data: [1], dtype: 'float32' as const } } }];
+  const engineData = [
+    {
+      tokens: [1],
+      lossFnInputs: {
+        target_tokens: { data: [2], dtype: 'int64' as const },
+        weights: { data: [1], dtype: 'float32' as const },
+      },
+    },
+  ];
   const engineTimes: number[] = [];
   for (let i = 0; i < 30; i++) {
     const t = performance.now();
@@ -48,7 +57,10 @@ try {
   const sub = await fetch(`${service.baseURL}/api/v1/optim_step`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ adam_params: {}, model_id: (await client.createLoraTrainingClient({ baseModel: MODEL, rank: 2 })).modelId }),
+    body: JSON.stringify({
+      adam_params: {},
+      model_id: (await client.createLoraTrainingClient({ baseModel: MODEL, rank: 2 })).modelId,
+    }),
   });
   const { request_id } = (await sub.json()) as { request_id: string };
   const polls: number[] = [];
@@ -82,7 +94,10 @@ try {
   let t = performance.now();
   const pending: Promise<unknown>[] = [];
   for (let i = 0; i < steps; i++) {
-    pending.push(Promise.resolve(tc.forwardBackward(batch, 'cross_entropy')), Promise.resolve(tc.optimStep({ learningRate: 1e-3 })));
+    pending.push(
+      Promise.resolve(tc.forwardBackward(batch, 'cross_entropy')),
+      Promise.resolve(tc.optimStep({ learningRate: 1e-3 })),
+    );
     if (pending.length > 4) await pending.splice(0, 2)[1];
   }
   await Promise.all(pending);
