@@ -211,3 +211,15 @@ describe('authentication and binding', () => {
     );
   });
 });
+
+describe('memory bounds of a long run', () => {
+  it('keeps only the most recent ephemeral samplers; older ones get a 404 that says why', async () => {
+    const samplers = [];
+    for (let i = 0; i < 18; i++) samplers.push(await tc.saveWeightsAndGetSamplingClient());
+    const { ModelInput } = await import('@cookbook/core');
+    const prompt = ModelInput.fromInts([1, 2, 3]);
+    const last = await samplers.at(-1)!.sample({ prompt, samplingParams: { maxTokens: 1 } });
+    expect(last.sequences).toHaveLength(1);
+    await expect(samplers[0]!.sample({ prompt, samplingParams: { maxTokens: 1 } })).rejects.toThrow(/dropped after the 16 most recent/);
+  });
+});

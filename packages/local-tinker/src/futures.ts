@@ -17,6 +17,8 @@ interface Entry {
   value?: unknown;
   failure?: FutureFailure;
   completedAt?: number;
+  /** When the result is dropped: completion + TTL, or shortly after its first delivery. */
+  expiresAt?: number;
   waiters: Set<() => void>;
 }
 
@@ -32,10 +34,17 @@ export class FutureTable {
   private readonly entries = new Map<string, Entry>();
   private readonly expired = new Set<string>();
   private readonly ttlMs: number;
+  private readonly deliveredTtlMs: number;
   private sweeper: ReturnType<typeof setInterval>;
 
-  constructor(ttlMs: number) {
+  /**
+   * @param ttlMs how long an unretrieved result is kept after completion
+   * @param deliveredTtlMs how long a result is kept once it has been delivered (for a client's retry of a poll
+   *   whose answer was lost); keeping results longer would grow memory with every step of a long run
+   */
+  constructor(ttlMs: number, deliveredTtlMs = 60_000) {
     this.ttlMs = ttlMs;
+    this.deliveredTtlMs = Math.min(ttlMs, deliveredTtlMs);
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(ttlMs, 60_000)));
     this.sweeper.unref();
   }
@@ -61,6 +70,7 @@ export class FutureTable {
   private settle(entry: Entry, outcome: { value?: unknown; failure?: FutureFailure }): void {
     entry.state = 'done';
     entry.completedAt = Date.now();
+    entry.expiresAt = entry.completedAt + this.ttlMs;
     if (outcome.failure) entry.failure = outcome.failure;
     else entry.value = outcome.value;
     for (const w of entry.waiters) w();
@@ -71,11 +81,14 @@ export class FutureTable {
     const e = this.entries.get(id);
     if (!e) return this.expired.has(id) ? { kind: 'expired' } : { kind: 'unknown' };
     if (e.state === 'pending') return { kind: 'pending' };
-    if (e.completedAt !== undefined && Date.now() - e.completedAt > this.ttlMs) {
+    const now = Date.now();
+    if (e.expiresAt !== undefined && now > e.expiresAt) {
       this.entries.delete(id);
-      this.expired.add(id);
+      this.markExpired(id);
       return { kind: 'expired' };
     }
+    // Delivered: keep it only briefly from now on.
+    e.expiresAt = Math.min(e.expiresAt ?? now + this.ttlMs, now + this.deliveredTtlMs);
     return e.failure ? { kind: 'failed', failure: e.failure } : { kind: 'done', value: e.value };
   }
 
@@ -106,12 +119,18 @@ export class FutureTable {
     }
   }
 
+  /** Remember an expired id (to answer 410, not 404), keeping at most the last 100 000. */
+  private markExpired(id: string): void {
+    this.expired.add(id);
+    if (this.expired.size > 100_000) this.expired.delete(this.expired.values().next().value!);
+  }
+
   private sweep(): void {
     const now = Date.now();
     for (const [id, e] of this.entries) {
-      if (e.completedAt !== undefined && now - e.completedAt > this.ttlMs) {
+      if (e.expiresAt !== undefined && now > e.expiresAt) {
         this.entries.delete(id);
-        this.expired.add(id);
+        this.markExpired(id);
       }
     }
   }

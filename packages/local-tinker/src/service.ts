@@ -121,9 +121,16 @@ interface SamplerState {
   id: string;
   baseModel: string;
   modelPath?: string;
-  sampler: Promise<Sampler>;
+  /** The loaded sampler; undefined after eviction when `load` can bring it back. */
+  sampler: Promise<Sampler> | undefined;
+  /** Reloads a sampler backed by files (base model or a saved checkpoint); absent for ephemeral snapshots. */
+  load?: () => Promise<Sampler>;
+  lastUsed: number;
   sampleSeen: Map<number, { hash: string; requestId: string }>;
 }
+
+/** Loaded samplers kept in memory; the least recently used beyond this are dropped (file-backed ones reload). */
+const MAX_LIVE_SAMPLERS = 16;
 
 /** Serialises engine work so training and sampling interleave one operation at a time. */
 class Executor {
@@ -799,8 +806,10 @@ export class LocalTinkerService {
         id: samplerId,
         baseModel: m.base.name,
         sampler: Promise.resolve(sampler),
+        lastUsed: Date.now(),
         sampleSeen: new Map(),
       });
+      this.evictSamplers();
       this.sessions.get(sessionId)?.samplerIds.add(samplerId);
       return { sampling_session_id: samplerId, type: 'save_weights_for_sampler' };
     });
@@ -887,15 +896,29 @@ export class LocalTinkerService {
       const run = await this.storage.readRun(ckpt.runId);
       if (!record || !run) throw new HttpError(404, `checkpoint ${modelPath} does not exist`);
       const adapterDir = join(this.storage.checkpointDir(ckpt.runId, ckpt.kind, ckpt.name), 'adapter');
-      const sampler = this.executor.run(async () => loadSampler(await this.baseModel(run.base_model), adapterDir));
-      sampler.catch(() => undefined);
-      return { id, baseModel: run.base_model, modelPath, sampler, sampleSeen: new Map() };
+      const load = () => {
+        const p = this.executor.run(async () => loadSampler(await this.baseModel(run.base_model), adapterDir));
+        p.catch(() => undefined);
+        return p;
+      };
+      return {
+        id,
+        baseModel: run.base_model,
+        modelPath,
+        sampler: load(),
+        load,
+        lastUsed: Date.now(),
+        sampleSeen: new Map(),
+      };
     }
     if (baseModel === undefined) throw new HttpError(400, 'give either base_model or model_path');
     this.checkBaseModelName(baseModel);
-    const sampler = this.executor.run(async () => loadSampler(await this.baseModel(baseModel), null));
-    sampler.catch(() => undefined);
-    return { id, baseModel, sampler, sampleSeen: new Map() };
+    const load = () => {
+      const p = this.executor.run(async () => loadSampler(await this.baseModel(baseModel), null));
+      p.catch(() => undefined);
+      return p;
+    };
+    return { id, baseModel, sampler: load(), load, lastUsed: Date.now(), sampleSeen: new Map() };
   }
 
   private async createSamplingSession(body: unknown) {
@@ -914,6 +937,7 @@ export class LocalTinkerService {
     }
     const state = await this.samplerFor(b.base_model, b.model_path, id);
     this.samplers.set(id, state);
+    this.evictSamplers();
     session.samplerIds.add(id);
     return { type: 'create_sampling_session', sampling_session_id: id };
   }
@@ -923,7 +947,12 @@ export class LocalTinkerService {
     let state: SamplerState;
     if (b.sampling_session_id !== undefined) {
       const s = this.samplers.get(b.sampling_session_id);
-      if (!s) throw new HttpError(404, `unknown sampling_session_id "${b.sampling_session_id}"`);
+      if (!s) {
+        throw new HttpError(
+          404,
+          `unknown sampling_session_id "${b.sampling_session_id}" (ephemeral samplers are dropped after the ${MAX_LIVE_SAMPLERS} most recent; save sampler weights by name to keep one)`,
+        );
+      }
       state = s;
     } else {
       state = await this.samplerFor(b.base_model, b.model_path, 'direct');
@@ -948,6 +977,9 @@ export class LocalTinkerService {
     const p = b.sampling_params;
     const work = this.executor.run(
       this.wrap(async () => {
+        state.lastUsed = Date.now();
+        state.sampler ??= state.load?.();
+        if (state.sampler === undefined) throw userError(`sampler ${state.id} is no longer loaded`);
         const sampler = await state.sampler;
         const r = sampler.sample(prompt, {
           numSamples: b.num_samples,
@@ -971,8 +1003,28 @@ export class LocalTinkerService {
       }),
     );
     const requestId = this.futures.create(work);
-    if (b.seq_id !== undefined) state.sampleSeen.set(b.seq_id, { hash, requestId });
+    if (b.seq_id !== undefined) {
+      state.sampleSeen.set(b.seq_id, { hash, requestId });
+      if (state.sampleSeen.size > 10_000) state.sampleSeen.delete(state.sampleSeen.keys().next().value!);
+    }
     return this.futureReply(requestId);
+  }
+
+  /**
+   * Keep at most MAX_LIVE_SAMPLERS loaded: the least recently used beyond that are unloaded (file-backed ones
+   * reload on their next request) or, for ephemeral snapshots, dropped.
+   */
+  private evictSamplers(): void {
+    const live = [...this.samplers.values()]
+      .filter((s) => s.sampler !== undefined)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const s of live.slice(0, Math.max(0, live.length - MAX_LIVE_SAMPLERS))) {
+      if (s.load) s.sampler = undefined;
+      else {
+        this.samplers.delete(s.id);
+        for (const session of this.sessions.values()) session.samplerIds.delete(s.id);
+      }
+    }
   }
 
   // ------------------------------------------------------------------ futures

@@ -23,10 +23,19 @@ export function chartGroupOf(key: string): string {
   if (key.startsWith('time/')) return 'time';
   const parts = key.split('/').filter((p) => !SPLIT_WORDS.has(p.toLowerCase()));
   if (parts.length > 0) {
-    parts[0] = (parts[0] ?? '').replace(/^(train|test|eval|val|valid|validation)[_-]/i, '');
+    // `train_mean_nll` and `test/nll` are the same quantity on two splits: strip the split and a `mean_` prefix.
+    parts[0] = (parts[0] ?? '').replace(/^(train|test|eval|val|valid|validation)[_-]/i, '').replace(/^mean_/, '');
   }
   const group = parts.filter((p) => p !== '').join('/');
   return group === '' ? key : group;
+}
+
+/** Display order: the quantities a reader looks for first (loss, reward, KL), then the rest, schedule, timings. */
+function chartRank(title: string): number {
+  if (title === 'time') return 3;
+  if (/nll|loss|reward|accuracy|correct|kl|bpb/i.test(title)) return 0;
+  if (/^(learning_rate|progress|epoch)$/.test(title)) return 2;
+  return 1;
 }
 
 /** Merges rows by step (later values win) and builds one series per numeric metric and the chart grouping. */
@@ -65,7 +74,7 @@ export function buildSeries(rows: readonly MetricsRow[]): ReportSeriesData {
   }
   const charts = [...groups.entries()]
     .map(([title, keys]) => ({ title: keys.length === 1 ? (keys[0] ?? title) : title, keys }))
-    .sort((a, b) => Number(a.title === 'time') - Number(b.title === 'time'));
+    .sort((a, b) => chartRank(a.title) - chartRank(b.title));
   return { xLabel: hasStep ? 'step' : 'row', x, series, charts };
 }
 
