@@ -15,3 +15,15 @@ export interface RecipeIO {
   out: (text: string) => void;
   err: (text: string) => void;
 }
+
+/**
+ * Declares a recipe: `run` is typed by `schema` (its config is `z.infer<S>`), and the result is a plain
+ * {@link Recipe}, so recipes with different schemas fit in one list.
+ *
+ * The one cast: `Recipe<S>` is not assignable to `Recipe` because `run` takes `z.infer<S>`, narrower than what
+ * `Recipe['run']` accepts (parameters are contravariant). It is sound here because the CLI only ever calls `run`
+ * with `schema.parse(…)` of the same recipe, i.e. with a `z.infer<S>`.
+ */
+export function defineRecipe<S extends z.ZodType>(recipe: Recipe<S>): Recipe {
+  return recipe as unknown as Recipe;
+}

@@ -9,6 +9,4 @@ import { serve } from './recipes/serve.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 
-export const recipes: Recipe[] = [slBasic as Recipe, slLoop as Recipe, promptDistillation as Recipe];
-recipes.push(rlBasic as Recipe, rlLoop as Recipe, mathRl as Recipe, multiplayer as Recipe);
-recipes.push(serve as Recipe);
+export const recipes: Recipe[] = [slBasic, slLoop, promptDistillation, rlBasic, rlLoop, mathRl, multiplayer, serve];

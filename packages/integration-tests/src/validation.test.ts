@@ -220,6 +220,8 @@ describe('memory bounds of a long run', () => {
     const prompt = ModelInput.fromInts([1, 2, 3]);
     const last = await samplers.at(-1)!.sample({ prompt, samplingParams: { maxTokens: 1 } });
     expect(last.sequences).toHaveLength(1);
-    await expect(samplers[0]!.sample({ prompt, samplingParams: { maxTokens: 1 } })).rejects.toThrow(/dropped after the 16 most recent/);
+    await expect(samplers[0]!.sample({ prompt, samplingParams: { maxTokens: 1 } })).rejects.toThrow(
+      /dropped after the 16 most recent/,
+    );
   });
 });

@@ -3,12 +3,18 @@
  * the loop position it resumes at, and the `tinker://` paths of the full state and the sampler weights. Lines are
  * appended whole; a half-written last line left by a killed process is ignored when reading and cut off before the
  * next append. Difference from upstream: records also carry `step`, the number of optimizer steps the state holds,
- * and `epoch`/`batch` name the NEXT batch to train, so a resume replays nothing.
+ * and `epoch`/`batch` name the NEXT batch to train, so a resume replays nothing; and a resumed run drops the
+ * metrics rows written past its checkpoint ({@link truncateMetricsFrom}), so metrics.jsonl never holds a step twice.
+ *
+ * The training client is structural ({@link CheckpointClient}): `@cookbook/tinker-client`'s TrainingClient fits it,
+ * and so do test fakes; this package does not depend on the client.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appendJsonLine, parseJsonl, repairTruncatedTail } from '@cookbook/logging';
-import { deferred } from './internal/files.js';
+import { writeFileAtomicSync } from './internal/atomic-write.js';
+import { deferred } from './internal/deferred.js';
+import { appendJsonLine, type MetricsRow, parseJsonl, repairTruncatedTail } from './jsonl.js';
+import { METRICS_FILE } from './metrics-logger.js';
 
 /** File name of the checkpoint log inside a log dir. */
 export const CHECKPOINTS_FILE = 'checkpoints.jsonl';
@@ -30,6 +36,11 @@ export interface CheckpointRecord {
   /** `tinker://…/sampler_weights/<name>`: weights for sampling. */
   sampler_path?: string;
   [key: string]: unknown;
+}
+
+/** The checkpoint name for `step` optimizer steps done: `000042` for 42 (6 digits, as upstream). */
+export function checkpointName(step: number): string {
+  return String(step).padStart(6, '0');
 }
 
 /** Every checkpoint record of a log dir, oldest first ([] when there is no file). */
@@ -61,7 +72,7 @@ export function appendCheckpointRecord(logDir: string, record: CheckpointRecord)
 /** What a checkpoint save stores. */
 export type CheckpointKind = 'state' | 'sampler' | 'both';
 
-/** The client calls a checkpoint save needs. */
+/** The client calls a checkpoint save needs (a structural subset of the Tinker TrainingClient). */
 export interface CheckpointClient {
   saveState(name: string, options?: { ttlSeconds?: number }): PromiseLike<{ path: string }>;
   saveWeightsForSampler(name?: string, options?: { ttlSeconds?: number }): PromiseLike<{ path?: string }>;
@@ -115,4 +126,22 @@ export async function saveCheckpoint(
   const record: CheckpointRecord = { name, ...loopState, ...paths };
   appendCheckpointRecord(logDir, record);
   return record;
+}
+
+/**
+ * Drops the rows of `logDir/metrics.jsonl` with `step` ≥ `fromStep` (rows a killed process wrote past the checkpoint
+ * a run resumes from; they are recomputed). The file is rewritten atomically, and only when something changes; a
+ * half-written last line goes too. Returns the number of rows dropped (0 when there is no file).
+ */
+export function truncateMetricsFrom(logDir: string, fromStep: number): number {
+  const path = join(logDir, METRICS_FILE);
+  if (!existsSync(path)) return 0;
+  const text = readFileSync(path, 'utf8');
+  const { records, truncated } = parseJsonl<MetricsRow>(text, path);
+  const kept = records.filter((r) => typeof r.step !== 'number' || r.step < fromStep);
+  const removed = records.length - kept.length;
+  if (removed > 0 || truncated !== undefined || (text.length > 0 && !text.endsWith('\n'))) {
+    writeFileAtomicSync(path, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  }
+  return removed;
 }

@@ -1,4 +1,18 @@
 export {
+  appendCheckpointRecord,
+  CHECKPOINTS_FILE,
+  type CheckpointClient,
+  type CheckpointKind,
+  type CheckpointRecord,
+  checkpointName,
+  getLastCheckpoint,
+  readCheckpoints,
+  type SavedPaths,
+  saveCheckpoint,
+  submitCheckpointSave,
+  truncateMetricsFrom,
+} from './checkpoints.js';
+export {
   ConsoleLogger,
   type ConsoleLoggerOptions,
   formatMetricsTable,
@@ -7,6 +21,7 @@ export {
   type TextSink,
 } from './console-logger.js';
 export { ConversationFormatter, type FormattableMessage, formatMessageHtml } from './conversation-formatter.js';
+export { writeFileAtomicSync } from './internal/atomic-write.js';
 export {
   appendJsonLine,
   type JsonlContents,
@@ -19,6 +34,14 @@ export {
   repairTruncatedTail,
   type SkippedLine,
 } from './jsonl.js';
+export {
+  applyLogDirDecision,
+  type CheckLogDirOptions,
+  checkLogDir,
+  LOG_DIR_BEHAVIORS,
+  type LogDirBehavior,
+  type LogDirDecision,
+} from './log-dir.js';
 export {
   currentTrace,
   type HtmlFormatter,

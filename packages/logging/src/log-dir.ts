@@ -6,8 +6,11 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ConfigError } from '@cookbook/core';
 
+/** The values of {@link LogDirBehavior}, in the order config schemas list them (e.g. for `z.enum`). */
+export const LOG_DIR_BEHAVIORS = ['ask', 'delete', 'resume', 'raise'] as const;
+
 /** Policy for an existing log dir: ask on a terminal, delete it, resume from its checkpoints, or fail. */
-export type LogDirBehavior = 'ask' | 'delete' | 'resume' | 'raise';
+export type LogDirBehavior = (typeof LOG_DIR_BEHAVIORS)[number];
 
 /** The outcome: start in a new dir, delete the old one first, resume in it, or stop without running. */
 export type LogDirDecision = 'fresh' | 'delete' | 'resume' | 'exit';
@@ -41,7 +44,8 @@ async function readlinePrompt(question: string): Promise<string> {
 }
 
 /**
- * Decides what to do with `logDir`. A missing or empty dir is `fresh`. Otherwise `delete` and `resume` are returned
+ * Decides what to do with `logDir`, touching nothing (apply the result with {@link applyLogDirDecision}). A missing or
+ * empty dir is `fresh`. Otherwise `delete` and `resume` are returned
  * as given; `raise` throws; `ask` prompts `[delete, resume, exit]` on a TTY until it gets a valid answer, and throws a
  * ConfigError telling the user to pick a behavior when there is no TTY.
  */

@@ -1,14 +1,3 @@
-export {
-  CHECKPOINTS_FILE,
-  type CheckpointKind,
-  type CheckpointRecord,
-  checkLogDir,
-  checkpointName,
-  getLastCheckpoint,
-  type LogDirBehavior,
-  loadCheckpointRecords,
-  saveCheckpoint,
-} from './checkpoints.js';
 export type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 export {
   assembleTrainingData,

@@ -1,15 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ModelInput } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import {
-  CHECKPOINTS_FILE,
-  checkLogDir,
-  checkpointName,
-  getLastCheckpoint,
-  loadCheckpointRecords,
-} from './checkpoints.js';
 import { trajectoryToData } from './data-processing.js';
 import { computeKlSampleTrain, computeTrajectoryMetrics } from './metrics.js';
 import { type Trajectory, TrajectoryGroup } from './types.js';
@@ -57,30 +47,5 @@ describe('trajectory metrics', () => {
     expect(m['optim/kl_sample_train_v1']).toBeCloseTo(0);
     expect(m['optim/kl_sample_train_v2']).toBeCloseTo(0.125);
     expect(m['optim/entropy']).toBeCloseTo(1);
-  });
-});
-
-describe('checkpoints and log dirs', () => {
-  it('finds the last record with a state path', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rl-ckpt-'));
-    expect(getLastCheckpoint(dir)).toBeUndefined();
-    writeFileSync(
-      join(dir, CHECKPOINTS_FILE),
-      `${JSON.stringify({ name: '000002', batch: 2, state_path: 'a' })}\n${JSON.stringify({ name: '000003', batch: 3, sampler_path: 's' })}\n{"name": "trunc`,
-    );
-    expect(loadCheckpointRecords(dir)).toHaveLength(2);
-    expect(getLastCheckpoint(dir)?.name).toBe('000002');
-    expect(getLastCheckpoint(dir, 'sampler_path')?.name).toBe('000003');
-    expect(checkpointName(42)).toBe('000042');
-  });
-
-  it('applies behavior_if_log_dir_exists', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'rl-logdir-')), 'run');
-    expect(await checkLogDir(dir, 'raise')).toBe('fresh');
-    mkdirSync(dir);
-    await expect(checkLogDir(dir, 'raise')).rejects.toThrow(/already exists/);
-    expect(await checkLogDir(dir, 'resume')).toBe('resume');
-    expect(await checkLogDir(dir, 'delete')).toBe('fresh');
-    expect(existsSync(dir)).toBe(false);
   });
 });

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModelInput } from '@cookbook/core';
+import { readCheckpoints } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { BAD, BANDIT_PROMPT, FakeService, GOOD } from './__fixtures__/fake-tinker.js';
-import { loadCheckpointRecords } from './checkpoints.js';
 import { type RLTrainConfigInput, train } from './train.js';
 import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from './types.js';
 
@@ -102,7 +102,7 @@ describe('sync training on a bandit (fake service)', () => {
       tags: ['bandit'],
     });
     expect(summaries[0].steps[0]).toMatchObject({ step_idx: 0, ob_len: 2, ac_len: 1, episode_done: true });
-    const ckpts = loadCheckpointRecords(logPath);
+    const ckpts = readCheckpoints(logPath);
     expect(ckpts.map((c) => [c.name, c.batch])).toEqual([
       ['000004', 4],
       ['final', 8],

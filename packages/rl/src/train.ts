@@ -6,28 +6,28 @@
  * Differences from upstream: evaluations in the async loop run inline in the training loop; on resume, metric rows
  * at or after the resumed step (written after the last checkpoint) are dropped so each step appears once.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
+import { CheckpointError, ConfigError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
 import {
+  appendCheckpointRecord,
+  applyLogDirDecision,
+  type CheckpointRecord,
+  checkLogDir,
+  checkpointName,
+  getLastCheckpoint,
   initTrace,
+  LOG_DIR_BEHAVIORS,
   logTable,
-  METRICS_FILE,
   type MetricsLogger,
   scopeHeader,
   setupLogging,
+  submitCheckpointSave,
+  truncateMetricsFrom,
   writeRunReport,
 } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import { type ForwardBackwardOutput, ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
-import {
-  type CheckpointRecord,
-  checkLogDir,
-  checkpointName,
-  getLastCheckpoint,
-  saveCheckpoint,
-} from './checkpoints.js';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 import {
   assembleTrainingData,
@@ -110,7 +110,7 @@ export const RLTrainConfigSchema = z.object({
     .default(null)
     .describe('Start from these weights (tinker://…/weights/…), without optimizer state.'),
   behavior_if_log_dir_exists: z
-    .enum(['ask', 'delete', 'resume', 'raise'])
+    .enum(LOG_DIR_BEHAVIORS)
     .default('ask')
     .describe('What to do when log_path exists: resume continues from its last checkpoint.'),
   max_concurrent_groups: z
@@ -181,22 +181,22 @@ function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-/** Drop metric rows at or after `step` (they were logged after the checkpoint we resume from). */
-function truncateMetricsFrom(logPath: string, step: number): void {
-  const path = join(logPath, METRICS_FILE);
-  if (!existsSync(path)) return;
-  const kept = readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => {
-      if (line.trim() === '') return false;
-      try {
-        const row = JSON.parse(line) as { step?: unknown };
-        return !(typeof row.step === 'number' && row.step >= step);
-      } catch {
-        return false;
-      }
-    });
-  writeFileSync(path, kept.length === 0 ? '' : `${kept.join('\n')}\n`);
+/**
+ * Saves the state and the sampler weights and appends the checkpoint record. Unlike the shared `saveCheckpoint`, a
+ * save without a sampler path throws before anything is recorded: the loops sample from that path next.
+ */
+async function saveRlCheckpoint(
+  training: RLTrainingClient,
+  name: string,
+  logPath: string,
+  loopState: Omit<CheckpointRecord, 'name'>,
+  ttlSeconds: number | null,
+): Promise<CheckpointRecord & { sampler_path: string }> {
+  const { sampler_path, ...paths } = await submitCheckpointSave(training, name, { kind: 'both', ttlSeconds });
+  if (sampler_path === undefined) throw new CheckpointError(`save_weights_for_sampler("${name}") returned no path`);
+  const record = { name, ...loopState, ...paths, sampler_path };
+  appendCheckpointRecord(logPath, record);
+  return record;
 }
 
 /** Roll out `builders` with `policy`; the first `numToLog` groups go to an HTML transcript at `transcriptPath`. */
@@ -269,15 +269,14 @@ async function nextSampler(
   let sampler: RLSamplingClient;
   const { save_every, log_path, ttl_seconds } = ctx.config;
   if (save_every > 0 && stepDone % save_every === 0 && stepDone < ctx.endBatch) {
-    const rec = await saveCheckpoint(
+    const rec = await saveRlCheckpoint(
       ctx.training,
       checkpointName(stepDone),
       log_path,
       { batch: stepDone },
-      'both',
-      ttl_seconds ?? undefined,
+      ttl_seconds,
     );
-    sampler = await ctx.service.createSamplingClient({ modelPath: rec.sampler_path! });
+    sampler = await ctx.service.createSamplingClient({ modelPath: rec.sampler_path });
   } else {
     sampler = await ctx.training.saveWeightsAndGetSamplingClient();
   }
@@ -585,11 +584,12 @@ function logRewardsTable(group: TrajectoryGroup): void {
  */
 export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps): Promise<RLTrainResult> {
   const config = RLTrainConfigSchema.parse(configInput);
-  const dirState = await checkLogDir(config.log_path, config.behavior_if_log_dir_exists);
-  if (dirState === 'exit') return { stepsRun: 0, startBatch: 0 };
-  const resume = dirState === 'resume' ? getLastCheckpoint(config.log_path) : undefined;
+  const decision = await checkLogDir(config.log_path, config.behavior_if_log_dir_exists);
+  if (decision === 'exit') return { stepsRun: 0, startBatch: 0 };
+  applyLogDirDecision(config.log_path, decision);
+  const resume = decision === 'resume' ? getLastCheckpoint(config.log_path) : undefined;
   const startBatch = resume?.batch ?? 0;
-  if (dirState === 'resume') truncateMetricsFrom(config.log_path, startBatch);
+  if (decision === 'resume') truncateMetricsFrom(config.log_path, startBatch);
   const logger =
     deps.logger ??
     setupLogging({
@@ -652,12 +652,12 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
 
     let finalCheckpoint: CheckpointRecord | undefined;
     if (startBatch < endBatch) {
-      finalCheckpoint = await saveCheckpoint(
+      finalCheckpoint = await saveRlCheckpoint(
         training,
         'final',
         config.log_path,
         { batch: endBatch, final: true },
-        'both',
+        null,
       );
     }
     return {

@@ -1,17 +1,5 @@
 export { type ChatDatasetCommonConfig, conversationDatumFn, rendererForConfig } from './chat-dataset.js';
 export {
-  appendCheckpointRecord,
-  CHECKPOINTS_FILE,
-  type CheckpointClient,
-  type CheckpointKind,
-  type CheckpointRecord,
-  getLastCheckpoint,
-  readCheckpoints,
-  type SavedPaths,
-  saveCheckpoint,
-  submitCheckpointSave,
-} from './checkpoints.js';
-export {
   conversationFromRecord,
   KNOWN_ROLES,
   MessageSchema,
@@ -51,19 +39,7 @@ export {
   readParquetRecords,
 } from './hub-dataset.js';
 export { seededPermutation, seededRandom } from './internal/prng.js';
-export {
-  applyLogDirDecision,
-  type CheckLogDirOptions,
-  checkLogDir,
-  type LogDirBehavior,
-  type LogDirDecision,
-} from './log-dir.js';
-export {
-  type SupervisedTrainConfig,
-  type SupervisedTrainResult,
-  trainSupervised,
-  truncateMetricsFrom,
-} from './train.js';
+export { type SupervisedTrainConfig, type SupervisedTrainResult, trainSupervised } from './train.js';
 export type {
   EvalContext,
   SamplingClientEvaluator,

@@ -1,11 +1,11 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '@cookbook/core';
+import { getLastCheckpoint, readCheckpoints } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { FakeService } from './__tests__/fake-service.js';
 import { tempDir } from './__tests__/helpers.js';
 import { readCheckpointSummary, readMetricRows, syntheticDatasets } from './__tests__/run-helpers.js';
-import { getLastCheckpoint, readCheckpoints } from './checkpoints.js';
 import { type SupervisedTrainConfig, trainSupervised } from './train.js';
 
 const quiet = { console: false as const, log: () => {}, writeReport: false };

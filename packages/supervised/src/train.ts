@@ -12,7 +12,6 @@
  *   every metrics row at or past the checkpoint's step before appending, so metrics.jsonl never holds a step twice,
  *   whenever the previous process died.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -24,30 +23,30 @@ import {
   timed,
 } from '@cookbook/core';
 import {
-  METRICS_FILE,
+  appendCheckpointRecord,
+  applyLogDirDecision,
+  type CheckLogDirOptions,
+  type CheckpointRecord,
+  checkLogDir,
+  checkpointName,
+  getLastCheckpoint,
+  type LogDirBehavior,
   type MetricsLogger,
-  type MetricsRow,
-  parseJsonl,
+  type SavedPaths,
   setupLogging,
+  submitCheckpointSave,
   type TextSink,
   Transcript,
+  truncateMetricsFrom,
   writeRunReport,
 } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
 import type { AdamParams, ForwardBackwardOutput } from '@cookbook/tinker-client';
-import {
-  appendCheckpointRecord,
-  type CheckpointRecord,
-  getLastCheckpoint,
-  type SavedPaths,
-  submitCheckpointSave,
-} from './checkpoints.js';
 import { computeMeanNll, datumWeights } from './conversation-to-datum.js';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from './dataset.js';
 import { NLLEvaluator } from './evaluators.js';
 import { DatumFormatter } from './internal/datum-html.js';
-import { deferred, writeFileAtomicSync } from './internal/files.js';
-import { applyLogDirDecision, type CheckLogDirOptions, checkLogDir, type LogDirBehavior } from './log-dir.js';
+import { deferred } from './internal/files.js';
 import type { ServiceClientLike, SupervisedEvaluator, TrainingClientLike } from './types.js';
 
 /** Configuration of {@link trainSupervised}; defaults follow upstream `train.Config`. */
@@ -139,22 +138,6 @@ interface SubmittedStep {
   optim: Promise<{ metrics: Record<string, number> }>;
   metrics: Record<string, number>;
   save: { name: string; paths: Promise<SavedPaths>; record: Omit<CheckpointRecord, 'name'> } | undefined;
-}
-
-const checkpointName = (step: number) => String(step).padStart(6, '0');
-
-/** Drops metrics rows with step ≥ `fromStep` (rewritten atomically); a half-written last line goes too. */
-export function truncateMetricsFrom(logPath: string, fromStep: number): number {
-  const path = join(logPath, METRICS_FILE);
-  if (!existsSync(path)) return 0;
-  const text = readFileSync(path, 'utf8');
-  const { records, truncated } = parseJsonl<MetricsRow>(text, path);
-  const kept = records.filter((r) => typeof r.step !== 'number' || r.step < fromStep);
-  const removed = records.length - kept.length;
-  if (removed > 0 || truncated !== undefined || (text.length > 0 && !text.endsWith('\n'))) {
-    writeFileAtomicSync(path, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
-  }
-  return removed;
 }
 
 function serialisableConfig(config: SupervisedTrainConfig): Record<string, unknown> {

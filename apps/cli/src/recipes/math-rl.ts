@@ -5,7 +5,7 @@
  */
 import { buildMathDatasets } from '@cookbook/rl';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
+import { defineRecipe } from '../recipe.js';
 import { rlCommonFields, rlRenderer, runRlRecipe } from './rl-common.js';
 
 export const mathRlSchema = z.object({
@@ -35,7 +35,7 @@ export const mathRlSchema = z.object({
   ...rlCommonFields,
 });
 
-export const mathRl: Recipe<typeof mathRlSchema> = {
+export const mathRl = defineRecipe({
   name: 'math_rl',
   description: 'RL on math with verifiable rewards; sync, stream minibatch or async (default: arithmetic, offline)',
   schema: mathRlSchema,
@@ -76,4 +76,4 @@ export const mathRl: Recipe<typeof mathRlSchema> = {
       extra,
     );
   },
-};
+});

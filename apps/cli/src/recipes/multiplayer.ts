@@ -8,8 +8,9 @@ import type { MessageCompleter } from '@cookbook/core';
 import { TinkerMessageCompleter } from '@cookbook/renderers';
 import { GuessNumberDataset, RuleBasedAnswerer, TicTacToeDataset, TwentyQuestionsDataset } from '@cookbook/rl';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
-import { connectRlService, rlCommonFields, rlRenderer, runRlRecipe } from './rl-common.js';
+import { defineRecipe } from '../recipe.js';
+import { connectService } from './common.js';
+import { rlCommonFields, rlRenderer, runRlRecipe } from './rl-common.js';
 
 export const multiplayerSchema = z.object({
   log_path: z.string().default('.cookbook-runs/multiplayer').describe('Run folder: metrics, checkpoints, transcripts'),
@@ -24,7 +25,7 @@ export const multiplayerSchema = z.object({
   ...rlCommonFields,
 });
 
-export const multiplayer: Recipe<typeof multiplayerSchema> = {
+export const multiplayer = defineRecipe({
   name: 'multiplayer',
   description: 'Multi-turn / multi-agent RL: guess_number | twenty_questions | tic_tac_toe (offline defaults)',
   schema: multiplayerSchema,
@@ -32,7 +33,7 @@ export const multiplayer: Recipe<typeof multiplayerSchema> = {
     const renderer = rlRenderer(config);
     let answerer: MessageCompleter = new RuleBasedAnswerer();
     if (config.env === 'twenty_questions' && config.answerer === 'model') {
-      const service = await connectRlService(config.base_url);
+      const service = await connectService(config.base_url);
       const sampler = await service.createSamplingClient({ baseModel: config.answerer_model ?? config.model_name });
       answerer = new TinkerMessageCompleter({ samplingClient: sampler, renderer, maxTokens: 5, temperature: 0 });
     }
@@ -74,4 +75,4 @@ export const multiplayer: Recipe<typeof multiplayerSchema> = {
     };
     await runRlRecipe(config, datasetBuilder, io);
   },
-};
+});

@@ -12,19 +12,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, getTextContent, type Message } from '@cookbook/core';
+import { applyLogDirDecision, checkLogDir, writeFileAtomicSync } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
 import {
-  applyLogDirDecision,
-  checkLogDir,
   fromConversationFile,
   readConversationFile,
   SampleTranscriptEvaluator,
   trainSupervised,
 } from '@cookbook/supervised';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
-import { writeFileAtomicSync } from './prompt-distillation-files.js';
-import { commonFields, connectService, resolveLearningRate } from './sl-common.js';
+import { defineRecipe } from '../recipe.js';
+import { connectService } from './common.js';
+import { commonFields, resolveLearningRate } from './sl-common.js';
 
 /** The sentences shipped with the CLI (original text, eight languages). */
 export const EXAMPLE_SENTENCES = fileURLToPath(
@@ -93,7 +92,7 @@ function readQuestions(path: string): string[] {
   return lines;
 }
 
-export const promptDistillation: Recipe<typeof promptDistillationSchema> = {
+export const promptDistillation = defineRecipe({
   name: 'prompt_distillation',
   description:
     'Teacher answers with a long system prompt; the student learns the behaviour without it (offline: mechanics on ' +
@@ -211,4 +210,4 @@ export const promptDistillation: Recipe<typeof promptDistillationSchema> = {
       await service.close();
     }
   },
-};
+});

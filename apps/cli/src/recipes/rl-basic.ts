@@ -5,7 +5,7 @@
  */
 import { buildMathDatasets } from '@cookbook/rl';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
+import { defineRecipe } from '../recipe.js';
 import { rlCommonFields, rlRenderer, runRlRecipe } from './rl-common.js';
 
 export const rlBasicSchema = z.object({
@@ -16,7 +16,7 @@ export const rlBasicSchema = z.object({
   ...rlCommonFields,
 });
 
-export const rlBasic: Recipe<typeof rlBasicSchema> = {
+export const rlBasic = defineRecipe({
   name: 'rl_basic',
   description: 'RL blueprint: math problems, GRPO-style groups (default: arithmetic on local/qwen3-tiny, offline)',
   schema: rlBasicSchema,
@@ -38,4 +38,4 @@ export const rlBasic: Recipe<typeof rlBasicSchema> = {
       io,
     );
   },
-};
+});

@@ -1,27 +1,23 @@
 /**
- * Pieces shared by the RL recipes (rl_basic, math_rl, multiplayer): config fields, the service connection, the
- * renderer, and a runner that prints one line per step and the reward curve at the end.
+ * Pieces shared by the RL recipes (rl_basic, math_rl, multiplayer): config fields, the learning-rate default, the
+ * renderer, and a runner that prints one line per step and the reward curve at the end. What supervised recipes
+ * share too is in `common.ts`.
  */
 import { join } from 'node:path';
-import { ConfigError, getLr } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import { type RLDatasetBuilder, type RLTrainConfigInput, type RLTrainDeps, train } from '@cookbook/rl';
-import { ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import type { RecipeIO } from '../recipe.js';
-
-/** Default model: the built-in tiny Qwen3 of the embedded service. */
-export const RL_DEFAULT_MODEL = 'local/qwen3-tiny';
+import { connectService, DEFAULT_MODEL, modelFields, resolveLearningRateWith, runFields } from './common.js';
 
 /** Config fields every RL recipe has (snake_case, as on upstream's command lines). */
 export const rlCommonFields = {
   model_name: z
     .string()
-    .default(RL_DEFAULT_MODEL)
+    .default(DEFAULT_MODEL)
     .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
-  renderer_name: z.string().nullable().default(null).describe("Chat format; null = the model's recommended renderer"),
-  lora_rank: z.number().int().positive().default(32).describe('LoRA rank'),
+  ...modelFields,
   learning_rate: z
     .number()
     .positive()
@@ -54,19 +50,7 @@ export const rlCommonFields = {
     .nullable()
     .default(null)
     .describe('Start from these weights (tinker://…/weights/…), fresh optimizer'),
-  behavior_if_log_dir_exists: z
-    .enum(['ask', 'delete', 'resume', 'raise'])
-    .default('ask')
-    .describe('When log_path exists: ask (terminal only), delete, resume from its last checkpoint, or raise'),
-  base_url: z
-    .string()
-    .nullable()
-    .default(null)
-    .describe(
-      'Tinker-compatible server; null = TINKER_BASE_URL, the hosted service with TINKER_API_KEY, else embedded',
-    ),
-  wandb_project: z.string().nullable().default(null).describe('Weights & Biases project (needs WANDB_API_KEY)'),
-  wandb_name: z.string().nullable().default(null).describe('Weights & Biases run name'),
+  ...runFields,
 };
 
 /** The common RL fields, parsed. */
@@ -76,30 +60,13 @@ export type RLCommonConfig = { [K in keyof typeof rlCommonFields]: z.infer<(type
 
 /** The learning rate: explicit, 3e-3 for the built-in tiny models, else upstream's LoRA heuristic / 10 (RL). */
 export function resolveRlLearningRate(modelName: string, learningRate: number | null): number {
-  if (learningRate !== null) return learningRate;
-  if (modelName.startsWith('local/')) return 3e-3;
-  try {
-    return getLr(modelName) / 10;
-  } catch (error) {
-    throw new ConfigError(
-      `no default learning rate for ${modelName} (${error instanceof Error ? error.message : String(error)}); pass learning_rate=...`,
-      { key: 'learning_rate' },
-    );
-  }
+  return resolveLearningRateWith(modelName, learningRate, { tinyModelLr: 3e-3, heuristicDivisor: 10 });
 }
 
 /** The renderer of the run: explicit, else the model's recommended one. */
 export function rlRenderer(config: Pick<RLCommonConfig, 'model_name' | 'renderer_name'>): Renderer {
   const name = config.renderer_name ?? getRecommendedRendererName(config.model_name);
   return getRenderer(name, getTokenizer(config.model_name));
-}
-
-/** A ServiceClient for `base_url` or the environment; without either, the embedded local service. */
-export async function connectRlService(baseUrl: string | null): Promise<ServiceClient> {
-  if (baseUrl === null && !process.env.TINKER_BASE_URL && !process.env.TINKER_API_KEY) {
-    await import('@cookbook/local-tinker');
-  }
-  return new ServiceClient(baseUrl === null ? {} : { baseURL: baseUrl });
 }
 
 /** Run RL with the common fields plus `extra` train settings; prints progress to `io`. */
@@ -110,7 +77,7 @@ export async function runRlRecipe(
   extra: Partial<RLTrainConfigInput> = {},
   deps: Partial<RLTrainDeps> = {},
 ): Promise<void> {
-  const service = await connectRlService(config.base_url);
+  const service = await connectService(config.base_url);
   try {
     const result = await train(
       {

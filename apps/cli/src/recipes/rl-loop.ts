@@ -19,8 +19,9 @@ import {
   parseGsm8kRow,
 } from '@cookbook/rl';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
-import { connectRlService, resolveRlLearningRate, rlRenderer } from './rl-common.js';
+import { defineRecipe } from '../recipe.js';
+import { connectService } from './common.js';
+import { resolveRlLearningRate, rlRenderer } from './rl-common.js';
 
 export const rlLoopSchema = z.object({
   log_path: z.string().default('.cookbook-runs/rl_loop').describe('Run folder: config.json, metrics.jsonl'),
@@ -54,7 +55,7 @@ async function loadProblems(config: z.infer<typeof rlLoopSchema>, count: number)
   return loadGsm8kJsonl(config.gsm8k_path);
 }
 
-export const rlLoop: Recipe<typeof rlLoopSchema> = {
+export const rlLoop = defineRecipe({
   name: 'rl_loop',
   description: 'Minimal GRPO loop in one file, written against the clients (default: arithmetic, offline)',
   schema: rlLoopSchema,
@@ -67,7 +68,7 @@ export const rlLoop: Recipe<typeof rlLoopSchema> = {
     const suffix = config.env === 'arithmetic' ? '' : ' Provide a numerical answer written inside \\boxed{}.';
     mkdirSync(config.log_path, { recursive: true });
     const logger = setupLogging({ logDir: config.log_path, config, console: false });
-    const service = await connectRlService(config.base_url);
+    const service = await connectService(config.base_url);
     try {
       const training = await service.createLoraTrainingClient({ baseModel: config.model_name, rank: config.lora_rank });
       let sampler = await training.saveWeightsAndGetSamplingClient();
@@ -148,4 +149,4 @@ export const rlLoop: Recipe<typeof rlLoopSchema> = {
     }
     io.out(`report: ${join(config.log_path, REPORT_FILE)}`);
   },
-};
+});

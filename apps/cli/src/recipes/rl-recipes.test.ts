@@ -12,7 +12,7 @@ import { rlBasic } from './rl-basic.js';
 import { resolveRlLearningRate } from './rl-common.js';
 import { rlLoop } from './rl-loop.js';
 
-const ours = [rlBasic, rlLoop, mathRl, multiplayer] as unknown as Recipe[];
+const ours: Recipe[] = [rlBasic, rlLoop, mathRl, multiplayer];
 
 function capture() {
   const out: string[] = [];

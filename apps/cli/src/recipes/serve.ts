@@ -4,7 +4,7 @@
  */
 import { defaultRoot, startLocalTinker } from '@cookbook/local-tinker';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
+import { defineRecipe } from '../recipe.js';
 
 export const serveSchema = z.object({
   host: z.string().default('127.0.0.1').describe('Address to bind; anything but loopback requires api_key'),
@@ -24,7 +24,7 @@ export const serveSchema = z.object({
     .describe('How long retrieve_future holds a pending request, ms'),
 });
 
-export const serve: Recipe<typeof serveSchema> = {
+export const serve = defineRecipe({
   name: 'serve',
   description: 'Run the embedded Tinker-compatible service (point TINKER_BASE_URL at it)',
   schema: serveSchema,
@@ -48,4 +48,4 @@ export const serve: Recipe<typeof serveSchema> = {
       process.once('SIGTERM', stop);
     });
   },
-};
+});

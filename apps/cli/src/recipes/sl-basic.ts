@@ -10,8 +10,9 @@ import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
 import { SampleTranscriptEvaluator, trainSupervised } from '@cookbook/supervised';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
-import { commonFields, connectService, datasetFromArg, resolveLearningRate } from './sl-common.js';
+import { defineRecipe } from '../recipe.js';
+import { connectService } from './common.js';
+import { commonFields, datasetFromArg, resolveLearningRate } from './sl-common.js';
 
 export const slBasicSchema = z.object({
   log_path: z
@@ -67,7 +68,7 @@ const SAMPLE_PROMPTS: Message[][] = [
   [{ role: 'user', content: 'Define a planet.' }],
 ];
 
-export const slBasic: Recipe<typeof slBasicSchema> = {
+export const slBasic = defineRecipe({
   name: 'sl_basic',
   description:
     'Supervised fine-tuning on conversations (default: local/qwen3-tiny on the shipped examples, offline, ~1 min). ' +
@@ -138,4 +139,4 @@ export const slBasic: Recipe<typeof slBasicSchema> = {
       await service.close();
     }
   },
-};
+});

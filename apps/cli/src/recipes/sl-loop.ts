@@ -5,23 +5,27 @@
  */
 import { join } from 'node:path';
 import { computeScheduleLrMultiplier, DataError } from '@cookbook/core';
-import { setupLogging } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
 import {
   applyLogDirDecision,
   checkLogDir,
+  checkpointName,
+  getLastCheckpoint,
+  saveCheckpoint,
+  setupLogging,
+  truncateMetricsFrom,
+} from '@cookbook/logging';
+import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import {
   computeMeanNll,
   conversationToDatum,
   datumWeights,
-  getLastCheckpoint,
   readConversationFile,
-  saveCheckpoint,
   seededPermutation,
-  truncateMetricsFrom,
 } from '@cookbook/supervised';
 import { z } from 'zod';
-import type { Recipe } from '../recipe.js';
-import { commonFields, connectService, EXAMPLE_CONVERSATIONS, resolveLearningRate } from './sl-common.js';
+import { defineRecipe } from '../recipe.js';
+import { connectService } from './common.js';
+import { commonFields, EXAMPLE_CONVERSATIONS, resolveLearningRate } from './sl-common.js';
 
 export const slLoopSchema = z.object({
   log_path: z.string().default('.cookbook-runs/sl_loop').describe('Run folder: metrics.jsonl, checkpoints.jsonl'),
@@ -41,7 +45,7 @@ export const slLoopSchema = z.object({
   ...commonFields,
 });
 
-export const slLoop: Recipe<typeof slLoopSchema> = {
+export const slLoop = defineRecipe({
   name: 'sl_loop',
   description:
     'The minimal supervised loop in one flat file (default: local/qwen3-tiny on the shipped examples, offline)',
@@ -113,7 +117,7 @@ export const slLoop: Recipe<typeof slLoopSchema> = {
         // 5. Checkpoint: the state after step+1 updates; resume starts at step+1.
         const done = step + 1;
         if (config.save_every > 0 && done % config.save_every === 0 && done < totalSteps) {
-          await saveCheckpoint(client, String(done).padStart(6, '0'), config.log_path, {
+          await saveCheckpoint(client, checkpointName(done), config.log_path, {
             epoch: 0,
             batch: done,
             step: done,
@@ -132,4 +136,4 @@ export const slLoop: Recipe<typeof slLoopSchema> = {
       await service.close();
     }
   },
-};
+});

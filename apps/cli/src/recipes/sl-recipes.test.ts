@@ -12,7 +12,7 @@ import { slBasic } from './sl-basic.js';
 import { EXAMPLE_CONVERSATIONS, resolveLearningRate } from './sl-common.js';
 import { slLoop } from './sl-loop.js';
 
-const ours = [slBasic, slLoop, promptDistillation] as unknown as Recipe[];
+const ours: Recipe[] = [slBasic, slLoop, promptDistillation];
 
 function capture() {
   const out: string[] = [];

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { TextSink } from '../console-logger.js';
 
 /** A TextSink that keeps what was written. */
@@ -21,4 +22,20 @@ export function collector(isTTY = false): TextSink & { text: () => string } {
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'cookbook-logging-'));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh temp dir for each test of the calling file (removed after it); call the result inside a test. */
+export function useTempDir(): () => string {
+  let current: { dir: string; cleanup: () => Promise<void> } | undefined;
+  beforeEach(async () => {
+    current = await tempDir();
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+  return () => {
+    if (current === undefined) throw new Error('useTempDir: the dir exists only while a test runs');
+    return current.dir;
+  };
 }

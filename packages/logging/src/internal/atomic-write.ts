@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -11,12 +11,21 @@ function tempPathFor(path: string): string {
   );
 }
 
-/** Writes `content` to `path` so readers see either the old file or the whole new one, never a part. */
+/**
+ * Writes `content` to `path` via a synced temp file and a rename, so readers and crashes see either the old file or
+ * the whole new one, never a part.
+ */
 export function writeFileAtomicSync(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
   try {
-    writeFileSync(tmp, content, 'utf8');
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
   } catch (error) {
     rmSync(tmp, { force: true });
