@@ -107,3 +107,23 @@ describe('writeRunReport', () => {
     expect(html).toContain('No transcripts yet.');
   });
 });
+
+describe('chart order', () => {
+  it('puts loss-like charts first, counts and schedules after, timings last', () => {
+    const rows = [
+      {
+        step: 0,
+        'time/step': 1,
+        num_loss_tokens: 5,
+        learning_rate: 1e-3,
+        train_mean_nll: 3,
+        'test/nll': 3.5,
+        progress: 0,
+      },
+      { step: 1, 'time/step': 1, num_loss_tokens: 6, learning_rate: 9e-4, train_mean_nll: 2, progress: 0.5 },
+    ];
+    const titles = buildSeries(rows).charts.map((c) => c.title);
+    expect(titles).toEqual(['nll', 'num_loss_tokens', 'learning_rate', 'progress', 'time/step']);
+    expect(buildSeries(rows).charts[0]!.keys).toEqual(['train_mean_nll', 'test/nll']);
+  });
+});

@@ -33,6 +33,7 @@ export function chartGroupOf(key: string): string {
 /** Display order: the quantities a reader looks for first (loss, reward, KL), then the rest, schedule, timings. */
 function chartRank(title: string): number {
   if (title === 'time') return 3;
+  if (/^num_/.test(title)) return 1; // counts such as num_loss_tokens are not the loss
   if (/nll|loss|reward|accuracy|correct|kl|bpb/i.test(title)) return 0;
   if (/^(learning_rate|progress|epoch)$/.test(title)) return 2;
   return 1;
@@ -73,8 +74,9 @@ export function buildSeries(rows: readonly MetricsRow[]): ReportSeriesData {
     else groups.set(g, [key]);
   }
   const charts = [...groups.entries()]
-    .map(([title, keys]) => ({ title: keys.length === 1 ? (keys[0] ?? title) : title, keys }))
-    .sort((a, b) => chartRank(a.title) - chartRank(b.title));
+    .map(([group, keys]) => ({ group, title: keys.length === 1 ? (keys[0] ?? group) : group, keys }))
+    .sort((a, b) => chartRank(a.group) - chartRank(b.group))
+    .map(({ title, keys }) => ({ title, keys }));
   return { xLabel: hasStep ? 'step' : 'row', x, series, charts };
 }
 
