@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from './__fixtures__/test-utils.js';
 import { buildSeries, chartGroupOf } from './internal/report-data.js';
+import type { MetricsRow } from './jsonl.js';
 import { Transcript } from './logtree.js';
 import { setupLogging } from './metrics-logger.js';
 import { writeRunReport } from './run-report.js';
