@@ -111,7 +111,7 @@ describe('writeRunReport', () => {
 
 describe('chart order', () => {
   it('puts loss-like charts first, counts and schedules after, timings last', () => {
-    const rows = [
+    const rows: MetricsRow[] = [
       {
         step: 0,
         'time/step': 1,
