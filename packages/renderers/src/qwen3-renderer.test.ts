@@ -194,3 +194,14 @@ describe('qwen3 supervised examples and parsing', () => {
     expect(weights.every((w) => w === 1)).toBe(true);
   });
 });
+
+describe('qwen3 parsing of an empty completion', () => {
+  it('a completion that is only the stop token parses to an empty assistant message', () => {
+    const r = new Qwen3Renderer(tok, { mode: 'disable_thinking' });
+    const imEnd = tok.convertTokenToId('<|im_end|>')!;
+    expect(tok.decode([])).toBe('');
+    const parsed = r.parseResponse([imEnd]);
+    expect(parsed.termination).toBe('stop_sequence');
+    expect(parsed.message.role).toBe('assistant');
+  });
+});

@@ -113,6 +113,8 @@ export class HfTokenizer implements Tokenizer {
   }
 
   decode(tokens: readonly number[]): string {
+    // The HF decoder rejects an empty list; an empty completion (only a stop token) is common.
+    if (tokens.length === 0) return '';
     return this.inner.decode(Array.from(tokens), { skip_special_tokens: false });
   }
 
