@@ -198,6 +198,28 @@ describe('client ↔ embedded service: training', () => {
     }
   });
 
+  it('sampling on another sampler proceeds while a model trains', async () => {
+    const { client, stop } = await startPair({ root });
+    try {
+      const tc = await client.createLoraTrainingClient({ baseModel: MODEL, rank: 8 });
+      const sampler = await client.createSamplingClient({ baseModel: MODEL });
+      const batch = fixedBatch(3, 8, 64);
+      const done: string[] = [];
+      const training = Array.from({ length: 8 }, (_, i) =>
+        Promise.resolve(tc.forwardBackward(batch, 'cross_entropy')).then(() => done.push(`train-${i}`)),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const sample = Promise.resolve(
+        sampler.sample({ prompt: ModelInput.fromInts([1, 2, 3]), samplingParams: { maxTokens: 2, stop: [] } }),
+      ).then(() => done.push('sample'));
+      await Promise.all([...training, sample]);
+      // The sample is answered while the training steps are still running, not after them.
+      expect(done.indexOf('sample')).toBeLessThan(done.indexOf('train-4'));
+    } finally {
+      await stop();
+    }
+  });
+
   it('graceful shutdown finishes queued work and leaves no partial checkpoint', async () => {
     const { startLocalTinker } = await import('@cookbook/local-tinker');
     const { ServiceClient } = await import('@cookbook/tinker-client');
