@@ -15,6 +15,8 @@ export {
   type EngineTensor,
   LOSS_FN_NAMES,
   type LossFnName,
+  requiredLossInputs,
+  resolveLossConfig,
   type TensorValues,
 } from './losses.js';
 export {

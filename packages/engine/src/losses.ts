@@ -56,6 +56,11 @@ const LOSS_CONFIG: Record<LossFnName, Record<string, number | null>> = {
 /** Names of the built-in losses. */
 export const LOSS_FN_NAMES = Object.keys(LOSS_INPUTS) as LossFnName[];
 
+/** The loss_fn_inputs keys `lossFn` cannot do without. */
+export function requiredLossInputs(lossFn: LossFnName): readonly string[] {
+  return LOSS_INPUTS[lossFn].required;
+}
+
 /** Checks the loss name and config keys; returns the config with defaults filled in. */
 export function resolveLossConfig(lossFn: string, cfg: Record<string, number> | undefined): Record<string, number> {
   if (!(lossFn in LOSS_INPUTS)) {

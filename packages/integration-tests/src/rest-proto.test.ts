@@ -116,6 +116,11 @@ describe('REST: runs and checkpoints survive a restart', () => {
   });
 });
 
+/** Little-endian packed arrays, as the protobuf messages carry them. */
+const int32 = (xs: number[]) => new Uint8Array(new Int32Array(xs).buffer);
+const int64 = (xs: number[]) => new Uint8Array(new BigInt64Array(xs.map(BigInt)).buffer);
+const f32 = (xs: number[]) => new Uint8Array(new Float32Array(xs).buffer);
+
 /** A zstd frame holding `data` as one raw (uncompressed) block: valid zstd any decoder must accept. */
 function zstdRawFrame(data: Uint8Array): Uint8Array {
   const header = [0x28, 0xb5, 0x2f, 0xfd, 0x20, data.length & 0xff]; // magic, single-segment, 1-byte content size
@@ -137,9 +142,6 @@ describe('protobuf forward_backward (SDK ≥ 0.25)', () => {
       const tc = await client.createLoraTrainingClient({ baseModel: MODEL, rank: 4 });
       const d = datumFromTokensWeights([11, 12, 13, 14, 15], [0, 1, 1, 1, 1]);
       const json = await tc.forward([d], 'cross_entropy');
-      const int32 = (xs: number[]) => new Uint8Array(new Int32Array(xs).buffer);
-      const int64 = (xs: number[]) => new Uint8Array(new BigInt64Array(xs.map(BigInt)).buffer);
-      const f32 = (xs: number[]) => new Uint8Array(new Float32Array(xs).buffer);
       const msg = ForwardBackwardRequestProto.fromObject({
         model_id: tc.modelId,
         seq_id: 2,
@@ -212,9 +214,6 @@ describe('protobuf forward_backward (SDK ≥ 0.25)', () => {
   it('the client can send forward_backward as protobuf through its encoder seam, with the same results as JSON', async () => {
     const { ServiceClient } = await import('@cookbook/tinker-client');
     const { service, stop } = await startPair({ root });
-    const int32 = (xs: number[]) => new Uint8Array(new Int32Array(xs).buffer);
-    const f32 = (xs: number[]) => new Uint8Array(new Float32Array(xs).buffer);
-    const int64 = (xs: number[]) => new Uint8Array(new BigInt64Array(xs.map(BigInt)).buffer);
     let encoded = 0;
     const proto = new ServiceClient({
       baseURL: service.baseURL,

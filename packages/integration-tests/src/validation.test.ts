@@ -198,6 +198,16 @@ describe('authentication and binding', () => {
       expect(await call()).toBe(401);
       expect(await call('tml-secreT')).toBe(401);
       expect(await call('tml-secret')).toBe(200);
+      // The protobuf forward_backward route is guarded the same way.
+      const { ForwardBackwardRequestProto } = await import('@cookbook/local-tinker');
+      const proto = await fetch(`${svc.baseURL}/api/v1/forward_backward`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-protobuf' },
+        body: ForwardBackwardRequestProto.encode(
+          ForwardBackwardRequestProto.fromObject({ model_id: 'm', seq_id: 1 }),
+        ).finish(),
+      });
+      expect(proto.status).toBe(401);
       expect((await fetch(`${svc.baseURL}/api/v1/healthz`)).status).toBe(200);
     } finally {
       await svc.close();

@@ -75,11 +75,6 @@ export function createHttpServer(service: LocalTinkerService, options: { maxBody
         let reply: ServiceReply;
         if (request.rawBody !== undefined && request.path === '/api/v1/forward_backward') {
           const decoded = decodeForwardBackwardRequest(request.rawBody, String(req.headers['content-encoding'] ?? ''));
-          if (
-            !service.checkApiKey(typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : undefined)
-          ) {
-            throw new HttpError(401, 'missing or invalid X-API-Key');
-          }
           reply = await service.handle({
             ...request,
             body: decoded.body,

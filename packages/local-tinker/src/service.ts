@@ -18,7 +18,9 @@ import {
   loadBaseModel,
   loadSampler,
   ModelLoadError,
+  requiredLossInputs,
   resolveAdamParams,
+  resolveLossConfig,
   type Sampler,
 } from '@cookbook/engine';
 import {
@@ -37,6 +39,7 @@ import {
   SaveWeightsForSamplerRequestSchema,
   SaveWeightsRequestSchema,
   SessionHeartbeatRequestSchema,
+  splitCheckpointPath,
   UnloadModelRequestSchema,
   WeightsInfoRequestSchema,
   type WireDatum,
@@ -175,15 +178,15 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown, route: string)
 }
 
 /** `tinker://<run>/<kind>/<name>` → parts, or an HttpError naming the path. */
-export function parseCheckpointPath(path: string, status = 400): { runId: string; kind: CheckpointKind; name: string } {
-  const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
-  if (!m) {
+export function parseCheckpointPath(path: string): { runId: string; kind: CheckpointKind; name: string } {
+  const parts = splitCheckpointPath(path);
+  if (!parts) {
     throw new HttpError(
-      status,
+      400,
       `"${path}" is not a checkpoint path (tinker://<run>/weights/<name> or tinker://<run>/sampler_weights/<name>)`,
     );
   }
-  return { runId: m[1]!, kind: m[2] as CheckpointKind, name: m[3]! };
+  return parts;
 }
 
 const CHECKPOINT_NAME = /^[A-Za-z0-9_.-]{1,255}$/;
@@ -663,15 +666,14 @@ export class LocalTinkerService {
     const input = b.forward_backward_input;
     if (input.data.length === 0) throw new HttpError(400, 'forward_backward_input.data is empty');
     const data = this.toEngineData(input, m.base);
-    // Unknown config keys are caught now, as a 400, rather than as a failed future.
+    // Unknown config keys and missing inputs are caught now, as a 400, rather than as a failed future.
     try {
-      m.model.forward([], input.loss_fn, input.loss_fn_config);
+      resolveLossConfig(input.loss_fn, input.loss_fn_config);
     } catch (err) {
-      if (err instanceof EngineInputError && !/at least one datum/.test(err.message))
-        throw new HttpError(400, err.message);
+      if (err instanceof EngineInputError) throw new HttpError(400, err.message);
+      throw err;
     }
-    const required =
-      input.loss_fn === 'cross_entropy' ? ['target_tokens'] : ['target_tokens', 'logprobs', 'advantages'];
+    const required = requiredLossInputs(input.loss_fn);
     for (const [i, d] of data.entries()) {
       for (const key of required) {
         if (d.lossFnInputs[key] === undefined) {
@@ -885,6 +887,15 @@ export class LocalTinkerService {
 
   // ------------------------------------------------------------------ sampling
 
+  /** Loads (and, after eviction, reloads) a sampler over `baseName` with the adapter in `adapterDir`, if any. */
+  private samplerLoader(baseName: string, adapterDir: string | null): () => Promise<Sampler> {
+    return () => {
+      const p = this.executor.run(async () => loadSampler(await this.baseModel(baseName), adapterDir));
+      p.catch(() => undefined);
+      return p;
+    };
+  }
+
   private async samplerFor(
     baseModel: string | undefined,
     modelPath: string | undefined,
@@ -896,11 +907,7 @@ export class LocalTinkerService {
       const run = await this.storage.readRun(ckpt.runId);
       if (!record || !run) throw new HttpError(404, `checkpoint ${modelPath} does not exist`);
       const adapterDir = join(this.storage.checkpointDir(ckpt.runId, ckpt.kind, ckpt.name), 'adapter');
-      const load = () => {
-        const p = this.executor.run(async () => loadSampler(await this.baseModel(run.base_model), adapterDir));
-        p.catch(() => undefined);
-        return p;
-      };
+      const load = this.samplerLoader(run.base_model, adapterDir);
       return {
         id,
         baseModel: run.base_model,
@@ -913,11 +920,7 @@ export class LocalTinkerService {
     }
     if (baseModel === undefined) throw new HttpError(400, 'give either base_model or model_path');
     this.checkBaseModelName(baseModel);
-    const load = () => {
-      const p = this.executor.run(async () => loadSampler(await this.baseModel(baseModel), null));
-      p.catch(() => undefined);
-      return p;
-    };
+    const load = this.samplerLoader(baseModel, null);
     return { id, baseModel, sampler: load(), load, lastUsed: Date.now(), sampleSeen: new Map() };
   }
 

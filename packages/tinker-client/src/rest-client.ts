@@ -14,6 +14,7 @@ import {
   SamplerInfoSchema,
   SessionInfoSchema,
   SessionsListResponseSchema,
+  splitCheckpointPath,
   TrainingRunSchema,
   TrainingRunsResponseSchema,
   WeightsInfoResponseSchema,
@@ -32,15 +33,15 @@ export interface ParsedTinkerPath {
 
 /** Split a checkpoint path; throws a DataError naming the path when it is not one. */
 export function parseTinkerPath(path: string): ParsedTinkerPath {
-  const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
-  if (!m) {
+  const parts = splitCheckpointPath(path);
+  if (!parts) {
     throw new DataError(
       `"${path}" is not a checkpoint path; expected tinker://<run_id>/weights/<name> or tinker://<run_id>/sampler_weights/<name>`,
     );
   }
-  const [, run, kind, name] = m as unknown as [string, string, 'weights' | 'sampler_weights', string];
+  const { runId, kind, name } = parts;
   return {
-    trainingRunId: run,
+    trainingRunId: runId,
     checkpointType: kind === 'weights' ? 'training' : 'sampler',
     checkpointId: `${kind}/${name}`,
     name,

@@ -5,6 +5,7 @@
  * chunks whose POSTs go out together, the first chunk last.
  */
 import { DataError, type Datum, tensorFromFloat32, tensorToNumbers, validateDatum } from '@cookbook/core';
+import type { z } from 'zod';
 import { APIFuture } from './api-future.js';
 import { chunkData, combineChunkOutputs } from './chunking.js';
 import type { ClientHolder, Submitted } from './internal/holder.js';
@@ -20,6 +21,7 @@ import {
 import {
   CreateSamplingSessionResponseSchema,
   ForwardBackwardOutputSchema,
+  type FutureRequestType,
   GetInfoResponseSchema,
   LoadWeightsResponseSchema,
   LossFnTypeSchema,
@@ -249,45 +251,46 @@ export class TrainingClient {
     );
   }
 
-  /** Apply one AdamW step with the accumulated gradients. */
-  optimStep(adamParams: AdamParams = {}): APIFuture<{ metrics: Record<string, number> }> {
+  /** One seq-ordered request: takes the next seq id, posts in turn, then polls its result. */
+  private ordered<T>(
+    path: string,
+    body: Record<string, unknown>,
+    requestType: FutureRequestType,
+    schema: z.ZodType<T>,
+    submitOptions: { maxRetries?: number } = {},
+  ): Promise<T> {
     const [seqId] = this.reserve(1);
     const submitted = this.inTurn(() =>
-      this.holder.submit('/api/v1/optim_step', {
-        adam_params: adamParamsToWire(adamParams),
-        model_id: this.modelId,
-        seq_id: seqId,
-        type: 'optim_step',
-      }),
+      this.holder.submit(path, { ...body, model_id: this.modelId, seq_id: seqId }, submitOptions),
     );
-    return new APIFuture(
-      submitted.then(async (s) => ({
-        metrics: (await this.holder.poll(s, 'OptimStep', OptimStepResponseSchema)).metrics ?? {},
-      })),
+    return submitted.then((s) => this.holder.poll(s, requestType, schema));
+  }
+
+  /** Apply one AdamW step with the accumulated gradients. */
+  optimStep(adamParams: AdamParams = {}): APIFuture<{ metrics: Record<string, number> }> {
+    const result = this.ordered(
+      '/api/v1/optim_step',
+      { adam_params: adamParamsToWire(adamParams), type: 'optim_step' },
+      'OptimStep',
+      OptimStepResponseSchema,
     );
+    return new APIFuture(result.then((r) => ({ metrics: r.metrics ?? {} })));
   }
 
   /** Save weights and optimizer state as `tinker://<run>/weights/<name>`. */
   saveState(name: string, options: { ttlSeconds?: number } = {}): APIFuture<{ path: string }> {
-    const [seqId] = this.reserve(1);
-    const submitted = this.inTurn(() =>
-      this.holder.submit(
-        '/api/v1/save_weights',
-        {
-          model_id: this.modelId,
-          path: name,
-          seq_id: seqId,
-          ...(options.ttlSeconds !== undefined ? { ttl_seconds: options.ttlSeconds } : {}),
-          type: 'save_weights',
-        },
-        { maxRetries: 0 },
-      ),
+    const result = this.ordered(
+      '/api/v1/save_weights',
+      {
+        path: name,
+        ...(options.ttlSeconds !== undefined ? { ttl_seconds: options.ttlSeconds } : {}),
+        type: 'save_weights',
+      },
+      'SaveWeights',
+      SaveWeightsResponseSchema,
+      { maxRetries: 0 },
     );
-    return new APIFuture(
-      submitted.then(async (s) => ({
-        path: (await this.holder.poll(s, 'SaveWeights', SaveWeightsResponseSchema)).path,
-      })),
-    );
+    return new APIFuture(result.then((r) => ({ path: r.path })));
   }
 
   /**
@@ -295,22 +298,13 @@ export class TrainingClient {
    * request; use {@link ServiceClient.createTrainingClientFromState} to resume.
    */
   loadState(path: string, options: { optimizer?: boolean } = {}): APIFuture<{ path?: string }> {
-    const [seqId] = this.reserve(1);
-    const submitted = this.inTurn(() =>
-      this.holder.submit('/api/v1/load_weights', {
-        model_id: this.modelId,
-        path,
-        seq_id: seqId,
-        optimizer: options.optimizer ?? false,
-        type: 'load_weights',
-      }),
+    const result = this.ordered(
+      '/api/v1/load_weights',
+      { path, optimizer: options.optimizer ?? false, type: 'load_weights' },
+      'LoadWeights',
+      LoadWeightsResponseSchema,
     );
-    return new APIFuture(
-      submitted.then(async (s) => {
-        const r = await this.holder.poll(s, 'LoadWeights', LoadWeightsResponseSchema);
-        return r.path === undefined ? {} : { path: r.path };
-      }),
-    );
+    return new APIFuture(result.then((r) => (r.path === undefined ? {} : { path: r.path })));
   }
 
   /**
@@ -321,24 +315,21 @@ export class TrainingClient {
     name?: string,
     options: { ttlSeconds?: number } = {},
   ): APIFuture<{ path?: string; samplingSessionId?: string }> {
-    const [seqId] = this.reserve(1);
-    const samplingSeq = name === undefined ? this.holder.nextSamplingSessionSeqId() : undefined;
-    const submitted = this.inTurn(() =>
-      this.holder.submit(
-        '/api/v1/save_weights_for_sampler',
-        {
-          model_id: this.modelId,
-          ...(name !== undefined ? { path: name } : { sampling_session_seq_id: samplingSeq }),
-          seq_id: seqId,
-          ...(options.ttlSeconds !== undefined ? { ttl_seconds: options.ttlSeconds } : {}),
-          type: 'save_weights_for_sampler',
-        },
-        { maxRetries: 0 },
-      ),
+    const target =
+      name !== undefined ? { path: name } : { sampling_session_seq_id: this.holder.nextSamplingSessionSeqId() };
+    const result = this.ordered(
+      '/api/v1/save_weights_for_sampler',
+      {
+        ...target,
+        ...(options.ttlSeconds !== undefined ? { ttl_seconds: options.ttlSeconds } : {}),
+        type: 'save_weights_for_sampler',
+      },
+      'SaveWeightsForSampler',
+      SaveWeightsForSamplerResponseSchema,
+      { maxRetries: 0 },
     );
     return new APIFuture(
-      submitted.then(async (s) => {
-        const r = await this.holder.poll(s, 'SaveWeightsForSampler', SaveWeightsForSamplerResponseSchema);
+      result.then((r) => {
         const out: { path?: string; samplingSessionId?: string } = {};
         if (r.path !== undefined) out.path = r.path;
         if (r.sampling_session_id !== undefined) out.samplingSessionId = r.sampling_session_id;

@@ -356,6 +356,15 @@ export type FutureRequestType =
 
 // ---------------------------------------------------------------- REST (§2.4, §3.10)
 
+/** The parts of a `tinker://<run>/<weights|sampler_weights>/<name>` checkpoint path, or undefined when it is not one. */
+export function splitCheckpointPath(
+  path: string,
+): { runId: string; kind: 'weights' | 'sampler_weights'; name: string } | undefined {
+  const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
+  if (!m) return undefined;
+  return { runId: m[1]!, kind: m[2] as 'weights' | 'sampler_weights', name: m[3]! };
+}
+
 export const CheckpointSchema = z.looseObject({
   checkpoint_id: z.string(),
   checkpoint_type: z.enum(['training', 'sampler']),
