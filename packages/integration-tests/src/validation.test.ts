@@ -101,7 +101,7 @@ describe('the service rejects bad input with a 400 that names the problem', () =
     expect(String(r.body.detail)).toMatch(/advantages|logprobs/);
   });
 
-  it('a non-finite value and bad Adam parameters', async () => {
+  it('bad Adam parameters', async () => {
     const r = await post('optim_step', {
       adam_params: { learning_rate: -1 },
       model_id: rawModelId,
@@ -109,6 +109,61 @@ describe('the service rejects bad input with a 400 that names the problem', () =
     });
     expect(r.status).toBe(400);
     expect(String(r.body.detail)).toMatch(/learning_rate/);
+  });
+
+  it('a non-finite loss input, an image chunk, and an empty input', async () => {
+    const inf = await post(
+      'forward_backward',
+      '{"forward_backward_input":{"loss_fn":"cross_entropy","data":[{"model_input":{"chunks":[{"type":"encoded_text","tokens":[1,2]}]},' +
+        '"loss_fn_inputs":{"target_tokens":{"data":[2,3],"dtype":"int64"},"weights":{"data":[1,1e999],"dtype":"float32"}}}]},' +
+        `"model_id":"${rawModelId}"}`,
+    );
+    expect(inf.status).toBe(400);
+    expect(String(inf.body.detail)).toMatch(/field "forward_backward_input\.data\[0\]\.loss_fn_inputs\.weights\.data\[1\]".*Infinity/);
+    const image = await post(
+      'forward_backward',
+      fb([
+        {
+          model_input: { chunks: [{ type: 'image', data: '', format: 'png', expected_tokens: 2 }] },
+          loss_fn_inputs: {},
+        },
+      ]),
+    );
+    expect(image.status).toBe(400);
+    expect(String(image.body.detail)).toMatch(/chunks\[0\]: image chunks are not supported by the local service/);
+    const empty = await post('forward_backward', fb([{ model_input: { chunks: [] }, loss_fn_inputs: {} }]));
+    expect(empty.status).toBe(400);
+    expect(String(empty.body.detail)).toMatch(/data\[0\]\.model_input is empty/);
+  });
+
+  it('checkpoint names, paths and sampler addressing are checked', async () => {
+    const badName = await post('save_weights', { model_id: rawModelId, path: 'a/b', type: 'save_weights' });
+    expect(badName.status).toBe(400);
+    expect(String(badName.body.detail)).toMatch(/path/);
+    const neither = await post('save_weights_for_sampler', { model_id: rawModelId });
+    expect(neither.status).toBe(400);
+    expect(String(neither.body.detail)).toMatch(/needs either "path" \(a name\) or "sampling_session_seq_id"/);
+    const notPath = await post('weights_info', { tinker_path: 'tinker://run/other/x' });
+    expect(notPath.status).toBe(400);
+    expect(String(notPath.body.detail)).toMatch(/is not a checkpoint path/);
+    const session = await ctx.client.sessionId();
+    const both = await post('create_sampling_session', {
+      session_id: session,
+      sampling_session_seq_id: 900,
+      base_model: MODEL,
+      model_path: 'tinker://r/sampler_weights/x',
+    });
+    expect(both.status).toBe(400);
+    expect(String(both.body.detail)).toMatch(/exactly one of base_model or model_path/);
+    const missing = await post('create_sampling_session', {
+      session_id: session,
+      sampling_session_seq_id: 901,
+      model_path: 'tinker://nope:train:0/sampler_weights/x',
+    });
+    expect(missing.status).toBe(404);
+    expect(String(missing.body.detail)).toMatch(
+      /checkpoint tinker:\/\/nope:train:0\/sampler_weights\/x does not exist/,
+    );
   });
 
   it('an unknown base model lists the available ones', async () => {
