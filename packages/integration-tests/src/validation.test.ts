@@ -119,7 +119,9 @@ describe('the service rejects bad input with a 400 that names the problem', () =
         `"model_id":"${rawModelId}"}`,
     );
     expect(inf.status).toBe(400);
-    expect(String(inf.body.detail)).toMatch(/field "forward_backward_input\.data\[0\]\.loss_fn_inputs\.weights\.data\[1\]".*Infinity/);
+    expect(String(inf.body.detail)).toMatch(
+      /field "forward_backward_input\.data\[0\]\.loss_fn_inputs\.weights\.data\[1\]".*Infinity/,
+    );
     const image = await post(
       'forward_backward',
       fb([
