@@ -1,6 +1,8 @@
 /**
  * Argument handling for `cookbook <recipe> key=value …`: recipe lookup, `--help` at both levels, config
- * parsing with errors that name the key and suggest the closest one.
+ * parsing with errors that name the key and suggest the closest one. This is the one place where command-line keys
+ * (snake_case, the Python cookbook's spelling) are mapped onto the recipes' schemas (camelCase, derived from the
+ * library schemas).
  */
 import { ConfigError, closestMatch, configHelp, parseConfig } from '@cookbook/core';
 import type { Recipe, RecipeIO } from './recipe.js';
@@ -36,12 +38,16 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(configHelp(recipe.schema, `cookbook ${recipe.name}: ${recipe.description}\n\nOptions (key=value):`));
+    io.out(
+      configHelp(recipe.schema, `cookbook ${recipe.name}: ${recipe.description}\n\nOptions (key=value):`, {
+        keyStyle: 'snake_case',
+      }),
+    );
     return 0;
   }
   let config: unknown;
   try {
-    config = parseConfig(recipe.schema, rest);
+    config = parseConfig(recipe.schema, rest, {}, { keyStyle: 'snake_case' });
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err(`cookbook ${recipe.name}: ${err.message}\nRun "cookbook ${recipe.name} --help" to list the options.`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { configFields, configHelp, parseConfig } from './config.js';
+import { configFields, configFromKeyStyle, configHelp, configToKeyStyle, parseConfig } from './config.js';
 import { ConfigError } from './errors.js';
 
 const Schema = z.object({
@@ -94,7 +94,100 @@ describe('configHelp', () => {
     expect(help).toMatch(/learning_rate\s+number\s+\(default: 0.0001\)/);
     expect(help).toMatch(/lr_schedule\s+"constant" \| "linear" \| "cosine"/);
     expect(help).toMatch(/log_path\s+string\s+\(required\)/);
-    expect(help).toMatch(/max_steps\s+number \| null/);
+    expect(help).toMatch(/max_steps\s+integer \| null/);
+    expect(help).toMatch(/num_epochs\s+integer\s+\(default: 1\)/);
     expect(help).toContain('Adam epsilon');
+  });
+});
+
+const CamelSchema = z.object({
+  logPath: z.string().describe('Run folder'),
+  learningRate: z.number().positive().default(1e-4).describe('Peak learning rate'),
+  maxSteps: z.number().int().positive().nullable().default(null).describe('Stop early'),
+  adamBeta1: z.number().default(0.9).describe('Adam beta1'),
+  lossFnConfig: z.record(z.string(), z.number()).nullable().default(null).describe('Loss settings'),
+  streamMinibatch: z
+    .object({ groupsPerBatch: z.number().int().positive().describe('Groups'), numMinibatches: z.number().int() })
+    .nullable()
+    .default(null)
+    .describe('Streaming'),
+});
+
+describe('snake_case keys over a camelCase schema', () => {
+  const snake = { keyStyle: 'snake_case' } as const;
+
+  it('accepts the snake_case spelling of every key, nested and in maps, and returns camelCase values', () => {
+    const c = parseConfig(
+      CamelSchema,
+      [
+        'log_path=/tmp/x',
+        'learning_rate=3e-4',
+        'adam_beta1=0.8',
+        'loss_fn_config={"clip_low_threshold":0.8}',
+        'stream_minibatch.groups_per_batch=4',
+        'stream_minibatch.num_minibatches=2',
+      ],
+      {},
+      snake,
+    );
+    expect(c).toEqual({
+      logPath: '/tmp/x',
+      learningRate: 3e-4,
+      maxSteps: null,
+      adamBeta1: 0.8,
+      lossFnConfig: { clip_low_threshold: 0.8 },
+      streamMinibatch: { groupsPerBatch: 4, numMinibatches: 2 },
+    });
+  });
+
+  it('rejects the camelCase spelling with a hint, and names snake_case keys in errors', () => {
+    expect(() => parseConfig(CamelSchema, ['logPath=x'], {}, snake)).toThrow(
+      /unknown config key "logPath"; did you mean "log_path"\?/,
+    );
+    expect(() => parseConfig(CamelSchema, ['log_path=x', 'max_steps=1.5'], {}, snake)).toThrow(
+      'config field "max_steps" (1.5): expected an integer',
+    );
+    expect(() => parseConfig(CamelSchema, ['log_path=x', 'max_steps=0'], {}, snake)).toThrow(
+      'config field "max_steps" (0): must be greater than 0',
+    );
+  });
+
+  it('lists snake_case keys in help', () => {
+    const help = configHelp(CamelSchema, undefined, snake);
+    expect(help).toMatch(/learning_rate\s+number\s+\(default: 0.0001\)/);
+    expect(help).toMatch(/stream_minibatch.groups_per_batch\s+integer/);
+    expect(help).not.toContain('learningRate');
+  });
+
+  it('writes and reloads a config in snake_case, leaving map keys alone', () => {
+    const c = CamelSchema.parse({
+      logPath: 'p',
+      lossFnConfig: { clipLow: 1 },
+      streamMinibatch: { groupsPerBatch: 2, numMinibatches: 1 },
+    });
+    const outside = configToKeyStyle(CamelSchema, c, snake);
+    expect(outside).toEqual({
+      log_path: 'p',
+      learning_rate: 1e-4,
+      max_steps: null,
+      adam_beta1: 0.9,
+      loss_fn_config: { clipLow: 1 },
+      stream_minibatch: { groups_per_batch: 2, num_minibatches: 1 },
+    });
+    expect(CamelSchema.parse(configFromKeyStyle(CamelSchema, JSON.parse(JSON.stringify(outside)), snake))).toEqual(c);
+  });
+});
+
+describe('argument errors', () => {
+  it('refuses a key given twice', () => {
+    expect(() => parseConfig(Schema, ['log_path=a', 'log_path=b'])).toThrow(
+      'log_path is given twice; give each key once',
+    );
+  });
+
+  it('refuses a number that is not finite', () => {
+    expect(() => parseConfig(Schema, ['log_path=a', 'max_steps=1e999'])).toThrow(
+      'max_steps=1e999: expected a finite number',
+    );
   });
 });

@@ -5,6 +5,24 @@
  */
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { toSnakeCase } from './key-case.js';
+
+/**
+ * How config keys are spelled outside the code: `schema` = as the schema writes them; `snake_case` = the schema's
+ * camelCase keys in snake_case (`learningRate` ⇄ `learning_rate`), the command line's and `config.json`'s spelling.
+ * Keys inside a free-form map (a `z.record`) are never renamed.
+ */
+export type ConfigKeyStyle = 'schema' | 'snake_case';
+
+/** Options shared by {@link configFields}, {@link configHelp}, {@link parseConfig} and the key converters. */
+export interface ConfigKeyOptions {
+  /** Default `schema`. */
+  keyStyle?: ConfigKeyStyle;
+}
+
+function displayKey(key: string, style: ConfigKeyStyle | undefined): string {
+  return style === 'snake_case' ? toSnakeCase(key) : key;
+}
 
 type AnySchema = z.ZodType;
 
@@ -95,22 +113,30 @@ function describeType(schema: AnySchema): string {
     case 'record':
       t = 'JSON object';
       break;
+    case 'number':
+      t = (core as unknown as { isInt?: boolean }).isInt === true ? 'integer' : 'number';
+      break;
     default:
       t = d.type;
   }
   return nullable ? `${t} | null` : t;
 }
 
-/** Every leaf field of a config schema, depth first, nested objects flattened to dotted paths. */
-export function configFields(schema: AnySchema, prefix = ''): ConfigField[] {
+/**
+ * Every leaf field of a config schema, depth first, nested objects flattened to dotted paths (spelled per
+ * `keyStyle`).
+ */
+export function configFields(schema: AnySchema, options: ConfigKeyOptions & { prefix?: string } = {}): ConfigField[] {
   const shape = objectShape(schema);
   if (shape === undefined) return [];
+  const prefix = options.prefix ?? '';
   const out: ConfigField[] = [];
-  for (const [key, field] of Object.entries(shape)) {
+  for (const [schemaKey, field] of Object.entries(shape)) {
+    const key = displayKey(schemaKey, options.keyStyle);
     const path = prefix ? `${prefix}.${key}` : key;
     const nested = objectShape(field);
     if (nested !== undefined) {
-      out.push(...configFields(field, path));
+      out.push(...configFields(field, { ...options, prefix: path }));
       continue;
     }
     const u = unwrap(field);
@@ -126,8 +152,8 @@ export function configFields(schema: AnySchema, prefix = ''): ConfigField[] {
 }
 
 /** Help text listing every field: path, type, default and description. */
-export function configHelp(schema: AnySchema, title?: string): string {
-  const fields = configFields(schema);
+export function configHelp(schema: AnySchema, title?: string, options: ConfigKeyOptions = {}): string {
+  const fields = configFields(schema, options);
   const lines: string[] = [];
   if (title) lines.push(title, '');
   const width = Math.min(40, Math.max(8, ...fields.map((f) => f.path.length)));
@@ -191,6 +217,7 @@ function coerce(key: string, raw: string, schema: AnySchema): unknown {
       const t = raw.trim();
       const n = Number(t);
       if (t === '' || Number.isNaN(n)) fail(key, raw, 'a number');
+      if (!Number.isFinite(n)) fail(key, raw, 'a finite number');
       return n;
     }
     case 'boolean': {
@@ -249,19 +276,67 @@ function coerce(key: string, raw: string, schema: AnySchema): unknown {
   }
 }
 
-function fieldAt(schema: AnySchema, path: string[]): AnySchema | undefined {
+/** The schema keys and field for a dotted key spelled per `style`, or undefined when no field has that name. */
+function resolvePath(
+  schema: AnySchema,
+  path: readonly string[],
+  style: ConfigKeyStyle | undefined,
+): { schemaPath: string[]; field: AnySchema } | undefined {
   let s: AnySchema | undefined = schema;
+  const schemaPath: string[] = [];
   for (const part of path) {
     if (s === undefined) return undefined;
     const shape = objectShape(s);
     if (shape === undefined) {
       const d = defOf(unwrap(s).core);
-      if (d.type === 'record') return d.valueType;
-      return undefined;
+      if (d.type !== 'record') return undefined;
+      schemaPath.push(part);
+      s = d.valueType;
+      continue;
     }
-    s = shape[part];
+    const key = Object.keys(shape).find((k) => displayKey(k, style) === part);
+    if (key === undefined) return undefined;
+    schemaPath.push(key);
+    s = shape[key];
   }
-  return s;
+  return s === undefined ? undefined : { schemaPath, field: s };
+}
+
+function mapConfigKeys(
+  schema: AnySchema,
+  value: unknown,
+  toOutside: boolean,
+  style: ConfigKeyStyle | undefined,
+): unknown {
+  const d = defOf(unwrap(schema).core);
+  if (d.type === 'array' && Array.isArray(value)) {
+    return value.map((v) => mapConfigKeys(d.element!, v, toOutside, style));
+  }
+  const shape = objectShape(schema);
+  if (shape === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const inside = new Map(Object.keys(shape).map((k) => [toOutside ? k : displayKey(k, style), k]));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const schemaKey = inside.get(k);
+    if (schemaKey === undefined) out[k] = v;
+    else
+      out[toOutside ? displayKey(schemaKey, style) : schemaKey] = mapConfigKeys(shape[schemaKey]!, v, toOutside, style);
+  }
+  return out;
+}
+
+/**
+ * A config value (e.g. a parsed config) with its keys spelled per `keyStyle`, following the schema: keys of nested
+ * objects are renamed, keys inside free-form maps and keys the schema does not know are kept. Used to write
+ * `config.json` in the command line's spelling.
+ */
+export function configToKeyStyle(schema: AnySchema, value: unknown, options: ConfigKeyOptions = {}): unknown {
+  return mapConfigKeys(schema, value, true, options.keyStyle);
+}
+
+/** The inverse of {@link configToKeyStyle}: keys spelled per `keyStyle` back to the schema's (to reload a config.json). */
+export function configFromKeyStyle(schema: AnySchema, value: unknown, options: ConfigKeyOptions = {}): unknown {
+  return mapConfigKeys(schema, value, false, options.keyStyle);
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
@@ -281,20 +356,56 @@ function formatIssuePath(path: readonly PropertyKey[]): string {
     .replace(/\.\[/g, '[');
 }
 
+/** zod's issue text in the project's voice. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const i = issue as z.core.$ZodIssue & {
+    expected?: string;
+    minimum?: number | bigint;
+    maximum?: number | bigint;
+    inclusive?: boolean;
+    origin?: string;
+    values?: unknown[];
+    keys?: string[];
+  };
+  switch (i.code) {
+    case 'invalid_type':
+      if (i.expected === 'int') return 'expected an integer';
+      return `expected ${i.expected === 'array' ? 'a list' : `a ${i.expected ?? 'value'}`}`;
+    case 'too_small':
+      if (i.origin === 'array' || i.origin === 'string')
+        return `needs at least ${String(i.minimum)} ${i.origin === 'array' ? 'items' : 'characters'}`;
+      return `must be ${i.inclusive ? 'at least' : 'greater than'} ${String(i.minimum)}`;
+    case 'too_big':
+      if (i.origin === 'array' || i.origin === 'string')
+        return `allows at most ${String(i.maximum)} ${i.origin === 'array' ? 'items' : 'characters'}`;
+      return `must be ${i.inclusive ? 'at most' : 'less than'} ${String(i.maximum)}`;
+    case 'invalid_value':
+      return `expected one of ${(i.values ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'unrecognized_keys':
+      return `unknown keys ${(i.keys ?? []).map((k) => `"${k}"`).join(', ')}`;
+    default:
+      return i.message;
+  }
+}
+
 /**
  * Parse `key=value` arguments into a value of `schema`.
  * Nested fields use dotted keys (`optimizer.lr=1e-4`); lists are comma-separated or JSON (`[1,2]`);
  * booleans accept true/false/1/0/yes/no; `null` sets a nullable field. `base` supplies values that the
- * arguments override (for example a recipe's defaults).
- * @throws ConfigError naming the bad key and value, with the closest valid key for an unknown one.
+ * arguments override (for example a recipe's defaults), keyed as the schema spells them. With
+ * `keyStyle: 'snake_case'` the arguments spell the schema's camelCase keys in snake_case, and errors name them so.
+ * @throws ConfigError naming the bad key and value, with the closest valid key for an unknown one; a key given twice
+ * is an error.
  */
 export function parseConfig<S extends AnySchema>(
   schema: S,
   args: readonly string[],
   base: Record<string, unknown> = {},
+  options: ConfigKeyOptions = {},
 ): z.infer<S> {
   const raw: Record<string, unknown> = structuredClone(base);
-  const known = configFields(schema).map((f) => f.path);
+  const known = configFields(schema, options).map((f) => f.path);
+  const seen = new Set<string>();
   for (const arg of args) {
     const eq = arg.indexOf('=');
     if (eq <= 0) {
@@ -302,22 +413,44 @@ export function parseConfig<S extends AnySchema>(
     }
     const key = arg.slice(0, eq).trim();
     const value = arg.slice(eq + 1);
-    const path = key.split('.');
-    const field = fieldAt(schema, path);
-    if (field === undefined) {
+    if (seen.has(key)) throw new ConfigError(`${key} is given twice; give each key once`, { key });
+    seen.add(key);
+    const resolved = resolvePath(schema, key.split('.'), options.keyStyle);
+    if (resolved === undefined) {
       const hint = closestMatch(key, known);
       throw new ConfigError(`unknown config key "${key}"${hint ? `; did you mean "${hint}"?` : ''}`, { key });
     }
-    setPath(raw, path, coerce(key, value, field));
+    setPath(raw, resolved.schemaPath, coerce(key, value, resolved.field));
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const key = formatIssuePath(issue.path);
+    const outsidePath = outsideIssuePath(schema, issue.path, options.keyStyle);
+    const key = formatIssuePath(outsidePath);
     let given: unknown = raw;
     for (const p of issue.path) given = (given as Record<PropertyKey, unknown> | undefined)?.[p];
     const shown = given === undefined ? 'missing' : JSON.stringify(given);
-    throw new ConfigError(`config field "${key}" (${shown}): ${issue.message}`, { key });
+    throw new ConfigError(`config field "${key}" (${shown}): ${describeIssue(issue)}`, { key });
   }
   return result.data as z.infer<S>;
+}
+
+function outsideIssuePath(
+  schema: AnySchema,
+  path: readonly PropertyKey[],
+  style: ConfigKeyStyle | undefined,
+): PropertyKey[] {
+  const out: PropertyKey[] = [];
+  let s: AnySchema | undefined = schema;
+  for (const p of path) {
+    const shape: Record<string, AnySchema> | undefined = s === undefined ? undefined : objectShape(s);
+    if (typeof p === 'string' && shape !== undefined && p in shape) {
+      out.push(displayKey(p, style));
+      s = shape[p];
+    } else {
+      out.push(p);
+      s = undefined;
+    }
+  }
+  return out;
 }

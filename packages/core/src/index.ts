@@ -7,9 +7,13 @@ export {
 } from './completers.js';
 export {
   type ConfigField,
+  type ConfigKeyOptions,
+  type ConfigKeyStyle,
   closestMatch,
   configFields,
+  configFromKeyStyle,
   configHelp,
+  configToKeyStyle,
   editDistance,
   parseConfig,
 } from './config.js';
@@ -41,6 +45,7 @@ export {
   type LoraTargets,
   type ModelShape,
 } from './hyperparams.js';
+export { toCamelCase, toSnakeCase } from './key-case.js';
 export { computeScheduleLrMultiplier, LrScheduleName } from './lr-schedule.js';
 export {
   type ContentPart,

@@ -69,6 +69,19 @@ export {
 } from './metrics-logger.js';
 export { type ProgressBar, type ProgressBarOptions, progressBar } from './progress-bar.js';
 export {
+  type Closeable,
+  type LoopOutcome,
+  type RunConfig,
+  RunConfigSchema,
+  type RunContext,
+  type RunLoopOptions,
+  type RunResult,
+  type RunStatus,
+  resumeStepOf,
+  runConfigShape,
+  runLoop,
+} from './run.js';
+export {
   buildRunReport,
   findTranscripts,
   REPORT_FILE,

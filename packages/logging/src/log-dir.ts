@@ -2,7 +2,7 @@
  * What to do when a run's log dir already exists (upstream `cli_utils.check_log_dir`). Difference: the decision is
  * made first and applied later ({@link applyLogDirDecision}), so a run can validate its data before deleting anything.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ConfigError } from '@cookbook/core';
 
@@ -87,5 +87,11 @@ export async function checkLogDir(
 
 /** Carries out a decision: deletes the dir for `delete`; nothing otherwise. */
 export function applyLogDirDecision(logDir: string, decision: LogDirDecision): void {
-  if (decision === 'delete') rmSync(logDir, { recursive: true, force: true });
+  if (decision !== 'delete') return;
+  if (existsSync(logDir) && !statSync(logDir).isDirectory()) {
+    throw new ConfigError(`log_path ${logDir} is a file, not a folder; refusing to delete it (nothing was changed)`, {
+      key: 'log_path',
+    });
+  }
+  rmSync(logDir, { recursive: true, force: true });
 }

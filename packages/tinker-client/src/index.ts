@@ -1,5 +1,6 @@
 export { APIFuture, type PollOptions, pollFuture, type ResultOptions } from './api-future.js';
 export { chunkData, combineChunkOutputs, estimateDatumBytes } from './chunking.js';
+export type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from './client-types.js';
 export {
   APIConnectionError,
   APIError,

@@ -1,0 +1,137 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from './__fixtures__/test-utils.js';
+import { appendCheckpointRecord, readCheckpoints } from './checkpoints.js';
+import { readMetrics } from './jsonl.js';
+import { type RunLoopOptions, runLoop } from './run.js';
+
+const tmp = useTempDir();
+
+function options(logPath: string, extra: Partial<RunLoopOptions> = {}): RunLoopOptions {
+  return {
+    logPath,
+    behaviorIfLogDirExists: 'raise',
+    config: { log_path: logPath, learning_rate: 1e-4 },
+    console: false,
+    log: () => {},
+    handleSigint: false,
+    writeReport: false,
+    ...extra,
+  };
+}
+
+/** A toy loop: logs `loss` = 10 − step for each step and checkpoints every 2 steps. */
+async function toyLoop(o: RunLoopOptions, total: number, failAt?: number) {
+  return runLoop(o, async (run) => {
+    let step = run.startStep;
+    for (; step < total; step++) {
+      if (step === failAt) throw new Error(`boom at ${step}`);
+      run.logger.logMetrics({ loss: 10 - step }, step);
+      if ((step + 1) % 2 === 0)
+        appendCheckpointRecord(run.logPath, { name: `c${step + 1}`, step: step + 1, state_path: `s${step + 1}` });
+    }
+    const finalCheckpoint = { name: 'final', step: total, final: true, state_path: 'sf' };
+    appendCheckpointRecord(run.logPath, finalCheckpoint);
+    return { totalSteps: total, endStep: step, finalCheckpoint };
+  });
+}
+
+describe('runLoop', () => {
+  it('writes config.json, runs the body and returns the shared result shape', async () => {
+    const logPath = join(tmp(), 'run');
+    const result = await toyLoop(options(logPath), 4);
+    expect(result).toMatchObject({ status: 'completed', logPath, startStep: 0, stepsRun: 4, totalSteps: 4 });
+    expect(result.finalCheckpoint?.name).toBe('final');
+    expect(JSON.parse(readFileSync(join(logPath, 'config.json'), 'utf8'))).toEqual({
+      log_path: logPath,
+      learning_rate: 1e-4,
+    });
+    expect((await readMetrics(join(logPath, 'metrics.jsonl'))).rows.map((r) => r.step)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('resumes at the step of the last checkpoint and drops metrics rows written past it', async () => {
+    const logPath = join(tmp(), 'run');
+    await expect(toyLoop(options(logPath), 6, 5)).rejects.toThrow('boom at 5');
+    // steps 0–4 logged, checkpoint at step 4: row 4 is past it and is recomputed.
+    const result = await toyLoop(options(logPath, { behaviorIfLogDirExists: 'resume' }), 6);
+    expect(result).toMatchObject({ status: 'completed', startStep: 4, stepsRun: 2 });
+    expect((await readMetrics(join(logPath, 'metrics.jsonl'))).rows.map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5]);
+    const again = await toyLoop(options(logPath, { behaviorIfLogDirExists: 'resume' }), 6);
+    expect(again).toMatchObject({ status: 'already_finished', stepsRun: 0, startStep: 6 });
+  });
+
+  it('leaves no trace of a run that failed before logging anything in a folder it created', async () => {
+    const logPath = join(tmp(), 'run');
+    await expect(toyLoop(options(logPath), 3, 0)).rejects.toThrow('boom at 0');
+    expect(existsSync(logPath)).toBe(false);
+  });
+
+  it('keeps what a failed run logged, and the report', async () => {
+    const logPath = join(tmp(), 'run');
+    await expect(toyLoop(options(logPath, { writeReport: true }), 3, 1)).rejects.toThrow('boom at 1');
+    expect((await readMetrics(join(logPath, 'metrics.jsonl'))).rows).toHaveLength(1);
+    expect(existsSync(join(logPath, 'report.html'))).toBe(true);
+  });
+
+  it('refuses a log_path that is a file, for every behaviour, and deletes nothing', async () => {
+    const file = join(tmp(), 'data.jsonl');
+    writeFileSync(file, '{"messages":[]}\n');
+    for (const behaviorIfLogDirExists of ['delete', 'resume', 'raise'] as const) {
+      await expect(toyLoop(options(file, { behaviorIfLogDirExists }), 1)).rejects.toThrow(
+        `log_path ${file} is a file, not a folder; choose another log_path (nothing was changed)`,
+      );
+    }
+    expect(readFileSync(file, 'utf8')).toBe('{"messages":[]}\n');
+    await expect(toyLoop(options(join(file, 'run')), 1)).rejects.toThrow(/is inside .*data\.jsonl, which is a file/);
+  });
+
+  it('validates in prepare before deleting an old run', async () => {
+    const logPath = join(tmp(), 'run');
+    mkdirSync(logPath);
+    writeFileSync(join(logPath, 'metrics.jsonl'), '{"step":0,"loss":1}\n');
+    const o = options(logPath, {
+      behaviorIfLogDirExists: 'delete',
+      prepare: () => {
+        throw new Error('bad data');
+      },
+    });
+    await expect(toyLoop(o, 1)).rejects.toThrow('bad data');
+    expect(readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')).toBe('{"step":0,"loss":1}\n');
+    await toyLoop(options(logPath, { behaviorIfLogDirExists: 'delete' }), 2);
+    expect(readCheckpoints(logPath).map((c) => c.name)).toEqual(['c2', 'final']);
+  });
+
+  it('closes what the body owns, on success and on error', async () => {
+    const closed: string[] = [];
+    const logPath = join(tmp(), 'run');
+    await runLoop(options(logPath), async (run) => {
+      run.own({ close: () => void closed.push('ok') });
+      run.logger.logMetrics({ x: 1 }, 0);
+      return { totalSteps: 1, endStep: 1 };
+    });
+    await expect(
+      runLoop(options(logPath, { behaviorIfLogDirExists: 'delete' }), async (run) => {
+        run.own({ close: () => void closed.push('error') });
+        throw new Error('x');
+      }),
+    ).rejects.toThrow('x');
+    expect(closed).toEqual(['ok', 'error']);
+  });
+
+  it('stops at a step boundary on SIGINT and reports the run as interrupted', async () => {
+    const logPath = join(tmp(), 'run');
+    const lines: string[] = [];
+    const result = await runLoop(options(logPath, { handleSigint: true, log: (l) => lines.push(l) }), async (run) => {
+      let step = 0;
+      for (; step < 10 && !run.signal.aborted; step++) {
+        run.logger.logMetrics({ x: step }, step);
+        if (step === 2) process.emit('SIGINT');
+      }
+      return { totalSteps: 10, endStep: step };
+    });
+    expect(result).toMatchObject({ status: 'interrupted', stepsRun: 3, totalSteps: 10 });
+    expect(lines.join('\n')).toContain('interrupted: stopping after the current step');
+    expect(process.listenerCount('SIGINT')).toBe(0);
+  });
+});

@@ -1,0 +1,299 @@
+/**
+ * The run lifecycle every loop shares (SFT, RL, DPO, distillation, GEM, eval): the log-dir policy, the resume point
+ * from `checkpoints.jsonl`, truncation of `metrics.jsonl` past it, the loggers (console, JSONL, W&B) and
+ * `config.json`, SIGINT handling, and closing everything — loggers, report, the service client the loop opened — on
+ * success, error and interruption. Upstream spreads this over `cli_utils.check_log_dir`, `ml_log.setup_logging` and
+ * each `train.main`; here a loop writes only its steps:
+ *
+ * ```ts
+ * return runLoop({ ...config, config: configToKeyStyle(Schema, config, { keyStyle: 'snake_case' }) }, async (run) => {
+ *   const service = run.own(deps.serviceClient ?? new ServiceClient());   // closed at the end
+ *   for (let step = run.startStep; step < total && !run.signal.aborted; step++) { … run.logger.logMetrics(m, step) }
+ *   return { totalSteps: total, endStep: step, finalCheckpoint };
+ * });
+ * ```
+ *
+ * Invariant: a run that fails before it logged a metric or a checkpoint leaves no trace in a log dir it created
+ * (no stray `config.json` to meet the next run's log-dir prompt); anything a run wrote after that stays.
+ */
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '@cookbook/core';
+import { z } from 'zod';
+import { type CheckpointRecord, getLastCheckpoint, readCheckpoints, truncateMetricsFrom } from './checkpoints.js';
+import type { TextSink } from './console-logger.js';
+import { type CheckLogDirOptions, checkLogDir, LOG_DIR_BEHAVIORS, type LogDirDecision } from './log-dir.js';
+import { type MetricsLogger, setupLogging } from './metrics-logger.js';
+import { writeRunReport } from './run-report.js';
+
+/**
+ * The config fields every loop has, described and defaulted once. Spread them into a loop's schema:
+ * `z.object({ ...runConfigShape, learningRate: … })`.
+ */
+export const runConfigShape = {
+  logPath: z
+    .string()
+    .min(1)
+    .describe('Run folder: config.json, metrics.jsonl, checkpoints.jsonl, transcripts/ and report.html go here'),
+  behaviorIfLogDirExists: z
+    .enum(LOG_DIR_BEHAVIORS)
+    .default('ask')
+    .describe('When log_path exists: ask (terminal only), delete it, resume from its last checkpoint, or raise'),
+  baseUrl: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe(
+      'Tinker-compatible server; null = TINKER_BASE_URL, the hosted service with TINKER_API_KEY, else embedded',
+    ),
+  wandbProject: z.string().nullable().default(null).describe('Weights & Biases project (needs WANDB_API_KEY)'),
+  wandbName: z.string().nullable().default(null).describe('Weights & Biases run name; null = the log folder name'),
+};
+
+/** The shared run fields as a schema of their own. */
+export const RunConfigSchema = z.object(runConfigShape);
+/** The parsed shared run fields. */
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+
+/**
+ * How a run ended: `completed` (ran to its last step), `already_finished` (resumed a run whose final checkpoint
+ * exists), `skipped` (the user chose `exit` at the log-dir prompt), `interrupted` (stopped at a step boundary after
+ * SIGINT or an abort).
+ */
+export type RunStatus = 'completed' | 'already_finished' | 'skipped' | 'interrupted';
+
+/** What every loop returns. `value` carries a loop's own extras (e.g. the training client). */
+export interface RunResult<T = undefined> {
+  status: RunStatus;
+  logPath: string;
+  /** The step this call started at: 0, or the `step` of the checkpoint it resumed from. */
+  startStep: number;
+  /** Steps this call ran. */
+  stepsRun: number;
+  /** Steps of the whole run (0 when skipped). */
+  totalSteps: number;
+  /** The final checkpoint, when the run reached its end (or found it). */
+  finalCheckpoint: CheckpointRecord | undefined;
+  value: T | undefined;
+}
+
+/** What a loop's body returns to {@link runLoop}. */
+export interface LoopOutcome<T = undefined> {
+  /** Steps of the whole run. */
+  totalSteps: number;
+  /** The step the body stopped at (`totalSteps` when it ran to the end). */
+  endStep: number;
+  finalCheckpoint?: CheckpointRecord | undefined;
+  value?: T;
+}
+
+/** Options of {@link runLoop}: the shared run fields plus how to log. */
+export interface RunLoopOptions {
+  logPath: string;
+  behaviorIfLogDirExists: RunConfig['behaviorIfLogDirExists'];
+  wandbProject?: string | null;
+  wandbName?: string | null;
+  /** Written to `config.json` (and W&B) — the resolved config, in the command line's snake_case spelling. */
+  config: unknown;
+  /** Console table of metrics per step: true = stdout (default), false = none, or a sink. */
+  console?: boolean | TextSink;
+  /** Notices (resume point, interruption, report path). Default: stderr. */
+  log?: (line: string) => void;
+  /** Options of the log-dir prompt (TTY detection, prompt function). */
+  logDirOptions?: CheckLogDirOptions;
+  /**
+   * Runs after the log-dir decision and before anything is written or deleted: validate data here, so bad input
+   * fails before an old run is deleted.
+   */
+  prepare?: () => Promise<void> | void;
+  /** Write report.html when the run closes. Default true. */
+  writeReport?: boolean;
+  /** First SIGINT stops at the next step boundary, a second exits at once. Default true. */
+  handleSigint?: boolean;
+  /** Checkpoint key a resumable record must have. Default `state_path`. */
+  resumeKey?: string;
+}
+
+/** Anything the run closes when it ends. */
+export interface Closeable {
+  close(): Promise<void> | void;
+}
+
+/** What a loop's body sees. */
+export interface RunContext {
+  readonly logPath: string;
+  /** 0, or the `step` of the checkpoint the run resumes from (metrics rows from that step on were dropped). */
+  readonly startStep: number;
+  /** The checkpoint to resume from (load its `state_path` with the optimizer), if resuming. */
+  readonly resumeFrom: CheckpointRecord | undefined;
+  readonly logger: MetricsLogger;
+  /** Prints a notice line. */
+  log(line: string): void;
+  /** Aborted on the first SIGINT: stop at the next step boundary (save a resumable checkpoint if you can). */
+  readonly signal: AbortSignal;
+  /** Registers `resource` to be closed when the run ends (after the loggers), and returns it. */
+  own<R extends Closeable>(resource: R): R;
+}
+
+/** The step a checkpoint record resumes at: its `step`, or (records of older runs) `epoch × batches + batch`. */
+export function resumeStepOf(record: CheckpointRecord, batchesPerEpoch?: number): number {
+  if (typeof record.step === 'number') return record.step;
+  if (typeof record.batch === 'number') return (record.epoch ?? 0) * (batchesPerEpoch ?? 0) + record.batch;
+  return 0;
+}
+
+function checkLogPathShape(logPath: string): void {
+  if (existsSync(logPath) && !statSync(logPath).isDirectory()) {
+    throw new ConfigError(
+      `log_path ${logPath} is a file, not a folder; choose another log_path (nothing was changed)`,
+      {
+        key: 'log_path',
+      },
+    );
+  }
+  for (let dir = dirname(resolve(logPath)); ; dir = dirname(dir)) {
+    if (existsSync(dir)) {
+      if (!statSync(dir).isDirectory()) {
+        throw new ConfigError(`log_path ${logPath} is inside ${dir}, which is a file; choose another log_path`, {
+          key: 'log_path',
+        });
+      }
+      return;
+    }
+    if (dirname(dir) === dir) return;
+  }
+}
+
+function hasMetricsOrCheckpoints(logPath: string): boolean {
+  if (readCheckpoints(logPath).length > 0) return true;
+  try {
+    return statSync(resolve(logPath, 'metrics.jsonl')).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `body` inside the run lifecycle and returns the loop's {@link RunResult}. Errors from `body` are rethrown
+ * after everything is closed.
+ * @throws ConfigError when `logPath` is a file or lies under one, or when the log-dir policy refuses.
+ */
+export async function runLoop<T = undefined>(
+  options: RunLoopOptions,
+  body: (run: RunContext) => Promise<LoopOutcome<T>>,
+): Promise<RunResult<T>> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logPath = options.logPath;
+  checkLogPathShape(logPath);
+  const decision: LogDirDecision = await checkLogDir(logPath, options.behaviorIfLogDirExists, options.logDirOptions);
+  const empty = (status: RunStatus, startStep = 0, finalCheckpoint?: CheckpointRecord): RunResult<T> => ({
+    status,
+    logPath,
+    startStep,
+    stepsRun: 0,
+    totalSteps: startStep,
+    finalCheckpoint,
+    value: undefined,
+  });
+  if (decision === 'exit') {
+    log(`log dir ${logPath} left as it is; nothing to do`);
+    return empty('skipped');
+  }
+  await options.prepare?.();
+
+  let resumeFrom: CheckpointRecord | undefined;
+  if (decision === 'resume') {
+    resumeFrom = getLastCheckpoint(logPath, options.resumeKey ?? 'state_path');
+    if (resumeFrom?.final === true) {
+      log(`${logPath}: the run already finished (checkpoint "${resumeFrom.name}"); nothing to do`);
+      return empty('already_finished', resumeStepOf(resumeFrom), resumeFrom);
+    }
+    if (resumeFrom === undefined) log(`${logPath}: no checkpoint to resume from; starting at step 0`);
+  }
+  if (decision === 'delete') rmSync(logPath, { recursive: true, force: true });
+  const createdDir = !existsSync(logPath);
+  mkdirSync(logPath, { recursive: true });
+  const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom);
+  const dropped = truncateMetricsFrom(logPath, startStep);
+  if (dropped > 0) log(`dropped ${dropped} metrics rows at or after step ${startStep}; they will be recomputed`);
+  if (resumeFrom !== undefined) log(`resuming from checkpoint "${resumeFrom.name}" at step ${startStep}`);
+
+  const logger = setupLogging({
+    logDir: logPath,
+    config: options.config,
+    console: options.console ?? true,
+    ...(options.wandbProject ? { wandbProject: options.wandbProject } : {}),
+    ...(options.wandbName ? { wandbName: options.wandbName } : {}),
+  });
+  const owned: Closeable[] = [];
+  const controller = new AbortController();
+  let sigints = 0;
+  const onSigint = () => {
+    sigints++;
+    if (sigints === 1) {
+      log('interrupted: stopping after the current step (press Ctrl-C again to quit at once)');
+      controller.abort(new Error('interrupted'));
+    } else {
+      process.exit(130);
+    }
+  };
+  if (options.handleSigint ?? true) process.on('SIGINT', onSigint);
+
+  const close = async (failed: boolean) => {
+    if (options.handleSigint ?? true) process.off('SIGINT', onSigint);
+    const problems: string[] = [];
+    try {
+      await logger.close();
+    } catch (error) {
+      problems.push(`closing the loggers: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    for (const r of owned.reverse()) {
+      try {
+        await r.close();
+      } catch (error) {
+        problems.push(`closing ${r.constructor.name}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (failed && createdDir && !hasMetricsOrCheckpoints(logPath)) {
+      rmSync(logPath, { recursive: true, force: true });
+    } else if (options.writeReport ?? true) {
+      try {
+        await writeRunReport(logPath);
+      } catch (error) {
+        problems.push(`writing report.html: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    for (const p of problems) log(`warning: ${p}`);
+  };
+
+  const context: RunContext = {
+    logPath,
+    startStep,
+    resumeFrom,
+    logger,
+    log,
+    signal: controller.signal,
+    own(resource) {
+      owned.push(resource);
+      return resource;
+    },
+  };
+  let outcome: LoopOutcome<T>;
+  try {
+    outcome = await body(context);
+  } catch (error) {
+    await close(true);
+    throw error;
+  }
+  await close(false);
+  const interrupted = controller.signal.aborted && outcome.endStep < outcome.totalSteps;
+  return {
+    status: interrupted ? 'interrupted' : 'completed',
+    logPath,
+    startStep,
+    stepsRun: Math.max(0, outcome.endStep - startStep),
+    totalSteps: outcome.totalSteps,
+    finalCheckpoint: outcome.finalCheckpoint,
+    value: outcome.value,
+  };
+}
