@@ -36,8 +36,9 @@ export class ChatmlRenderer extends BaseRenderer {
         ? message.content
         : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
     return {
-      header: this.encode(`${ctx.idx > 0 ? '\n' : ''}<|im_start|>${message.role}\n`),
-      output: [{ type: 'encoded_text', tokens: [...this.encode(text), this.imEnd] }],
+      // Message text goes through tpl / encodeText so a quoted `<|im_end|>` stays text.
+      header: this.tpl`${ctx.idx > 0 ? '\n' : ''}<|im_start|>${message.role}\n`,
+      output: [{ type: 'encoded_text', tokens: [...this.encodeText(text), this.imEnd] }],
     };
   }
 

@@ -67,7 +67,7 @@ export class DeepSeekV3Renderer extends BaseRenderer {
 
   override renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
     const text = (s: string, extra: number[] = []): RenderedMessage['output'] => [
-      { type: 'encoded_text', tokens: [...this.encode(s), ...extra] },
+      { type: 'encoded_text', tokens: [...this.encodeText(s), ...extra] },
     ];
     switch (message.role) {
       case 'system': {
@@ -82,7 +82,10 @@ export class DeepSeekV3Renderer extends BaseRenderer {
       case 'user':
         return { header: this.special(USER), output: text(splitThinkingAndText(message).text) };
       case 'tool':
-        return { header: this.encode(OUTPUT_BEGIN), output: text(splitThinkingAndText(message).text + OUTPUT_END) };
+        return {
+          header: this.special(OUTPUT_BEGIN),
+          output: text(splitThinkingAndText(message).text, this.special(OUTPUT_END)),
+        };
       case 'assistant':
         return this.renderAssistant(message, ctx);
       default:
@@ -102,7 +105,7 @@ export class DeepSeekV3Renderer extends BaseRenderer {
       let body = '';
       for (const p of parts) if (p.type === 'text') body += p.text;
       if (typeof message.content === 'string') body = body.replace(/<think>[\s\S]*?<\/think>/g, '');
-      tokens.push(...this.encode(body));
+      tokens.push(...this.encodeText(body));
     } else {
       const strip = this.stripThinkingFromHistory && !ctx.isLast;
       if (header && strip) header = [...header, ...this.encode('</think>')];
@@ -117,15 +120,21 @@ export class DeepSeekV3Renderer extends BaseRenderer {
       for (const p of parts) {
         if (p.type === 'thinking') {
           if (strip && calls.length === 0) continue;
-          tokens.push(...this.encode(pending), ...this.encode('<think>'));
+          tokens.push(...this.encodeText(pending), ...this.encode('<think>'));
           pending = `${p.thinking}</think>`;
         } else if (p.type === 'text') pending += p.text;
       }
-      tokens.push(...this.encode(pending));
+      tokens.push(...this.encodeText(pending));
     }
     if (calls.length > 0) {
-      const section = calls.map((c) => `${CALL_BEGIN}${c.function.name}${SEP}${c.function.arguments}${CALL_END}`);
-      tokens.push(...this.encode(`${CALLS_BEGIN}${section.join('')}${CALLS_END}`));
+      // CALLS_BEGIN (CALL_BEGIN name SEP arguments CALL_END)* CALLS_END, names and arguments as text.
+      const literals = [`${CALLS_BEGIN}${CALL_BEGIN}`];
+      const values: string[] = [];
+      calls.forEach((c, j) => {
+        values.push(c.function.name, c.function.arguments);
+        literals.push(SEP, j === calls.length - 1 ? `${CALL_END}${CALLS_END}` : `${CALL_END}${CALL_BEGIN}`);
+      });
+      tokens.push(...this.tpl(literals, ...values));
     }
     tokens.push(this.tokenId(EOS));
     const out: RenderedMessage = { output: [{ type: 'encoded_text', tokens }] };

@@ -155,45 +155,43 @@ export class GptOssRenderer extends BaseRenderer {
 
   protected override bosTokens(messages: readonly Message[]): number[] {
     const content = this.systemPromptContent(messages);
-    return content === undefined ? [] : this.encode(`<|start|>system<|message|>${content}<|end|>`);
+    return content === undefined ? [] : this.tpl`<|start|>system<|message|>${content}<|end|>`;
   }
 
   override renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
     const role = message.role;
     if (role === 'tool') return this.renderToolResult(message);
+    const content = splitThinkingAndText(message).text;
     if (role === HARMONY_SYSTEM_ROLE) {
       // Merged into the renderer's own system message when it has one.
       if (this.reasoningEffort !== undefined) return { output: [] };
-      return this.plain('<|start|>system', `<|message|>${splitThinkingAndText(message).text}<|end|>`);
+      return this.plain(this.tpl`<|start|>system`, this.tpl`<|message|>${content}<|end|>`);
     }
     if (role === 'system') {
-      return this.plain(
-        '<|start|>developer',
-        `<|message|># Instructions\n\n${splitThinkingAndText(message).text}\n\n<|end|>`,
-      );
+      return this.plain(this.tpl`<|start|>developer`, this.tpl`<|message|># Instructions\n\n${content}\n\n<|end|>`);
     }
-    if (role !== 'assistant')
-      return this.plain(`<|start|>${role}`, `<|message|>${splitThinkingAndText(message).text}<|end|>`);
+    if (role !== 'assistant') return this.plain(this.tpl`<|start|>${role}`, this.tpl`<|message|>${content}<|end|>`);
     const { thinking, text } = splitThinkingAndText(message);
-    let body = '';
-    if (thinking !== '') body += `<|channel|>analysis<|message|>${thinking}<|end|><|start|>assistant`;
+    const body: number[] = [];
+    if (thinking !== '') body.push(...this.tpl`<|channel|>analysis<|message|>${thinking}<|end|><|start|>assistant`);
     const calls = message.tool_calls ?? [];
     if (calls.length > 0) {
-      if (text !== '') body += `<|channel|>commentary<|message|>${text}<|end|><|start|>assistant`;
-      body += calls
-        .map(
-          (c) =>
-            ` to=functions.${c.function.name}<|channel|>commentary <|constrain|>json<|message|>${c.function.arguments}<|call|>`,
-        )
-        .join('<|start|>assistant');
+      if (text !== '') body.push(...this.tpl`<|channel|>commentary<|message|>${text}<|end|><|start|>assistant`);
+      calls.forEach((c, j) => {
+        if (j > 0) body.push(...this.tpl`<|start|>assistant`);
+        const { name, arguments: args } = c.function;
+        body.push(...this.tpl` to=functions.${name}<|channel|>commentary <|constrain|>json<|message|>${args}<|call|>`);
+      });
+    } else if (ctx.isLast) {
+      body.push(...this.tpl`<|channel|>final<|message|>${text}<|return|>`);
     } else {
-      body += `<|channel|>final<|message|>${text}${ctx.isLast ? '<|return|>' : '<|end|>'}`;
+      body.push(...this.tpl`<|channel|>final<|message|>${text}<|end|>`);
     }
-    return this.plain('<|start|>assistant', body);
+    return this.plain(this.tpl`<|start|>assistant`, body);
   }
 
-  private plain(header: string, body: string): RenderedMessage {
-    return { header: this.encode(header), output: [{ type: 'encoded_text', tokens: this.encode(body) }] };
+  private plain(header: number[], body: number[]): RenderedMessage {
+    return { header, output: [{ type: 'encoded_text', tokens: body }] };
   }
 
   private renderToolResult(message: Message): RenderedMessage {
@@ -205,8 +203,8 @@ export class GptOssRenderer extends BaseRenderer {
     }
     const qualified = name.startsWith('functions.') ? name : `functions.${name}`;
     return this.plain(
-      `<|start|>${qualified} to=assistant`,
-      `<|channel|>commentary<|message|>${splitThinkingAndText(message).text}<|end|>`,
+      this.tpl`<|start|>${qualified} to=assistant`,
+      this.tpl`<|channel|>commentary<|message|>${splitThinkingAndText(message).text}<|end|>`,
     );
   }
 

@@ -35,15 +35,18 @@ describe('llama3 documented differences and behaviour', () => {
       '<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n',
     );
   });
-  it('keeps surrounding whitespace that the template trims', () => {
-    const msgs: Message[] = [{ role: 'user', content: '  padded \n' }];
+  it('trims surrounding whitespace as the template does, token for token', () => {
+    const msgs: Message[] = [
+      { role: 'user', content: '  padded \n' },
+      { role: 'assistant', content: '\n\nanswer\t ' },
+    ];
     const expected = renderTemplate(tok31, {
       messages: msgs,
       add_generation_prompt: true,
       bos_token: '<|begin_of_text|>',
     });
     expect(expected).toContain('\n\npadded<|eot_id|>');
-    expect(tok31.decode(r.buildGenerationPrompt(msgs).toInts())).toContain('\n\n  padded \n<|eot_id|>');
+    expect(r.buildGenerationPrompt(msgs).toInts()).toEqual(tok31.encode(expected));
   });
   it('refuses tool calls', () => {
     expect(() =>

@@ -1,7 +1,10 @@
 /**
- * `llama3` (upstream `Llama3Renderer`): Llama 3 header format. Deliberate differences from Meta's 3.1 template:
- * no "Cutting Knowledge Date" system preamble (the templates shipped with the tokenizers have none either), content
- * is not trimmed, and there is no tool calling (bare-JSON tool calls are ambiguous to parse).
+ * `llama3` (upstream `Llama3Renderer`): Llama 3 header format, token for token the chat template shipped with the
+ * Llama 3 / 3.1 tokenizers, content trimmed as that template trims it (JavaScript `trim()`, as `@huggingface/jinja`
+ * runs it; Python's `strip()` differs only on U+FEFF and U+001C–U+001F). Deliberate differences: no "Cutting
+ * Knowledge Date" system preamble of Meta's 3.1 template (the shipped templates have none either), no tool calling
+ * (bare-JSON tool calls are ambiguous to parse), and message text never becomes a control token (a quoted
+ * `<|eot_id|>` stays text; the template would emit the token).
  */
 import { type Message, RendererError } from '@cookbook/core';
 import { ensureText } from './internal/content-utils.js';
@@ -23,9 +26,12 @@ export class Llama3Renderer extends BaseRenderer {
     if (message.tool_calls?.length) {
       throw new RendererError('llama3 has no tool-calling format; drop tool_calls or use a Qwen3 / gpt-oss renderer');
     }
-    const header = this.encode(`<|start_header_id|>${message.role}<|end_header_id|>\n\n`);
-    const text = ensureText(message, 'llama3');
-    return { header, output: [{ type: 'encoded_text', tokens: [...this.encode(text), this.tokenId('<|eot_id|>')] }] };
+    const header = this.tpl`<|start_header_id|>${message.role}<|end_header_id|>\n\n`;
+    const text = ensureText(message, 'llama3').trim();
+    return {
+      header,
+      output: [{ type: 'encoded_text', tokens: [...this.encodeText(text), this.tokenId('<|eot_id|>')] }],
+    };
   }
 
   protected override bosTokens(): number[] {

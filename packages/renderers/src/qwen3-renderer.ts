@@ -3,8 +3,11 @@
  * Deliberate differences from upstream, chosen for parity with the official template: consecutive tool results
  * share one `<|im_start|>user` block, and assistant messages after the last user query keep their reasoning
  * (the template strips it only before that query). Kept from upstream: string content is never searched for
- * inline `<think>` blocks, and text content is encoded with special tokens split (a literal `<|im_end|>` in a
- * message stays text).
+ * inline `<think>` blocks, and message text (content, role, tool names and arguments) is encoded with control tokens
+ * split (a literal `<|im_end|>` in a message stays text). A message's header and its content are encoded separately,
+ * as at sampling time (the prompt ends with the header): content that starts with whitespace therefore tokenizes
+ * differently at that seam (`\n` + `\n…`) than the whole template string (`\n\n…`); everywhere else the tokens
+ * equal the template's.
  */
 import {
   type ContentPart,
@@ -88,7 +91,7 @@ export class Qwen3Renderer extends BaseRenderer {
   override renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
     const nl = ctx.idx > 0 ? '\n' : '';
     if (message.role === 'tool') return this.renderToolResult(message, ctx, nl);
-    const header = this.encode(`${nl}<|im_start|>${message.role}\n`);
+    const header = this.tpl`${nl}<|im_start|>${message.role}\n`;
     const body = message.role === 'assistant' ? this.assistantBody(message, ctx) : this.plainText(message);
     return { header, output: [{ type: 'encoded_text', tokens: [...this.encodeContent(body), this.imEnd] }] };
   }
@@ -144,13 +147,13 @@ export class Qwen3Renderer extends BaseRenderer {
 
   /** Content is encoded with special tokens split, so literal `<|im_start|>` in text stays text. */
   private encodeContent(text: string): number[] {
-    return text === '' ? [] : this.tokenizer.encode(text, { splitSpecialTokens: true });
+    return this.encodeText(text);
   }
 
   protected override generationSuffix(role: string, messages: readonly Message[]): number[] {
     const nl = messages.length > 0 ? '\n' : '';
     const think = this.mode === 'disable_thinking' && role === 'assistant' ? '<think>\n\n</think>\n\n' : '';
-    return this.encode(`${nl}<|im_start|>${role}\n${think}`);
+    return [...this.tpl`${nl}<|im_start|>${role}\n`, ...this.encode(think)];
   }
 
   getStopSequences(): number[] {

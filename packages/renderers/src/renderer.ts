@@ -223,9 +223,61 @@ export abstract class BaseRenderer implements Renderer {
     return id;
   }
 
-  /** Encode text without adding special tokens. */
+  /**
+   * Encode a renderer's own structure text (no message text in it): special-token strings in it become the special
+   * tokens. Text that comes from a message goes through {@link encodeText} or {@link tpl} instead.
+   */
   protected encode(text: string): number[] {
     return text === '' ? [] : this.tokenizer.encode(text, { addSpecialTokens: false });
+  }
+
+  /**
+   * Encode text that comes from a message (content, thinking, a role or tool name, tool arguments and results):
+   * special-token strings in it stay text, so a quoted `<|eot_id|>` can never end a turn.
+   */
+  protected encodeText(text: string): number[] {
+    return text === '' ? [] : this.tokenizer.encode(text, { addSpecialTokens: false, splitSpecialTokens: true });
+  }
+
+  /**
+   * Encode a template whose literal parts are the renderer's structure and whose `${…}` values are message text:
+   * `` this.tpl`<|start_header_id|>${role}<|end_header_id|>\n\n${content}` ``. Special tokens are matched only in the
+   * literal parts; the text between two of them is encoded as one piece (values included), exactly as the
+   * tokenizer encodes the whole string when the values hold no special-token strings — so the tokens equal the
+   * official template's, and a value that does hold one stays text.
+   */
+  protected tpl(strings: TemplateStringsArray | readonly string[], ...values: string[]): number[] {
+    const specials = this.tokenizer.controlTokens;
+    const out: number[] = [];
+    let pending = '';
+    const flush = () => {
+      out.push(...this.encodeText(pending));
+      pending = '';
+    };
+    strings.forEach((literal, i) => {
+      let pos = 0;
+      for (;;) {
+        let hit: string | undefined;
+        let at = literal.length;
+        if (literal.includes('<', pos)) {
+          for (const s of specials) {
+            const j = literal.indexOf(s, pos);
+            if (j >= 0 && (j < at || (j === at && s.length > (hit?.length ?? 0)))) {
+              at = j;
+              hit = s;
+            }
+          }
+        }
+        pending += literal.slice(pos, at);
+        if (hit === undefined) break;
+        flush();
+        out.push(this.tokenId(hit));
+        pos = at + hit.length;
+      }
+      if (i < values.length) pending += values[i];
+    });
+    flush();
+    return out;
   }
 
   buildGenerationPrompt(messages: readonly Message[], options: GenerationPromptOptions = {}): ModelInput {

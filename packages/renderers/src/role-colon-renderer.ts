@@ -15,10 +15,10 @@ export class RoleColonRenderer extends BaseRenderer {
 
   override renderMessage(message: Message, _ctx: RenderContext): RenderedMessage {
     const role = message.role.charAt(0).toUpperCase() + message.role.slice(1);
-    const header = this.encode(`${role}:`);
+    const header = this.tpl`${role}:`;
     if (message.tool_calls?.length) throw this.noTools();
     const text = ensureText(message, 'role_colon');
-    const out: RenderedMessage = { header, output: [{ type: 'encoded_text', tokens: this.encode(` ${text}\n\n`) }] };
+    const out: RenderedMessage = { header, output: [{ type: 'encoded_text', tokens: this.tpl` ${text}\n\n` }] };
     if (message.role === 'assistant') out.stopOverlap = this.encode('User:');
     return out;
   }

@@ -14,9 +14,9 @@ export interface EncodeOptions {
   /** Let the tokenizer's post-processor add its special tokens (BOS, ...). Default false. */
   addSpecialTokens?: boolean;
   /**
-   * Treat the text of special tokens (`<|im_start|>`, ...) as plain text instead of matching them as special
-   * tokens (Hugging Face's `split_special_tokens`). Non-special added tokens such as `<think>` still match.
-   * Default false.
+   * Treat the text of control tokens ({@link Tokenizer.controlTokens}: `<|im_start|>`, `<｜User｜>`, ...) as plain
+   * text instead of matching them (Hugging Face's `split_special_tokens`, extended to the `<|…|>` / `<｜…｜>` added
+   * tokens). Other added tokens such as `<think>` still match. Default false.
    */
   splitSpecialTokens?: boolean;
 }
@@ -45,6 +45,13 @@ export interface Tokenizer {
   readonly vocabSize: number;
   /** The Jinja chat template of tokenizer_config.json, when it ships one. */
   readonly chatTemplate: string | undefined;
+  /**
+   * The strings of the control tokens: the special added tokens (`<|im_start|>`, `<|eot_id|>`) and the added tokens
+   * spelled `<|…|>` or `<｜…｜>` that a tokenizer marks non-special but chat formats use as structure (DeepSeek's
+   * `<｜User｜>`, Qwen's `<|fim_prefix|>`). Added tokens such as `<think>` or `<tool_call>` are not among them: the
+   * official templates write those as text.
+   */
+  readonly controlTokens: readonly string[];
 }
 
 /** Parsed Hugging Face tokenizer files. */
@@ -59,6 +66,10 @@ interface AddedTokenJson {
   id: number;
   content: string;
   special?: boolean;
+}
+
+function isControlToken(token: AddedTokenJson): boolean {
+  return token.special === true || /^<\|.*\|>$/su.test(token.content) || /^<｜.*｜>$/su.test(token.content);
 }
 
 function tokenString(value: unknown): string | undefined {
@@ -77,8 +88,9 @@ export class HfTokenizer implements Tokenizer {
   readonly bosTokenId: number | undefined;
   readonly eosTokenId: number | undefined;
   readonly chatTemplate: string | undefined;
+  readonly controlTokens: readonly string[];
+  private readonly controlPattern: RegExp | undefined;
   private readonly inner: HfTokenizerInstance;
-  private readonly specialContents: string[];
   private readonly loadFiles: () => TokenizerFiles;
   private plain: HfTokenizerInstance | undefined;
   private vocabSizeCache: number | undefined;
@@ -94,7 +106,11 @@ export class HfTokenizer implements Tokenizer {
     const Ctor = hfTokenizerClass();
     this.inner = new Ctor(files.tokenizerJson, files.tokenizerConfig);
     const added = (files.tokenizerJson.added_tokens ?? []) as AddedTokenJson[];
-    this.specialContents = added.filter((t) => t.special === true).map((t) => t.content);
+    this.controlTokens = added.filter(isControlToken).map((t) => t.content);
+    this.controlPattern =
+      this.controlTokens.length === 0
+        ? undefined
+        : new RegExp(this.controlTokens.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'u');
     this.loadFiles = reload ?? (() => files);
     const cfg = files.tokenizerConfig;
     this.bosToken = tokenString(cfg.bos_token);
@@ -106,7 +122,7 @@ export class HfTokenizer implements Tokenizer {
 
   encode(text: string, options?: EncodeOptions): number[] {
     const addSpecial = options?.addSpecialTokens ?? false;
-    if (options?.splitSpecialTokens === true && this.specialContents.some((s) => text.includes(s))) {
+    if (options?.splitSpecialTokens === true && this.controlPattern?.test(text) === true) {
       return this.plainTokenizer().encode(text, { add_special_tokens: addSpecial }).ids;
     }
     return this.inner.encode(text, { add_special_tokens: addSpecial }).ids;
@@ -135,7 +151,7 @@ export class HfTokenizer implements Tokenizer {
     if (this.plain === undefined) {
       const files = this.loadFiles();
       const added = (files.tokenizerJson.added_tokens ?? []) as AddedTokenJson[];
-      const json = { ...files.tokenizerJson, added_tokens: added.filter((t) => t.special !== true) };
+      const json = { ...files.tokenizerJson, added_tokens: added.filter((t) => !isControlToken(t)) };
       const Ctor = hfTokenizerClass();
       this.plain = new Ctor(json, files.tokenizerConfig);
     }
