@@ -43,11 +43,11 @@ describe('chart grouping', () => {
     expect(data.series['test/loss']).toEqual([null, 1.7, null]);
     expect(data.series['x:count']).toBeUndefined();
     expect(data.series.tag).toBeUndefined();
-    expect(data.charts).toEqual([
+    expect(data.charts.map((c) => ({ title: c.title, keys: c.keys }))).toEqual([
       { title: 'loss', keys: ['train/loss', 'test/loss'] },
-      { title: 'lr', keys: ['lr'] },
       { title: 'time/step', keys: ['time/step'] },
     ]);
+    expect(data.constants).toEqual([['lr', 1e-4]]);
   });
 });
 
@@ -81,6 +81,16 @@ describe('writeRunReport', () => {
     expect(data.series['train/loss']?.[1]).toBe(1);
     expect(data.series['test/loss']?.[4]).toBe(0.5);
     expect(data.charts.map((c) => c.title)).toEqual(['loss', 'time/step']);
+
+    // Headline charts first, the rest folded; final values readable without JavaScript (static view, print).
+    const headline = html.indexOf('id="plot-0"');
+    const more = html.indexOf('<summary>More metrics (1 charts)</summary>');
+    expect(headline).toBeGreaterThan(0);
+    expect(more).toBeGreaterThan(headline);
+    expect(html.indexOf('id="plot-1"')).toBeGreaterThan(more);
+    expect(html).toContain('final: <span class="final"><span class="key">train/loss</span> 0.200000</span>');
+    expect(html).toContain('id="smooth"');
+    expect(html).toContain('id="logy"');
 
     // Chart library inlined; nothing loaded from the network.
     expect(html).toContain('var uPlot=');
@@ -124,7 +134,39 @@ describe('chart order', () => {
       { step: 1, 'time/step': 1, num_loss_tokens: 6, learning_rate: 9e-4, train_mean_nll: 2, progress: 0.5 },
     ];
     const titles = buildSeries(rows).charts.map((c) => c.title);
-    expect(titles).toEqual(['nll', 'num_loss_tokens', 'learning_rate', 'progress', 'time/step']);
+    // progress is bookkeeping and time/step never changed: neither gets a chart.
+    expect(titles).toEqual(['nll', 'num_loss_tokens', 'learning_rate']);
     expect(buildSeries(rows).charts[0]!.keys).toEqual(['train_mean_nll', 'test/nll']);
+    expect(buildSeries(rows).constants).toEqual([['time/step', 1]]);
+  });
+
+  it('marks headline charts, labels the y axis with units, and keeps each series final value', () => {
+    const rows: MetricsRow[] = [
+      { step: 0, train_mean_nll: 3, 'env/all/reward/total': 0.1, 'time/total': 1, epoch: 0, 'step:max': 0 },
+      { step: 1, train_mean_nll: 2, 'env/all/reward/total': 0.4, 'time/total': 2, epoch: 0, 'step:max': 1 },
+      { step: 2, train_mean_nll: 1.5, learning_rate: 1e-4, 'learning_rate:mean': 1e-4 },
+      { step: 3, learning_rate: 5e-5, 'learning_rate:mean': 5e-5 },
+    ];
+    const data = buildSeries(rows);
+    expect(data.charts.map((c) => [c.title, c.headline, c.yLabel])).toEqual([
+      ['train_mean_nll', true, 'train_mean_nll (nats/token)'],
+      ['env/all/reward/total', true, 'env/all/reward/total'],
+      ['learning_rate', false, 'learning_rate'],
+      ['time/total', false, 'seconds'],
+    ]);
+    expect(data.charts[0]!.final).toEqual({ train_mean_nll: 1.5 });
+    expect(data.series['learning_rate:mean']).toBeUndefined();
+    expect(data.series['step:max']).toBeUndefined();
+    expect(data.constants).toEqual([['epoch', 0]]);
+    expect(data.headlineConstants).toEqual([]);
+  });
+
+  it('names a flat headline metric first instead of hiding it', async () => {
+    const logger = setupLogging({ logDir: dir, console: false });
+    for (let step = 0; step < 3; step++) logger.logMetrics({ 'env/all/reward/total': -0.1, entropy: 3 - step }, step);
+    await logger.close();
+    const html = readFileSync(await writeRunReport(dir), 'utf8');
+    expect(html).toContain('Flat at every step (not charted): <code>env/all/reward/total</code> = -0.100000');
+    expect(html.indexOf('Flat at every step')).toBeLessThan(html.indexOf('More metrics'));
   });
 });

@@ -10,7 +10,7 @@ import { DataError } from '@cookbook/core';
 import { formatMetricValue } from './console-logger.js';
 import { writeFileAtomic } from './internal/atomic-write.js';
 import { escapeHtml, jsonForScript } from './internal/html.js';
-import { buildSeries, flattenConfig } from './internal/report-data.js';
+import { buildSeries, flattenConfig, type ReportChart } from './internal/report-data.js';
 import { uplotAssets } from './internal/uplot-assets.js';
 import { type MetricsRow, readMetrics, type SkippedLine } from './jsonl.js';
 import { CONFIG_FILE, METRICS_FILE } from './metrics-logger.js';
@@ -58,10 +58,16 @@ body { font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Helve
 h1 { margin: 0 0 0.1em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #d0d7de; padding-bottom: 0.2em; }
 .meta { color: #6e7781; font-size: 0.85em; }
 .warn { background: #fff8c5; border: 1px solid #d4a72c; padding: 0.4em 0.7em; border-radius: 4px; }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 1em; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(560px, 100%), 1fr)); gap: 1em; }
 .chart { border: 1px solid #d0d7de; border-radius: 6px; padding: 0.5em; min-width: 0; }
 .chart h3 { font-size: 0.95em; margin: 0 0 0.3em; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-#filter { padding: 0.3em 0.5em; width: 22em; margin-bottom: 0.8em; }
+.controls { display: flex; flex-wrap: wrap; gap: 0.6em 1.4em; align-items: center; margin-bottom: 0.8em; font-size: 0.9em; }
+#filter { padding: 0.3em 0.5em; width: 22em; max-width: 100%; }
+.finals { font-size: 0.8em; color: #57606a; margin-bottom: 0.3em; }
+.final { margin-right: 0.8em; white-space: nowrap; } .final .key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+details > summary { cursor: pointer; margin: 0.8em 0; font-weight: 600; }
+@media (max-width: 640px) { .charts { grid-template-columns: 1fr; } }
+@media print { .controls { display: none; } details > .charts { display: grid; } }
 table.kv { border-collapse: collapse; font-size: 0.85em; }
 table.kv th, table.kv td { border: 1px solid #d0d7de; padding: 0.2em 0.6em; text-align: left; vertical-align: top; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 table.kv th { background: #f6f8fa; font-weight: 600; }
@@ -70,13 +76,15 @@ iframe.transcript { width: 100%; height: 600px; border: 1px solid #d0d7de; borde
 .empty { color: #6e7781; font-style: italic; }
 `;
 
-// Runs in the browser: draws one uPlot chart per entry of the embedded data, and filters charts by name.
+// Runs in the browser: draws one uPlot chart into each server-rendered chart box, with optional smoothing (EMA)
+// and a log-scale y axis; legends show the last value when the cursor is not over a chart (static view, print).
 const PAGE_SCRIPT = `
 (function () {
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
-  var container = document.getElementById('charts');
   var plots = [];
+  var smoothEl = document.getElementById('smooth');
+  var logEl = document.getElementById('logy');
   function fmt(v, digits) {
     if (v === null || v === undefined) return '--';
     var a = Math.abs(v);
@@ -84,45 +92,74 @@ const PAGE_SCRIPT = `
     if (a < 1e-3 || a >= 1e6) return v.toExponential(digits - 1).replace(/\\.?0+e/, 'e');
     return String(+v.toPrecision(digits));
   }
+  function lastValue(ys) { for (var i = ys.length - 1; i >= 0; i--) if (ys[i] !== null) return ys[i]; return null; }
+  function smooth(ys, w) {
+    if (!(w > 0)) return ys;
+    var out = [], acc = null;
+    for (var i = 0; i < ys.length; i++) {
+      var v = ys[i];
+      if (v === null) { out.push(null); continue; }
+      acc = acc === null ? v : w * acc + (1 - w) * v;
+      out.push(acc);
+    }
+    return out;
+  }
+  function positive(ys) { return ys.map(function (v) { return v !== null && v > 0 ? v : null; }); }
   function yTicks(u, splits) { return splits.map(function (v) { return fmt(v, 4); }); }
   function xTicks(u, splits) { return splits.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); }
-  data.charts.forEach(function (chart) {
-    var box = document.createElement('div');
-    box.className = 'chart';
-    box.setAttribute('data-name', chart.keys.join(' ') + ' ' + chart.title);
-    var h = document.createElement('h3');
-    h.textContent = chart.title;
-    box.appendChild(h);
-    var plotEl = document.createElement('div');
-    box.appendChild(plotEl);
-    container.appendChild(box);
+  function draw(chart, el, old) {
+    if (old) old.destroy();
+    el.innerHTML = '';
+    var w = smoothEl ? Number(smoothEl.value) : 0;
+    var logy = logEl ? logEl.checked : false;
     var series = [{ label: data.xLabel, value: function (u, v) { return v === null || v === undefined ? '--' : String(v); } }];
     var columns = [data.x];
     chart.keys.forEach(function (key, i) {
-      var ys = data.series[key];
+      var raw = data.series[key];
+      var ys = smooth(logy ? positive(raw) : raw, w);
       var n = 0;
       for (var j = 0; j < ys.length; j++) if (ys[j] !== null) n++;
       series.push({ label: key, stroke: palette[i % palette.length], width: 1.5, spanGaps: true, points: { show: n <= 60, size: 5 },
-        value: function (u, v) { return fmt(v, 6); } });
+        value: function (u, v, si, idx) { return fmt(idx === null || idx === undefined ? lastValue(raw) : v, 6); } });
       columns.push(ys);
     });
-    var width = Math.max(300, plotEl.clientWidth || 560);
-    var plot = new uPlot({ width: width, height: 240, scales: { x: { time: false } }, series: series,
-      axes: [{ label: data.xLabel, values: xTicks }, { size: 64, values: yTicks }], legend: { live: true } }, columns, plotEl);
-    plots.push({ plot: plot, el: plotEl });
+    var width = Math.max(280, el.clientWidth || 560);
+    return new uPlot({ width: width, height: 240, scales: { x: { time: false }, y: logy ? { distr: 3 } : {} }, series: series,
+      axes: [{ label: data.xLabel, values: xTicks }, { label: chart.yLabel, size: 64, values: yTicks }],
+      legend: { live: true } }, columns, el);
+  }
+  data.charts.forEach(function (chart, i) {
+    var el = document.getElementById('plot-' + i);
+    if (el) plots.push({ chart: chart, el: el, plot: draw(chart, el) });
   });
-  window.addEventListener('resize', function () {
-    plots.forEach(function (p) { p.plot.setSize({ width: Math.max(300, p.el.clientWidth), height: 240 }); });
+  function redraw() { plots.forEach(function (p) { p.plot = draw(p.chart, p.el, p.plot); }); }
+  function resize() { plots.forEach(function (p) { if (p.el.clientWidth > 0) p.plot.setSize({ width: Math.max(280, p.el.clientWidth), height: 240 }); }); }
+  if (smoothEl) smoothEl.addEventListener('input', function () {
+    document.getElementById('smooth-value').textContent = Number(smoothEl.value).toFixed(2);
+    redraw();
   });
+  if (logEl) logEl.addEventListener('change', redraw);
+  window.addEventListener('resize', resize);
+  Array.prototype.forEach.call(document.querySelectorAll('details'), function (d) { d.addEventListener('toggle', resize); });
   var filter = document.getElementById('filter');
   if (filter) filter.addEventListener('input', function () {
     var q = filter.value.toLowerCase();
-    Array.prototype.forEach.call(container.children, function (el) {
+    Array.prototype.forEach.call(document.querySelectorAll('.chart'), function (el) {
       el.style.display = el.getAttribute('data-name').toLowerCase().indexOf(q) >= 0 ? '' : 'none';
     });
   });
 })();
 `;
+
+function chartBox(chart: ReportChart, index: number): string {
+  const finals = chart.keys
+    .map(
+      (k) =>
+        `<span class="final"><span class="key">${escapeHtml(k)}</span> ${escapeHtml(formatMetricValue(chart.final[k] ?? null) || '–')}</span>`,
+    )
+    .join(' ');
+  return `<div class="chart" data-name="${escapeHtml(`${chart.keys.join(' ')} ${chart.title}`)}"><h3>${escapeHtml(chart.title)}</h3><div class="finals">final: ${finals}</div><div class="plot" id="plot-${index}"></div></div>`;
+}
 
 function latestValues(rows: readonly MetricsRow[]): Array<[string, string, string]> {
   const last = new Map<string, [string, string]>();
@@ -179,10 +216,36 @@ export function buildRunReport(input: RunReportInput): string {
   const warn = input.truncated
     ? `<p class="warn">metrics.jsonl ended in a truncated line (line ${input.truncated.line}, skipped).</p>`
     : '';
+  const boxes = data.charts.map((c, i) => ({ c, html: chartBox(c, i) }));
+  const headline = boxes.filter((b) => b.c.headline);
+  const rest = boxes.filter((b) => !b.c.headline);
+  const constantList = (keep: (key: string) => boolean) =>
+    data.constants
+      .filter(([k]) => keep(k))
+      .map(([k, v]) => `<code>${escapeHtml(k)}</code> = ${escapeHtml(formatMetricValue(v))}`)
+      .join(', ');
+  const flatHeadline = new Set(data.headlineConstants);
+  const headlineConstantsHtml =
+    flatHeadline.size === 0
+      ? ''
+      : `<p class="warn">Flat at every step (not charted): ${constantList((k) => flatHeadline.has(k))}</p>`;
+  const otherConstants = constantList((k) => !flatHeadline.has(k));
+  const constantsHtml =
+    otherConstants === '' ? '' : `<p class="meta">Constant over the run (not charted): ${otherConstants}</p>`;
   const chartsHtml =
-    data.charts.length === 0
+    data.charts.length === 0 && data.constants.length === 0
       ? '<p class="empty">No numeric metrics yet.</p>'
-      : '<input id="filter" type="search" placeholder="filter charts by metric name"><div id="charts" class="charts"></div>';
+      : [
+          '<div class="controls"><input id="filter" type="search" placeholder="filter charts by metric name">',
+          '<label>smoothing <input id="smooth" type="range" min="0" max="0.95" step="0.05" value="0"> <span id="smooth-value">0.00</span></label>',
+          '<label><input id="logy" type="checkbox"> log y</label></div>',
+          headlineConstantsHtml,
+          headline.length > 0 ? `<div class="charts">${headline.map((b) => b.html).join('')}</div>` : '',
+          rest.length > 0
+            ? `<details${headline.length === 0 ? ' open' : ''}><summary>More metrics (${rest.length} charts)</summary><div class="charts">${rest.map((b) => b.html).join('')}</div></details>`
+            : '',
+          constantsHtml,
+        ].join('\n');
 
   return `<!DOCTYPE html>
 <html lang="en">

@@ -1,16 +1,33 @@
 import { isHiddenMetricKey } from '../console-logger.js';
 import type { MetricsRow } from '../jsonl.js';
 
+/** One chart of the report. */
+export interface ReportChart {
+  title: string;
+  /** The metrics drawn on it. */
+  keys: string[];
+  /** Shown first, in the headline section (loss / NLL, reward, accuracy, KL, return, …). */
+  headline: boolean;
+  /** Title of the y axis: the quantity and its unit. */
+  yLabel: string;
+  /** Last logged value per key (what a static or printed view shows in the legend). */
+  final: Record<string, number | null>;
+}
+
 /** Chart payload embedded in report.html. */
 export interface ReportSeriesData {
   /** Label of the x axis ("step", or "row" when no row has a step). */
   xLabel: string;
   /** Sorted x values. */
   x: number[];
-  /** Per numeric metric, its value at each x (null where not logged). */
+  /** Per charted metric, its value at each x (null where not logged). */
   series: Record<string, Array<number | null>>;
-  /** Charts in display order: a title and the metrics drawn on it. */
-  charts: Array<{ title: string; keys: string[] }>;
+  /** Charts in display order: headline charts first, then the rest by rank. */
+  charts: ReportChart[];
+  /** Metrics left out of the charts because their value never changed, with that value. */
+  constants: Array<[string, number]>;
+  /** The headline metrics among {@link constants} (a flat reward is news: the report says so first). */
+  headlineConstants: string[];
 }
 
 const SPLIT_WORDS = new Set(['train', 'test', 'eval', 'val', 'valid', 'validation']);
@@ -33,10 +50,26 @@ export function chartGroupOf(key: string): string {
 /** Display order: the quantities a reader looks for first (loss, reward, KL), then the rest, schedule, timings. */
 function chartRank(title: string): number {
   if (title === 'time') return 3;
-  if (/^num_/.test(title)) return 1; // counts such as num_loss_tokens are not the loss
-  if (/nll|loss|reward|accuracy|correct|kl|bpb/i.test(title)) return 0;
+  if (/^num_|_count$|\/count$/.test(title)) return 1; // counts such as num_loss_tokens are not the loss
+  if (/nll|loss|reward|accuracy|correct|kl|bpb|return|win|score|pass@/i.test(title)) return 0;
   if (/^(learning_rate|progress|epoch)$/.test(title)) return 2;
   return 1;
+}
+
+/** Bookkeeping that a chart would only repeat: the step itself, the run's progress fraction. */
+function isBookkeeping(key: string): boolean {
+  return key === 'progress' || key === 'step' || key.startsWith('step:');
+}
+
+/** The y-axis title of a chart: the quantity and, where the name says it, its unit. */
+export function yAxisLabel(title: string): string {
+  if (title === 'time' || title.startsWith('time/')) return 'seconds';
+  if (/nll|entropy/i.test(title)) return `${title} (nats/token)`;
+  if (/bpb|bits_per_byte/i.test(title)) return `${title} (bits/byte)`;
+  if (/tokens/i.test(title)) return `${title} (tokens)`;
+  if (/^(accuracy|correct|frac_|win_rate)|\/(accuracy|correct|frac_[a-z_]+|win_rate)$/.test(title))
+    return `${title} (fraction)`;
+  return title;
 }
 
 /** Merges rows by step (later values win) and builds one series per numeric metric and the chart grouping. */
@@ -64,20 +97,49 @@ export function buildSeries(rows: readonly MetricsRow[]): ReportSeriesData {
     }
   });
   const x = [...byX.keys()].sort((a, b) => a - b);
-  const series: Record<string, Array<number | null>> = {};
-  for (const key of keyOrder) series[key] = x.map((xv) => byX.get(xv)?.get(key) ?? null);
-  const groups = new Map<string, string[]>();
+  const all: Record<string, Array<number | null>> = {};
+  for (const key of keyOrder) all[key] = x.map((xv) => byX.get(xv)?.get(key) ?? null);
+  const same = (a: ReadonlyArray<number | null>, b: ReadonlyArray<number | null>) =>
+    a.every((v, i) => v === null || b[i] === null || v === b[i]);
+  const constants: Array<[string, number]> = [];
+  const charted: string[] = [];
   for (const key of keyOrder) {
+    if (isBookkeeping(key)) continue;
+    const values = (all[key] ?? []).filter((v): v is number => v !== null);
+    // `learning_rate:mean` beside `learning_rate` with the same values is one series drawn twice.
+    const base = key.replace(/:mean$/, '');
+    if (base !== key && all[base] !== undefined && same(all[key] ?? [], all[base] ?? [])) continue;
+    if (values.length > 1 && values.every((v) => v === values[0])) {
+      constants.push([key, values[0]!]);
+      continue;
+    }
+    charted.push(key);
+  }
+  const series: Record<string, Array<number | null>> = {};
+  for (const key of charted) series[key] = all[key] ?? [];
+  const groups = new Map<string, string[]>();
+  for (const key of charted) {
     const g = chartGroupOf(key);
     const list = groups.get(g);
     if (list) list.push(key);
     else groups.set(g, [key]);
   }
-  const charts = [...groups.entries()]
+  const lastOf = (ys: ReadonlyArray<number | null>) => {
+    for (let i = ys.length - 1; i >= 0; i--) if (ys[i] !== null) return ys[i] ?? null;
+    return null;
+  };
+  const charts: ReportChart[] = [...groups.entries()]
     .map(([group, keys]) => ({ group, title: keys.length === 1 ? (keys[0] ?? group) : group, keys }))
     .sort((a, b) => chartRank(a.group) - chartRank(b.group))
-    .map(({ title, keys }) => ({ title, keys }));
-  return { xLabel: hasStep ? 'step' : 'row', x, series, charts };
+    .map(({ group, title, keys }) => ({
+      title,
+      keys,
+      headline: chartRank(group) === 0,
+      yLabel: yAxisLabel(group === 'time' ? 'time' : title),
+      final: Object.fromEntries(keys.map((k) => [k, lastOf(series[k] ?? [])])),
+    }));
+  const headlineConstants = constants.map(([k]) => k).filter((k) => chartRank(chartGroupOf(k)) === 0);
+  return { xLabel: hasStep ? 'step' : 'row', x, series, charts, constants, headlineConstants };
 }
 
 /** Flattens a nested config into dotted keys (arrays and leaves as JSON text). */
