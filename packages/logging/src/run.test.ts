@@ -14,6 +14,7 @@ function options(logPath: string, extra: Partial<RunLoopOptions> = {}): RunLoopO
     behaviorIfLogDirExists: 'raise',
     config: { log_path: logPath, learning_rate: 1e-4 },
     console: false,
+    progress: false,
     log: () => {},
     handleSigint: false,
     writeReport: false,
@@ -133,5 +134,25 @@ describe('runLoop', () => {
     expect(result).toMatchObject({ status: 'interrupted', stepsRun: 3, totalSteps: 10 });
     expect(lines.join('\n')).toContain('interrupted: stopping after the current step');
     expect(process.listenerCount('SIGINT')).toBe(0);
+  });
+});
+
+describe('runLoop progress', () => {
+  it('shows step i/N, the rate and the headline metric; counts a resumed run from its start step', async () => {
+    const logPath = join(tmp(), 'run');
+    let text = '';
+    const sink = { write: (s: string) => void (text += s), isTTY: false };
+    await toyLoop(options(logPath, { progress: sink }), 4, 3).catch(() => {});
+    text = '';
+    await runLoop(options(logPath, { behaviorIfLogDirExists: 'resume', progress: sink }), async (run) => {
+      run.setTotalSteps(12);
+      for (let step = run.startStep; step < 12; step++)
+        run.logger.logMetrics({ train_mean_nll: 12 - step, num_tokens: 7 }, step);
+      return { totalSteps: 12, endStep: 12 };
+    });
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^step 3\/12 {2}25% \[/);
+    expect(lines.at(-1)).toMatch(/^step 12\/12 100% \[.*\] train_mean_nll 1$/);
+    expect(text).not.toContain('num_tokens');
   });
 });

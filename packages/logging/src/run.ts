@@ -22,8 +22,11 @@ import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import { type CheckpointRecord, getLastCheckpoint, readCheckpoints, truncateMetricsFrom } from './checkpoints.js';
 import type { TextSink } from './console-logger.js';
+import { formatMetricValue } from './console-logger.js';
+import { isHeadlineMetric } from './internal/report-data.js';
 import { type CheckLogDirOptions, checkLogDir, LOG_DIR_BEHAVIORS, type LogDirDecision } from './log-dir.js';
 import { type MetricsLogger, setupLogging } from './metrics-logger.js';
+import { type ProgressBar, progressBar } from './progress-bar.js';
 import { writeRunReport } from './run-report.js';
 
 /**
@@ -112,6 +115,12 @@ export interface RunLoopOptions {
   handleSigint?: boolean;
   /** Checkpoint key a resumable record must have. Default `state_path`. */
   resumeKey?: string;
+  /**
+   * Progress of the run once the loop calls `setTotalSteps`: `step i/N`, elapsed, ETA and the headline metrics of
+   * the last logged step — one updating line on a terminal, a plain line per 10 % otherwise. `true` = stderr
+   * (default), `false` = none, or a sink.
+   */
+  progress?: boolean | TextSink;
 }
 
 /** Anything the run closes when it ends. */
@@ -133,6 +142,10 @@ export interface RunContext {
   readonly signal: AbortSignal;
   /** Registers `resource` to be closed when the run ends (after the loggers), and returns it. */
   own<R extends Closeable>(resource: R): R;
+  /** Starts the progress display over `totalSteps` (call once the loop knows it). */
+  setTotalSteps(totalSteps: number): void;
+  /** Text shown after the step counts until the next logged step, e.g. `rollouts 12/32`. */
+  setProgressDetail(text: string): void;
 }
 
 /** The step a checkpoint record resumes at: its `step`, or (records of older runs) `epoch × batches + batch`. */
@@ -226,6 +239,28 @@ export async function runLoop<T = undefined>(
     ...(options.wandbName ? { wandbName: options.wandbName } : {}),
   });
   const owned: Closeable[] = [];
+  let bar: ProgressBar | undefined;
+  const progressSink =
+    options.progress === false
+      ? undefined
+      : options.progress === true || options.progress === undefined
+        ? process.stderr
+        : options.progress;
+  // What the loop logs through: the loggers, plus the progress line after each step.
+  const runLogger: MetricsLogger = {
+    logHparams: (config) => logger.logHparams(config),
+    close: () => logger.close(),
+    logMetrics(metrics, step) {
+      logger.logMetrics(metrics, step);
+      if (bar === undefined || step === undefined) return;
+      const headline = Object.entries(metrics)
+        .filter(([k, v]) => typeof v === 'number' && isHeadlineMetric(k))
+        .slice(0, 3)
+        .map(([k, v]) => `${k} ${formatMetricValue(v)}`);
+      bar.setDetail(headline.join('  '));
+      bar.update(step + 1);
+    },
+  };
   const controller = new AbortController();
   let sigints = 0;
   const onSigint = () => {
@@ -241,6 +276,7 @@ export async function runLoop<T = undefined>(
 
   const close = async (failed: boolean) => {
     if (options.handleSigint ?? true) process.off('SIGINT', onSigint);
+    bar?.finish();
     const problems: string[] = [];
     try {
       await logger.close();
@@ -270,12 +306,19 @@ export async function runLoop<T = undefined>(
     logPath,
     startStep,
     resumeFrom,
-    logger,
+    logger: runLogger,
     log,
     signal: controller.signal,
     own(resource) {
       owned.push(resource);
       return resource;
+    },
+    setTotalSteps(totalSteps) {
+      if (progressSink === undefined || bar !== undefined) return;
+      bar = progressBar(totalSteps, { stream: progressSink, initial: startStep, unit: 'step' });
+    },
+    setProgressDetail(text) {
+      bar?.setDetail(text);
     },
   };
   let outcome: LoopOutcome<T>;

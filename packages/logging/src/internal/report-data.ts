@@ -56,6 +56,11 @@ function chartRank(title: string): number {
   return 1;
 }
 
+/** Whether a metric is one a reader looks for first (loss / NLL, reward, accuracy, KL, return, score, pass@k). */
+export function isHeadlineMetric(key: string): boolean {
+  return !isHiddenMetricKey(key) && chartRank(chartGroupOf(key)) === 0;
+}
+
 /** Bookkeeping that a chart would only repeat: the step itself, the run's progress fraction. */
 function isBookkeeping(key: string): boolean {
   return key === 'progress' || key === 'step' || key.startsWith('step:');
