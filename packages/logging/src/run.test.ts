@@ -141,7 +141,12 @@ describe('runLoop progress', () => {
   it('shows step i/N, the rate and the headline metric; counts a resumed run from its start step', async () => {
     const logPath = join(tmp(), 'run');
     let text = '';
-    const sink = { write: (s: string) => void (text += s), isTTY: false };
+    const sink = {
+      write: (s: string) => {
+        text += s;
+      },
+      isTTY: false,
+    };
     await toyLoop(options(logPath, { progress: sink }), 4, 3).catch(() => {});
     text = '';
     await runLoop(options(logPath, { behaviorIfLogDirExists: 'resume', progress: sink }), async (run) => {
