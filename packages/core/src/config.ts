@@ -44,14 +44,24 @@ function defOf(schema: AnySchema): SchemaDef {
 }
 
 /** Strip default/optional/nullable/readonly/pipe wrappers. */
-function unwrap(schema: AnySchema): { core: AnySchema; nullable: boolean; optional: boolean; defaultValue?: unknown } {
+function unwrap(schema: AnySchema): {
+  core: AnySchema;
+  nullable: boolean;
+  optional: boolean;
+  defaultValue?: unknown;
+  description?: string;
+} {
   let s = schema;
+  let description: string | undefined;
   let nullable = false;
   let optional = false;
   let defaultValue: unknown;
   let hasDefault = false;
   for (;;) {
     const d = defOf(s);
+    // A recipe derives a field by wrapping the library's (`lib.maxTokens.default(8)`): the description of the
+    // outermost layer that has one is the field's.
+    description ??= s.description;
     if (d.type === 'default' || d.type === 'prefault') {
       if (!hasDefault) {
         defaultValue = d.defaultValue;
@@ -70,7 +80,9 @@ function unwrap(schema: AnySchema): { core: AnySchema; nullable: boolean; option
       s = d.in!;
     } else break;
   }
-  return hasDefault ? { core: s, nullable, optional, defaultValue } : { core: s, nullable, optional };
+  description ??= s.description;
+  const out = hasDefault ? { core: s, nullable, optional, defaultValue } : { core: s, nullable, optional };
+  return description === undefined ? out : { ...out, description };
 }
 
 function objectShape(schema: AnySchema): Record<string, AnySchema> | undefined {
@@ -145,7 +157,7 @@ export function configFields(schema: AnySchema, options: ConfigKeyOptions & { pr
       type: describeType(field),
       defaultValue: u.defaultValue,
       required: u.defaultValue === undefined && !u.optional,
-      description: field.description ?? u.core.description ?? '',
+      description: u.description ?? '',
     });
   }
   return out;

@@ -44,6 +44,7 @@ export {
   KNOWN_MODEL_SHAPES,
   type LoraTargets,
   type ModelShape,
+  resolveLearningRate,
 } from './hyperparams.js';
 export { toCamelCase, toSnakeCase } from './key-case.js';
 export { computeScheduleLrMultiplier, LrScheduleName } from './lr-schedule.js';

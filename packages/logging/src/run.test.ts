@@ -26,6 +26,7 @@ function options(logPath: string, extra: Partial<RunLoopOptions> = {}): RunLoopO
 async function toyLoop(o: RunLoopOptions, total: number, failAt?: number) {
   return runLoop(o, async (run) => {
     let step = run.startStep;
+    if (step >= total) return { totalSteps: total, endStep: step };
     for (; step < total; step++) {
       if (step === failAt) throw new Error(`boom at ${step}`);
       run.logger.logMetrics({ loss: 10 - step }, step);

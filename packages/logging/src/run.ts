@@ -80,7 +80,10 @@ export interface RunResult<T = undefined> {
   value: T | undefined;
 }
 
-/** What a loop's body returns to {@link runLoop}. */
+/**
+ * What a loop's body returns to {@link runLoop}. A body resumed at or past its last step (`run.startStep >=
+ * totalSteps`) returns at once with `endStep = run.startStep`; the run is reported `already_finished`.
+ */
 export interface LoopOutcome<T = undefined> {
   /** Steps of the whole run. */
   totalSteps: number;
@@ -199,28 +202,23 @@ export async function runLoop<T = undefined>(
   const logPath = options.logPath;
   checkLogPathShape(logPath);
   const decision: LogDirDecision = await checkLogDir(logPath, options.behaviorIfLogDirExists, options.logDirOptions);
-  const empty = (status: RunStatus, startStep = 0, finalCheckpoint?: CheckpointRecord): RunResult<T> => ({
-    status,
-    logPath,
-    startStep,
-    stepsRun: 0,
-    totalSteps: startStep,
-    finalCheckpoint,
-    value: undefined,
-  });
   if (decision === 'exit') {
     log(`log dir ${logPath} left as it is; nothing to do`);
-    return empty('skipped');
+    return {
+      status: 'skipped',
+      logPath,
+      startStep: 0,
+      stepsRun: 0,
+      totalSteps: 0,
+      finalCheckpoint: undefined,
+      value: undefined,
+    };
   }
   await options.prepare?.();
 
   let resumeFrom: CheckpointRecord | undefined;
   if (decision === 'resume') {
     resumeFrom = getLastCheckpoint(logPath, options.resumeKey ?? 'state_path');
-    if (resumeFrom?.final === true) {
-      log(`${logPath}: the run already finished (checkpoint "${resumeFrom.name}"); nothing to do`);
-      return empty('already_finished', resumeStepOf(resumeFrom), resumeFrom);
-    }
     if (resumeFrom === undefined) log(`${logPath}: no checkpoint to resume from; starting at step 0`);
   }
   if (decision === 'delete') rmSync(logPath, { recursive: true, force: true });
@@ -330,8 +328,11 @@ export async function runLoop<T = undefined>(
   }
   await close(false);
   const interrupted = controller.signal.aborted && outcome.endStep < outcome.totalSteps;
+  // A resumed run whose checkpoint is at (or past) its last step: nothing ran. A longer run continues it.
+  const alreadyFinished = resumeFrom !== undefined && startStep >= outcome.totalSteps;
+  if (alreadyFinished) log(`${logPath}: the run already finished at step ${startStep}; nothing to do`);
   return {
-    status: interrupted ? 'interrupted' : 'completed',
+    status: interrupted ? 'interrupted' : alreadyFinished ? 'already_finished' : 'completed',
     logPath,
     startStep,
     stepsRun: Math.max(0, outcome.endStep - startStep),

@@ -27,8 +27,8 @@ const warm = (await sft.saveState('warm')).path;
 
 const modes: { name: string; extra: Partial<RLTrainConfigInput> }[] = [
   { name: 'sync', extra: {} },
-  { name: 'stream_minibatch', extra: { stream_minibatch_config: { groups_per_batch: groups, num_minibatches: 2 } } },
-  { name: 'async (off-policy ≤ 1)', extra: { async_config: { groups_per_batch: groups, max_steps_off_policy: 1 } } },
+  { name: 'stream_minibatch', extra: { streamMinibatchConfig: { groupsPerBatch: groups, numMinibatches: 2 } } },
+  { name: 'async (off-policy ≤ 1)', extra: { asyncConfig: { groupsPerBatch: groups, maxStepsOffPolicy: 1 } } },
 ];
 
 console.log(`RL step wall time: ${steps} steps × ${groups} groups × ${groupSize} samples, max_tokens ${maxTokens}`);
@@ -38,14 +38,14 @@ for (const mode of modes) {
   const start = performance.now();
   await train(
     {
-      log_path: logPath,
-      load_checkpoint_path: warm,
-      learning_rate: 3e-3,
-      max_tokens: maxTokens,
-      eval_every: 0,
-      save_every: 0,
-      num_groups_to_log: 0,
-      behavior_if_log_dir_exists: 'raise',
+      logPath: logPath,
+      loadCheckpointPath: warm,
+      learningRate: 3e-3,
+      maxTokens: maxTokens,
+      evalEvery: 0,
+      saveEvery: 0,
+      numGroupsToLog: 0,
+      behaviorIfLogDirExists: 'raise',
       ...mode.extra,
     },
     {

@@ -3,6 +3,7 @@
  * that carry no signal, and merging each trajectory into as few datums as its observations allow.
  */
 import { DataError, type Datum, ModelInput, tensorFromFloat32, tensorFromInt64, tensorToNumbers } from '@cookbook/core';
+import type { SamplingClientLike } from '@cookbook/tinker-client';
 import type { Trajectory, TrajectoryGroup } from './types.js';
 
 /**
@@ -164,9 +165,7 @@ export function datumFullSequence(datum: Datum): ModelInput {
 }
 
 /** What a KL reference needs: logprobs of every token of a prompt (the first is null). */
-export interface LogprobComputer {
-  computeLogprobs(prompt: ModelInput): Promise<(number | null)[]>;
-}
+export type LogprobComputer = Pick<SamplingClientLike, 'computeLogprobs'>;
 
 /**
  * Fold a KL penalty against a reference (base) model into the advantages (upstream `incorporate_kl_penalty`).

@@ -87,6 +87,7 @@ export {
 export {
   type AsyncConfig,
   AsyncConfigSchema,
+  RL_LOSSES,
   type RLTrainConfig,
   type RLTrainConfigInput,
   RLTrainConfigSchema,
@@ -96,7 +97,16 @@ export {
   StreamMinibatchConfigSchema,
   train,
 } from './train.js';
-export { outputLogprobs, rlAdamParams, type TrainStepOptions, trainStep } from './train-step.js';
+export {
+  collectTrainStep,
+  outputLogprobs,
+  rlAdamParams,
+  type SubmittedTrainStep,
+  submitForwardBackward,
+  submitTrainStep,
+  type TrainStepOptions,
+  trainStep,
+} from './train-step.js';
 export {
   type Action,
   type Env,

@@ -48,15 +48,15 @@ describe.skipIf(!available)('RL on the embedded service', () => {
     const logPath = join(root, name);
     await train(
       {
-        log_path: logPath,
-        model_name: 'local/qwen3-tiny',
-        load_checkpoint_path: warmStatePath,
-        learning_rate: 3e-3,
-        max_tokens: 1,
-        eval_every: 0,
-        save_every: 0,
-        num_groups_to_log: 1,
-        behavior_if_log_dir_exists: 'raise',
+        logPath: logPath,
+        modelName: 'local/qwen3-tiny',
+        loadCheckpointPath: warmStatePath,
+        learningRate: 3e-3,
+        maxTokens: 1,
+        evalEvery: 0,
+        saveEvery: 0,
+        numGroupsToLog: 1,
+        behaviorIfLogDirExists: 'raise',
       },
       {
         datasetBuilder: async () => ({

@@ -1,7 +1,8 @@
 /**
  * One optimisation step on RL data (upstream `rl/train.py: train_step`): the datums are split into
  * `num_substeps` near-equal chunks, each a forward_backward followed by an optim_step. Every call is submitted
- * before any is awaited, so the service runs them back to back.
+ * before any is awaited, so the service runs them back to back. The step has a submit half and a collect half so
+ * the streaming loop can submit minibatches as their groups finish and collect them together.
  */
 import { type Datum, splitList, tensorToNumbers } from '@cookbook/core';
 import type { AdamParams, ForwardBackwardOutput, LossFnType } from '@cookbook/tinker-client';
@@ -28,26 +29,55 @@ export function outputLogprobs(out: ForwardBackwardOutput): number[][] {
   return out.lossFnOutputs.map((o) => (o.logprobs === undefined ? [] : tensorToNumbers(o.logprobs)));
 }
 
+/** Calls of a step in flight: forward_backwards (in datum order) and the optim_steps that follow them. */
+export interface SubmittedTrainStep {
+  forwardBackwards: PromiseLike<ForwardBackwardOutput>[];
+  optimSteps: PromiseLike<unknown>[];
+}
+
+/** Submits one forward_backward over `data` (masks removed) and returns its future. */
+export function submitForwardBackward(
+  data: readonly Datum[],
+  client: RLTrainingClient,
+  options: Pick<TrainStepOptions, 'lossFn' | 'lossFnConfig'>,
+): PromiseLike<ForwardBackwardOutput> {
+  return client.forwardBackward(data.map(removeMask), options.lossFn ?? 'importance_sampling', options.lossFnConfig);
+}
+
+/** Submit half: every chunk's forward_backward and optim_step, nothing awaited. */
+export function submitTrainStep(
+  data_D: readonly Datum[],
+  client: RLTrainingClient,
+  options: TrainStepOptions,
+): SubmittedTrainStep {
+  const n = Math.max(1, Math.min(options.numSubsteps ?? 1, data_D.length));
+  const out: SubmittedTrainStep = { forwardBackwards: [], optimSteps: [] };
+  for (const chunk of splitList([...data_D], n)) {
+    out.forwardBackwards.push(submitForwardBackward(chunk, client, options));
+    out.optimSteps.push(client.optimStep(rlAdamParams(options.learningRate)));
+  }
+  return out;
+}
+
+/** Collect half: the learner's logprobs per datum (before each chunk's update) and the loss metrics, averaged. */
+export async function collectTrainStep(
+  submitted: SubmittedTrainStep,
+): Promise<{ trainingLogprobs_D: number[][]; metrics: Record<string, number> }> {
+  const outs = await Promise.all(submitted.forwardBackwards);
+  await Promise.all(submitted.optimSteps);
+  const trainingLogprobs_D = outs.flatMap(outputLogprobs);
+  const metrics: Record<string, number> = {};
+  for (const out of outs) {
+    for (const [k, v] of Object.entries(out.metrics)) metrics[k] = (metrics[k] ?? 0) + v / outs.length;
+  }
+  return { trainingLogprobs_D, metrics };
+}
+
 /** Train on `data_D`; returns the learner's logprobs per datum (before each chunk's update) and the loss metrics. */
 export async function trainStep(
   data_D: readonly Datum[],
   client: RLTrainingClient,
   options: TrainStepOptions,
 ): Promise<{ trainingLogprobs_D: number[][]; metrics: Record<string, number> }> {
-  const n = Math.max(1, Math.min(options.numSubsteps ?? 1, data_D.length));
-  const chunks = splitList(data_D.map(removeMask), n);
-  const lossFn = options.lossFn ?? 'importance_sampling';
-  const submitted = chunks.map((chunk) => ({
-    fb: client.forwardBackward(chunk, lossFn, options.lossFnConfig),
-    optim: client.optimStep(rlAdamParams(options.learningRate)),
-  }));
-  const trainingLogprobs_D: number[][] = [];
-  const metrics: Record<string, number> = {};
-  for (const { fb, optim } of submitted) {
-    const out = await fb;
-    trainingLogprobs_D.push(...outputLogprobs(out));
-    for (const [k, v] of Object.entries(out.metrics)) metrics[k] = (metrics[k] ?? 0) + v / submitted.length;
-    await optim;
-  }
-  return { trainingLogprobs_D, metrics };
+  return collectTrainStep(submitTrainStep(data_D, client, options));
 }

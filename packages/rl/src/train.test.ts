@@ -46,17 +46,22 @@ function setup(overrides: Partial<RLTrainConfigInput> = {}, opts: { goodToken?: 
   const logPath = join(mkdtempSync(join(tmpdir(), 'rl-train-')), 'run');
   const service = new FakeService();
   const config: RLTrainConfigInput = {
-    log_path: logPath,
-    learning_rate: 0.5,
-    max_tokens: 1,
-    save_every: 4,
-    eval_every: 0,
-    num_groups_to_log: 1,
-    behavior_if_log_dir_exists: 'raise',
+    logPath: logPath,
+    learningRate: 0.5,
+    maxTokens: 1,
+    saveEvery: 4,
+    evalEvery: 0,
+    numGroupsToLog: 1,
+    behaviorIfLogDirExists: 'raise',
     ...overrides,
   };
   const dataset = banditDataset(opts.batches ?? 8, 2, 4, opts.goodToken ?? GOOD);
-  const deps = { datasetBuilder: async () => ({ train: dataset }), serviceClient: service, console: false };
+  const deps = {
+    datasetBuilder: async () => ({ train: dataset }),
+    serviceClient: service,
+    console: false,
+    progress: false,
+  };
   return { logPath, service, config, deps };
 }
 
@@ -103,7 +108,7 @@ describe('sync training on a bandit (fake service)', () => {
     });
     expect(summaries[0].steps[0]).toMatchObject({ step_idx: 0, ob_len: 2, ac_len: 1, episode_done: true });
     const ckpts = readCheckpoints(logPath);
-    expect(ckpts.map((c) => [c.name, c.batch])).toEqual([
+    expect(ckpts.map((c) => [c.name, c.step])).toEqual([
       ['000004', 4],
       ['final', 8],
     ]);
@@ -118,7 +123,7 @@ describe('sync training on a bandit (fake service)', () => {
   });
 
   it('num_substeps splits each batch into several optimizer steps; loss_fn is passed through', async () => {
-    const { service, config, deps } = setup({ num_substeps: 2, loss_fn: 'ppo' }, { batches: 2 });
+    const { service, config, deps } = setup({ numSubsteps: 2, lossFn: 'ppo' }, { batches: 2 });
     await train(config, deps);
     const calls = service.trainers[0]!.calls.filter((c) => c !== 'save_sampler' && c !== 'save_state');
     expect(calls).toEqual(Array(4).fill(['forward_backward', 'optim_step']).flat());
@@ -126,7 +131,7 @@ describe('sync training on a bandit (fake service)', () => {
   });
 
   it('evaluates the test set every eval_every steps', async () => {
-    const { logPath, config, deps } = setup({ eval_every: 2 }, { batches: 4 });
+    const { logPath, config, deps } = setup({ evalEvery: 2 }, { batches: 4 });
     await train(config, {
       ...deps,
       datasetBuilder: async () => ({ train: banditDataset(4, 2, 4), test: banditDataset(1, 2, 2) }),
@@ -139,7 +144,7 @@ describe('sync training on a bandit (fake service)', () => {
   });
 
   it('KL penalty against the base model and post-update KL are reported', async () => {
-    const { logPath, config, deps } = setup({ kl_penalty_coef: 0.1, compute_post_kl: true }, { batches: 2 });
+    const { logPath, config, deps } = setup({ klPenaltyCoef: 0.1, computePostKl: true }, { batches: 2 });
     await train(config, deps);
     const rows = readRows(logPath);
     expect(rows[1]).toHaveProperty(['kl_policy_base']);
@@ -158,11 +163,11 @@ describe('sync training on a bandit (fake service)', () => {
 
 describe('resume', () => {
   it('continues at the next batch after the last checkpoint and matches an uninterrupted run', async () => {
-    const full = setup({ save_every: 2 }, { batches: 6 });
+    const full = setup({ saveEvery: 2 }, { batches: 6 });
     await train(full.config, full.deps);
     const thetaFull = full.service.trainers[0]!.theta;
 
-    const crashed = setup({ save_every: 2 }, { batches: 6 });
+    const crashed = setup({ saveEvery: 2 }, { batches: 6 });
     await expect(
       train(crashed.config, {
         ...crashed.deps,
@@ -172,14 +177,14 @@ describe('resume', () => {
       }),
     ).rejects.toThrow('simulated crash');
     // Checkpoint 000004 exists; step 4 was logged after it and must be rewritten, not duplicated.
-    const resumed = await train({ ...crashed.config, behavior_if_log_dir_exists: 'resume' }, crashed.deps);
-    expect(resumed.startBatch).toBe(4);
+    const resumed = await train({ ...crashed.config, behaviorIfLogDirExists: 'resume' }, crashed.deps);
+    expect(resumed.startStep).toBe(4);
     expect(resumed.stepsRun).toBe(2);
     const thetaResumed = crashed.service.trainers.at(-1)!.theta;
     expect(thetaResumed).toBeCloseTo(thetaFull, 10);
-    expect(readRows(crashed.config.log_path).map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(readRows(crashed.config.log_path)).toEqual(
-      readRows(full.config.log_path).map((r) =>
+    expect(readRows(crashed.config.logPath).map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(readRows(crashed.config.logPath)).toEqual(
+      readRows(full.config.logPath).map((r) =>
         expect.objectContaining({ step: r.step, 'env/all/reward/total': r['env/all/reward/total'] }),
       ),
     );
@@ -188,7 +193,7 @@ describe('resume', () => {
 
 describe('streaming minibatches', () => {
   it('submits a forward_backward per minibatch and one optim_step per substep, and learns', async () => {
-    const { service, config, deps } = setup({ stream_minibatch_config: { groups_per_batch: 2, num_minibatches: 2 } });
+    const { service, config, deps } = setup({ streamMinibatchConfig: { groupsPerBatch: 2, numMinibatches: 2 } });
     await train(config, deps);
     const t = service.trainers[0]!;
     const calls = t.calls.filter((c) => c === 'forward_backward' || c === 'optim_step');
@@ -198,7 +203,7 @@ describe('streaming minibatches', () => {
   });
 
   it('rejects a split that does not divide groups_per_batch', async () => {
-    const { config, deps } = setup({ stream_minibatch_config: { groups_per_batch: 2, num_minibatches: 3 } });
+    const { config, deps } = setup({ streamMinibatchConfig: { groupsPerBatch: 2, numMinibatches: 3 } });
     await expect(train(config, deps)).rejects.toThrow(/split evenly/);
   });
 });
@@ -206,7 +211,7 @@ describe('streaming minibatches', () => {
 describe('async off-policy training', () => {
   it('never trains on groups older than max_steps_off_policy, and learns', async () => {
     const { logPath, service, config, deps } = setup({
-      async_config: { max_steps_off_policy: 1, groups_per_batch: 2 },
+      asyncConfig: { maxStepsOffPolicy: 1, groupsPerBatch: 2 },
     });
     Object.assign(service.options, { sampleDelayMs: 2, trainDelayMs: 5 });
     await train(config, deps);
@@ -221,7 +226,7 @@ describe('async off-policy training', () => {
 
   it('with max_steps_off_policy 0 every group comes from the current policy (stale ones are resampled)', async () => {
     const { logPath, service, config, deps } = setup({
-      async_config: { max_steps_off_policy: 0, groups_per_batch: 2 },
+      asyncConfig: { maxStepsOffPolicy: 0, groupsPerBatch: 2 },
     });
     Object.assign(service.options, { sampleDelayMs: 1, trainDelayMs: 10 });
     await train(config, deps);
@@ -235,7 +240,7 @@ describe('async off-policy training', () => {
 describe('async data exhaustion', () => {
   it('stops instead of waiting forever when batches hold fewer groups than groups_per_batch', async () => {
     const { logPath, config, deps } = setup(
-      { async_config: { max_steps_off_policy: 1, groups_per_batch: 3 } },
+      { asyncConfig: { maxStepsOffPolicy: 1, groupsPerBatch: 3 } },
       { batches: 3 },
     );
     // 3 batches × 2 groups = 6 groups: two steps of 3.

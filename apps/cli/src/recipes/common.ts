@@ -11,6 +11,13 @@ import { z } from 'zod';
 /** Default model: the built-in tiny Qwen3 of the embedded service (runs offline in seconds per step). */
 export const DEFAULT_MODEL = 'local/qwen3-tiny';
 
+/** The chat-format field every training recipe adds to its library schema. */
+export const rendererNameField = z
+  .string()
+  .nullable()
+  .default(null)
+  .describe("Chat format; null = the model's recommended renderer");
+
 /** Config fields about the trained model that follow `model_name` (snake_case, as on upstream's command lines). */
 export const modelFields = {
   renderer_name: z.string().nullable().default(null).describe("Chat format; null = the model's recommended renderer"),

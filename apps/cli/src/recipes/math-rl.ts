@@ -3,36 +3,29 @@
  * synchronous loop, streaming minibatches (`num_minibatches`) and async off-policy training
  * (`max_steps_off_policy`). Offline by default: generated arithmetic on `local/qwen3-tiny`.
  */
-import { buildMathDatasets } from '@cookbook/rl';
+import { AsyncConfigSchema, buildMathDatasets, StreamMinibatchConfigSchema } from '@cookbook/rl';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
-import { rlCommonFields, rlRenderer, runRlRecipe } from './rl-common.js';
+import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
 
-export const mathRlSchema = z.object({
-  log_path: z.string().default('.cookbook-runs/math_rl').describe('Run folder: metrics, checkpoints, transcripts'),
+export const mathRlSchema = rlRecipeSchema.extend({
+  logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/math_rl'),
   env: z
     .enum(['arithmetic', 'math', 'gsm8k'])
     .default('arithmetic')
     .describe('arithmetic (generated), math (\\boxed{} answers; generated offline, MATH-500 online) or gsm8k'),
   online: z.boolean().default(false).describe('math / gsm8k: read the Hub dataset (network)'),
-  gsm8k_path: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
-  format_coef: z.number().nonnegative().default(0.1).describe('Penalty for a badly formatted answer'),
-  num_test_problems: z.number().int().nonnegative().default(0).describe('Held-out problems evaluated every eval_every'),
-  max_steps_off_policy: z
-    .number()
-    .int()
-    .nonnegative()
+  gsm8kPath: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
+  formatCoef: z.number().nonnegative().default(0.1).describe('Penalty for a badly formatted answer'),
+  numTestProblems: z.number().int().nonnegative().default(0).describe('Held-out problems evaluated every eval_every'),
+  maxStepsOffPolicy: AsyncConfigSchema.shape.maxStepsOffPolicy
     .nullable()
     .default(null)
     .describe('Async off-policy training with this staleness cap (null = on-policy)'),
-  num_minibatches: z
-    .number()
-    .int()
-    .positive()
+  numMinibatches: StreamMinibatchConfigSchema.shape.numMinibatches
     .nullable()
     .default(null)
     .describe('Streaming minibatches: train on each of this many minibatches as soon as it is sampled (null = off)'),
-  ...rlCommonFields,
 });
 
 export const mathRl = defineRecipe({
@@ -42,35 +35,26 @@ export const mathRl = defineRecipe({
   async run(config, io) {
     const renderer = rlRenderer(config);
     const extra =
-      config.max_steps_off_policy !== null
-        ? {
-            async_config: {
-              max_steps_off_policy: config.max_steps_off_policy,
-              groups_per_batch: config.groups_per_batch,
-            },
-          }
-        : config.num_minibatches !== null
-          ? {
-              stream_minibatch_config: {
-                groups_per_batch: config.groups_per_batch,
-                num_minibatches: config.num_minibatches,
-              },
-            }
+      config.maxStepsOffPolicy !== null
+        ? { asyncConfig: { maxStepsOffPolicy: config.maxStepsOffPolicy, groupsPerBatch: config.groupsPerBatch } }
+        : config.numMinibatches !== null
+          ? { streamMinibatchConfig: { groupsPerBatch: config.groupsPerBatch, numMinibatches: config.numMinibatches } }
           : {};
     await runRlRecipe(
+      mathRlSchema,
       config,
       () =>
         buildMathDatasets({
           env: config.env,
           renderer,
-          batchSize: config.groups_per_batch,
-          groupSize: config.group_size,
-          numBatches: config.max_steps,
+          batchSize: config.groupsPerBatch,
+          groupSize: config.groupSize,
+          numBatches: numBatches(config),
           seed: config.seed,
-          formatCoef: config.format_coef,
+          formatCoef: config.formatCoef,
           online: config.online,
-          numTestProblems: config.num_test_problems,
-          ...(config.gsm8k_path !== null ? { gsm8kPath: config.gsm8k_path } : {}),
+          numTestProblems: config.numTestProblems,
+          ...(config.gsm8kPath !== null ? { gsm8kPath: config.gsm8kPath } : {}),
         }),
       io,
       extra,

@@ -10,19 +10,18 @@ import { GuessNumberDataset, RuleBasedAnswerer, TicTacToeDataset, TwentyQuestion
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { rlCommonFields, rlRenderer, runRlRecipe } from './rl-common.js';
+import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
 
-export const multiplayerSchema = z.object({
-  log_path: z.string().default('.cookbook-runs/multiplayer').describe('Run folder: metrics, checkpoints, transcripts'),
+export const multiplayerSchema = rlRecipeSchema.extend({
+  logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
   env: z.enum(['guess_number', 'twenty_questions', 'tic_tac_toe']).default('guess_number').describe('The game'),
-  guess_high: z.number().int().positive().default(16).describe('guess_number: secrets are in [0, guess_high]'),
-  max_turns: z.number().int().positive().default(4).describe('guess_number guesses / twenty_questions questions'),
+  guessHigh: z.number().int().positive().default(16).describe('guess_number: secrets are in [0, guess_high]'),
+  maxTurns: z.number().int().positive().default(4).describe('guess_number guesses / twenty_questions questions'),
   answerer: z
     .enum(['rule_based', 'model'])
     .default('rule_based')
     .describe('twenty_questions: the scripted answerer, or answerer_model through the service'),
-  answerer_model: z.string().nullable().default(null).describe('twenty_questions answerer model; null = model_name'),
-  ...rlCommonFields,
+  answererModel: z.string().nullable().default(null).describe('twenty_questions answerer model; null = model_name'),
 });
 
 export const multiplayer = defineRecipe({
@@ -32,47 +31,37 @@ export const multiplayer = defineRecipe({
   async run(config, io) {
     const renderer = rlRenderer(config);
     let answerer: MessageCompleter = new RuleBasedAnswerer();
-    if (config.env === 'twenty_questions' && config.answerer === 'model') {
-      const service = await connectService(config.base_url);
-      const sampler = await service.createSamplingClient({ baseModel: config.answerer_model ?? config.model_name });
-      answerer = new TinkerMessageCompleter({ samplingClient: sampler, renderer, maxTokens: 5, temperature: 0 });
-    }
-    const n = config.max_steps;
-    const datasetBuilder = async () => {
-      if (config.env === 'guess_number') {
-        const opts = { low: 0, high: config.guess_high, maxTurns: config.max_turns };
-        return {
-          train: new GuessNumberDataset(renderer, config.groups_per_batch, config.group_size, n, config.seed, opts),
-        };
+    let answererService: { close(): Promise<void> } | undefined;
+    try {
+      if (config.env === 'twenty_questions' && config.answerer === 'model') {
+        const service = await connectService(config.baseUrl);
+        answererService = service;
+        const sampler = await service.createSamplingClient({ baseModel: config.answererModel ?? config.modelName });
+        answerer = new TinkerMessageCompleter({ samplingClient: sampler, renderer, maxTokens: 5, temperature: 0 });
       }
-      if (config.env === 'twenty_questions') {
+      const n = numBatches(config);
+      const { groupsPerBatch, groupSize, seed } = config;
+      const datasetBuilder = async () => {
+        if (config.env === 'guess_number') {
+          const opts = { low: 0, high: config.guessHigh, maxTurns: config.maxTurns };
+          return { train: new GuessNumberDataset(renderer, groupsPerBatch, groupSize, n, seed, opts) };
+        }
+        if (config.env === 'twenty_questions') {
+          const opts = { maxQuestions: config.maxTurns };
+          return {
+            train: new TwentyQuestionsDataset(renderer, answerer, groupsPerBatch, groupSize, n, seed, opts),
+          };
+        }
+        // Self-play: group_size games per group, both seats trained; the test set plays X against a random O.
+        const games = Math.max(1, Math.floor(groupSize / 2));
         return {
-          train: new TwentyQuestionsDataset(
-            renderer,
-            answerer,
-            config.groups_per_batch,
-            config.group_size,
-            n,
-            config.seed,
-            {
-              maxQuestions: config.max_turns,
-            },
-          ),
+          train: new TicTacToeDataset(renderer, groupsPerBatch, games, n, 'self', seed),
+          test: new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', seed + 1),
         };
-      }
-      // Self-play: group_size games per group, both seats trained; the test set plays X against a random O.
-      return {
-        train: new TicTacToeDataset(
-          renderer,
-          config.groups_per_batch,
-          Math.max(1, Math.floor(config.group_size / 2)),
-          n,
-          'self',
-          config.seed,
-        ),
-        test: new TicTacToeDataset(renderer, 1, config.group_size, 1, 'random', config.seed + 1),
       };
-    };
-    await runRlRecipe(config, datasetBuilder, io);
+      await runRlRecipe(multiplayerSchema, config, datasetBuilder, io);
+    } finally {
+      await answererService?.close();
+    }
   },
 });

@@ -6,14 +6,13 @@
 import { buildMathDatasets } from '@cookbook/rl';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
-import { rlCommonFields, rlRenderer, runRlRecipe } from './rl-common.js';
+import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
 
-export const rlBasicSchema = z.object({
-  log_path: z.string().default('.cookbook-runs/rl_basic').describe('Run folder: metrics, checkpoints, transcripts'),
+export const rlBasicSchema = rlRecipeSchema.extend({
+  logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/rl_basic'),
   env: z.enum(['arithmetic', 'gsm8k']).default('arithmetic').describe('arithmetic (generated) or gsm8k'),
   online: z.boolean().default(false).describe('gsm8k: read openai/gsm8k from the Hugging Face Hub (network)'),
-  gsm8k_path: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
-  ...rlCommonFields,
+  gsm8kPath: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
 });
 
 export const rlBasic = defineRecipe({
@@ -23,17 +22,18 @@ export const rlBasic = defineRecipe({
   async run(config, io) {
     const renderer = rlRenderer(config);
     await runRlRecipe(
+      rlBasicSchema,
       config,
       () =>
         buildMathDatasets({
           env: config.env,
           renderer,
-          batchSize: config.groups_per_batch,
-          groupSize: config.group_size,
-          numBatches: config.max_steps,
+          batchSize: config.groupsPerBatch,
+          groupSize: config.groupSize,
+          numBatches: numBatches(config),
           seed: config.seed,
           online: config.online,
-          ...(config.gsm8k_path !== null ? { gsm8kPath: config.gsm8k_path } : {}),
+          ...(config.gsm8kPath !== null ? { gsm8kPath: config.gsm8kPath } : {}),
         }),
       io,
     );

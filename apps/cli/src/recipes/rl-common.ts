@@ -1,112 +1,77 @@
 /**
- * Pieces shared by the RL recipes (rl_basic, math_rl, multiplayer): config fields, the learning-rate default, the
- * renderer, and a runner that prints one line per step and the reward curve at the end. What supervised recipes
- * share too is in `common.ts`.
+ * Pieces shared by the RL recipes (rl_basic, math_rl, multiplayer): the recipe schema derived from
+ * `@cookbook/rl`'s `RLTrainConfigSchema` (library fields keep their description; a recipe only adds its own fields
+ * and derives its offline defaults), the renderer, and a runner that prints one line per step and the reward curve.
  */
 import { join } from 'node:path';
+import { configToKeyStyle } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
-import { type RLDatasetBuilder, type RLTrainConfigInput, type RLTrainDeps, train } from '@cookbook/rl';
+import {
+  type RLDatasetBuilder,
+  type RLTrainConfigInput,
+  RLTrainConfigSchema,
+  type RLTrainDeps,
+  train,
+} from '@cookbook/rl';
 import { z } from 'zod';
 import type { RecipeIO } from '../recipe.js';
-import { connectService, DEFAULT_MODEL, modelFields, resolveLearningRateWith, runFields } from './common.js';
+import { connectService, rendererNameField } from './common.js';
 
-/** Config fields every RL recipe has (snake_case, as on upstream's command lines). */
-export const rlCommonFields = {
-  model_name: z
-    .string()
-    .default(DEFAULT_MODEL)
-    .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
-  ...modelFields,
-  learning_rate: z
-    .number()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe('Adam learning rate; null = 3e-3 for local/* tiny models, else hyperparam_utils.get_lr / 10'),
-  max_tokens: z.number().int().positive().default(8).describe('Most tokens sampled per turn (hosted example: 256)'),
-  temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),
-  group_size: z.number().int().positive().default(4).describe('Rollouts per problem (the GRPO group)'),
-  groups_per_batch: z.number().int().positive().default(4).describe('Groups per training step (hosted example: 100)'),
-  max_steps: z.number().int().positive().default(5).describe('Training steps'),
-  eval_every: z.number().int().nonnegative().default(0).describe('Evaluate the test set every N steps (0 = never)'),
-  save_every: z.number().int().nonnegative().default(0).describe('Checkpoint every N steps (0 = final only)'),
-  num_groups_to_log: z.number().int().nonnegative().default(2).describe('Groups per iteration in train.html'),
-  num_substeps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),
-  loss_fn: z
-    .enum(['importance_sampling', 'ppo', 'cispo', 'dro'])
-    .default('importance_sampling')
-    .describe('Policy-gradient loss'),
-  loss_fn_config: z
-    .record(z.string(), z.number())
-    .nullable()
-    .default(null)
-    .describe('Loss settings as JSON, e.g. {"clip_low_threshold":0.8,"clip_high_threshold":1.2}'),
-  kl_penalty_coef: z.number().nonnegative().default(0).describe('KL penalty against the base model (0 = off)'),
-  remove_constant_reward_groups: z.boolean().default(false).describe('Skip groups whose rewards are all equal'),
+const lib = RLTrainConfigSchema.shape;
+
+/**
+ * Every RL recipe's fields: the library's (streaming and async settings excepted: `math_rl` maps its own keys onto
+ * them) with offline defaults for a tiny model, plus the data-set fields the recipes share.
+ */
+export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: true, asyncConfig: true }).extend({
+  rendererName: rendererNameField,
+  groupSize: z.number().int().positive().default(4).describe('Rollouts per problem (the GRPO group)'),
+  groupsPerBatch: z.number().int().positive().default(4).describe('Groups per training step (hosted example: 100)'),
   seed: z.number().int().default(0).describe('Seed of generated problems'),
-  load_checkpoint_path: z
-    .string()
-    .nullable()
-    .default(null)
-    .describe('Start from these weights (tinker://…/weights/…), fresh optimizer'),
-  ...runFields,
-};
+  maxTokens: lib.maxTokens.default(8),
+  maxSteps: lib.maxSteps.default(5),
+  evalEvery: lib.evalEvery.default(0),
+  saveEvery: lib.saveEvery.default(0),
+  numGroupsToLog: lib.numGroupsToLog.default(2),
+});
 
-/** The common RL fields, parsed. */
-export type RLCommonConfig = { [K in keyof typeof rlCommonFields]: z.infer<(typeof rlCommonFields)[K]> } & {
-  log_path: string;
-};
-
-/** The learning rate: explicit, 3e-3 for the built-in tiny models, else upstream's LoRA heuristic / 10 (RL). */
-export function resolveRlLearningRate(modelName: string, learningRate: number | null): number {
-  return resolveLearningRateWith(modelName, learningRate, { tinyModelLr: 3e-3, heuristicDivisor: 10 });
-}
+/** The shared RL recipe fields, parsed. */
+export type RLRecipeConfig = z.infer<typeof rlRecipeSchema>;
 
 /** The renderer of the run: explicit, else the model's recommended one. */
-export function rlRenderer(config: Pick<RLCommonConfig, 'model_name' | 'renderer_name'>): Renderer {
-  const name = config.renderer_name ?? getRecommendedRendererName(config.model_name);
-  return getRenderer(name, getTokenizer(config.model_name));
+export function rlRenderer(config: Pick<RLRecipeConfig, 'modelName' | 'rendererName'>): Renderer {
+  const name = config.rendererName ?? getRecommendedRendererName(config.modelName);
+  return getRenderer(name, getTokenizer(config.modelName));
 }
 
-/** Run RL with the common fields plus `extra` train settings; prints progress to `io`. */
+/** The number of batches a recipe's data set needs: `maxSteps` (every recipe sets one). */
+export function numBatches(config: Pick<RLRecipeConfig, 'maxSteps'>): number {
+  return config.maxSteps ?? 1;
+}
+
+/**
+ * Runs RL with a recipe's parsed config (passed through: the library ignores the recipe-only keys), `extra` loop
+ * settings and the recipe's data; `config.json` gets the recipe's fields in snake_case. Prints progress to `io`.
+ */
 export async function runRlRecipe(
-  config: RLCommonConfig,
+  schema: z.ZodType,
+  config: RLRecipeConfig,
   datasetBuilder: RLDatasetBuilder,
   io: RecipeIO,
   extra: Partial<RLTrainConfigInput> = {},
   deps: Partial<RLTrainDeps> = {},
 ): Promise<void> {
-  const service = await connectService(config.base_url);
+  const service = await connectService(config.baseUrl);
   try {
     const result = await train(
-      {
-        log_path: config.log_path,
-        model_name: config.model_name,
-        learning_rate: resolveRlLearningRate(config.model_name, config.learning_rate),
-        max_tokens: config.max_tokens,
-        temperature: config.temperature,
-        lora_rank: config.lora_rank,
-        eval_every: config.eval_every,
-        save_every: config.save_every,
-        num_substeps: config.num_substeps,
-        loss_fn: config.loss_fn,
-        loss_fn_config: config.loss_fn_config,
-        kl_penalty_coef: config.kl_penalty_coef,
-        remove_constant_reward_groups: config.remove_constant_reward_groups,
-        num_groups_to_log: config.num_groups_to_log,
-        max_steps: config.max_steps,
-        load_checkpoint_path: config.load_checkpoint_path,
-        behavior_if_log_dir_exists: config.behavior_if_log_dir_exists,
-        wandb_project: config.wandb_project,
-        wandb_name: config.wandb_name,
-        base_url: config.base_url,
-        ...extra,
-      },
+      { ...config, ...extra },
       {
         datasetBuilder,
         serviceClient: service,
         console: false,
+        log: io.err,
+        hparams: configToKeyStyle(schema, { ...config, ...extra }, { keyStyle: 'snake_case' }),
         onStep: (step, m) =>
           io.out(
             `step ${String(step).padStart(4)}  reward ${(m['env/all/reward/total'] ?? 0).toFixed(3)}` +
@@ -117,10 +82,10 @@ export async function runRlRecipe(
       },
     );
     if (result.stepsRun === 0) return;
-    const { rows } = await readMetrics(join(config.log_path, 'metrics.jsonl'));
+    const { rows } = await readMetrics(join(config.logPath, 'metrics.jsonl'));
     const rewards = rows.map((r) => r['env/all/reward/total']).filter((v): v is number => typeof v === 'number');
     io.out(`reward ${rewards[0]?.toFixed(3)} → ${rewards.at(-1)?.toFixed(3)} over ${rewards.length} steps`);
-    io.out(`report: ${join(config.log_path, REPORT_FILE)}`);
+    io.out(`report: ${join(config.logPath, REPORT_FILE)}`);
   } finally {
     await service.close();
   }

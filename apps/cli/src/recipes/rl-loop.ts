@@ -4,10 +4,17 @@
  * centre rewards per group, build importance-sampling datums, one forward_backward + optim_step per batch.
  * Offline by default: arithmetic problems on `local/qwen3-tiny`; hosted: env=gsm8k online=true.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Datum, ModelInput, tensorFromFloat32, tensorFromInt64 } from '@cookbook/core';
-import { REPORT_FILE, setupLogging, writeRunReport } from '@cookbook/logging';
+import {
+  ConfigError,
+  configToKeyStyle,
+  type Datum,
+  ModelInput,
+  resolveLearningRate,
+  tensorFromFloat32,
+  tensorFromInt64,
+} from '@cookbook/core';
+import { appendCheckpointRecord, REPORT_FILE, runLoop } from '@cookbook/logging';
 import {
   extractBoxed,
   fetchHubRows,
@@ -17,27 +24,35 @@ import {
   loadGsm8kJsonl,
   type MathProblem,
   parseGsm8kRow,
+  RLTrainConfigSchema,
 } from '@cookbook/rl';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
-import { connectService } from './common.js';
-import { resolveRlLearningRate, rlRenderer } from './rl-common.js';
+import { connectService, rendererNameField } from './common.js';
+import { rlRenderer } from './rl-common.js';
 
-export const rlLoopSchema = z.object({
-  log_path: z.string().default('.cookbook-runs/rl_loop').describe('Run folder: config.json, metrics.jsonl'),
-  model_name: z.string().default('local/qwen3-tiny').describe('Base model (hosted example: Qwen/Qwen3-8B)'),
-  renderer_name: z.string().nullable().default(null).describe("Chat format; null = the model's recommended renderer"),
+const lib = RLTrainConfigSchema.shape;
+
+export const rlLoopSchema = RLTrainConfigSchema.pick({
+  logPath: true,
+  behaviorIfLogDirExists: true,
+  baseUrl: true,
+  wandbProject: true,
+  wandbName: true,
+  modelName: true,
+  learningRate: true,
+  loraRank: true,
+}).extend({
+  logPath: lib.logPath.default('.cookbook-runs/rl_loop'),
+  rendererName: rendererNameField,
   env: z.enum(['arithmetic', 'gsm8k']).default('arithmetic').describe('arithmetic (generated) or gsm8k'),
   online: z.boolean().default(false).describe('gsm8k: read openai/gsm8k from the Hub (network)'),
-  gsm8k_path: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
-  batch_size: z.number().int().positive().default(4).describe('Problems per step (hosted example: 128)'),
-  group_size: z.number().int().positive().default(4).describe('Answers sampled per problem (hosted example: 16)'),
-  learning_rate: z.number().positive().nullable().default(null).describe('null = 3e-3 for local/* models'),
-  lora_rank: z.number().int().positive().default(32).describe('LoRA rank'),
-  max_tokens: z.number().int().positive().default(8).describe('Tokens per answer (hosted example: 256)'),
-  max_steps: z.number().int().positive().default(5).describe('Training steps'),
+  gsm8kPath: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
+  batchSize: z.number().int().positive().default(4).describe('Problems per step (hosted example: 128)'),
+  groupSize: z.number().int().positive().default(4).describe('Answers sampled per problem (hosted example: 16)'),
+  maxTokens: lib.maxTokens.default(8),
+  maxSteps: lib.maxSteps.default(5),
   seed: z.number().int().default(0).describe('Seed of generated problems'),
-  base_url: z.string().nullable().default(null).describe('Tinker-compatible server; null = environment or embedded'),
 });
 
 async function loadProblems(config: z.infer<typeof rlLoopSchema>, count: number): Promise<MathProblem[]> {
@@ -51,8 +66,10 @@ async function loadProblems(config: z.infer<typeof rlLoopSchema>, count: number)
     const rows = await fetchHubRows({ dataset: 'openai/gsm8k', config: 'main', split: 'train', limit: count });
     return rows.map((r) => parseGsm8kRow({ question: String(r.question), answer: String(r.answer) }));
   }
-  if (config.gsm8k_path === null) throw new Error('env=gsm8k needs online=true or gsm8k_path=<file.jsonl>');
-  return loadGsm8kJsonl(config.gsm8k_path);
+  if (config.gsm8kPath === null) {
+    throw new ConfigError('env=gsm8k needs online=true or gsm8k_path=<file.jsonl>', { key: 'gsm8k_path' });
+  }
+  return loadGsm8kJsonl(config.gsm8kPath);
 }
 
 export const rlLoop = defineRecipe({
@@ -61,92 +78,113 @@ export const rlLoop = defineRecipe({
   schema: rlLoopSchema,
   async run(config, io) {
     const renderer = rlRenderer(config);
-    const lr = resolveRlLearningRate(config.model_name, config.learning_rate);
-    const problems = await loadProblems(config, config.batch_size * config.max_steps);
+    const maxSteps = config.maxSteps;
+    if (maxSteps === null) {
+      throw new ConfigError('rl_loop generates max_steps batches of problems: give max_steps a number', {
+        key: 'max_steps',
+      });
+    }
+    const lr = resolveLearningRate(config.modelName, config.learningRate, { tinyModelLr: 3e-3, heuristicDivisor: 10 });
+    let problems: MathProblem[] = [];
     const grade = (text: string, answer: string) =>
       config.env === 'arithmetic' ? lastInteger(text) === Number(answer) : gradeAnswer(extractBoxed(text), answer);
     const suffix = config.env === 'arithmetic' ? '' : ' Provide a numerical answer written inside \\boxed{}.';
-    mkdirSync(config.log_path, { recursive: true });
-    const logger = setupLogging({ logDir: config.log_path, config, console: false });
-    const service = await connectService(config.base_url);
-    try {
-      const training = await service.createLoraTrainingClient({ baseModel: config.model_name, rank: config.lora_rank });
-      let sampler = await training.saveWeightsAndGetSamplingClient();
-      const stop = renderer.getStopSequences();
-      for (let step = 0; step < config.max_steps; step++) {
-        const start = performance.now();
-        const batch = problems.slice(step * config.batch_size, (step + 1) * config.batch_size);
-        const data_D: Datum[] = [];
-        const rewards: number[] = [];
-        let skipped = 0;
-        await Promise.all(
-          batch.map(async (problem) => {
-            const prompt = renderer.buildGenerationPrompt([{ role: 'user', content: problem.question + suffix }]);
-            const res = await sampler.sample({
-              prompt,
-              numSamples: config.group_size,
-              samplingParams: { maxTokens: config.max_tokens, temperature: 1, stop },
-            });
-            const rewards_G = res.sequences.map((seq): number => {
-              const text = renderer.tokenizer.decode(seq.tokens);
-              return grade(text, problem.answer) ? 1 : 0;
-            });
-            rewards.push(...rewards_G);
-            const mean = rewards_G.reduce((a, b) => a + b, 0) / rewards_G.length;
-            if (rewards_G.every((r) => r === rewards_G[0])) {
-              skipped++;
-              return; // no signal: every advantage would be 0
-            }
-            const promptTokens = prompt.toInts();
-            res.sequences.forEach((seq, g) => {
-              const advantage = rewards_G[g]! - mean;
-              const tokens = [...promptTokens, ...seq.tokens];
-              const n = promptTokens.length;
-              const logprobs = seq.logprobs ?? seq.tokens.map(() => 0);
-              // Shift by one: input = tokens[:-1], targets = tokens[1:]; prompt positions carry no advantage.
-              data_D.push({
-                modelInput: ModelInput.fromInts(tokens.slice(0, -1)),
-                lossFnInputs: {
-                  target_tokens: tensorFromInt64(tokens.slice(1)),
-                  logprobs: tensorFromFloat32([...new Array<number>(n - 1).fill(0), ...logprobs]),
-                  advantages: tensorFromFloat32([
-                    ...new Array<number>(n - 1).fill(0),
-                    ...seq.tokens.map(() => advantage),
-                  ]),
-                },
+    const result = await runLoop(
+      {
+        ...config,
+        config: configToKeyStyle(rlLoopSchema, config, { keyStyle: 'snake_case' }),
+        console: false,
+        log: io.err,
+        prepare: async () => {
+          problems = await loadProblems(config, config.batchSize * maxSteps);
+        },
+      },
+      async (run) => {
+        run.setTotalSteps(maxSteps);
+        const service = run.own(await connectService(config.baseUrl));
+        const resume = run.resumeFrom?.state_path;
+        if (run.startStep >= maxSteps) return { totalSteps: maxSteps, endStep: run.startStep };
+        const training =
+          resume === undefined
+            ? await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank })
+            : await service.createTrainingClientFromState(resume, { optimizer: true });
+        let sampler = await training.saveWeightsAndGetSamplingClient();
+        const stop = renderer.getStopSequences();
+        let step = run.startStep;
+        for (; step < maxSteps && !run.signal.aborted; step++) {
+          const start = performance.now();
+          const batch = problems.slice(step * config.batchSize, (step + 1) * config.batchSize);
+          const data_D: Datum[] = [];
+          const rewards: number[] = [];
+          let skipped = 0;
+          await Promise.all(
+            batch.map(async (problem) => {
+              const prompt = renderer.buildGenerationPrompt([{ role: 'user', content: problem.question + suffix }]);
+              const res = await sampler.sample({
+                prompt,
+                numSamples: config.groupSize,
+                samplingParams: { maxTokens: config.maxTokens, temperature: 1, stop },
               });
-            });
-          }),
-        );
-        if (data_D.length > 0) {
-          const fb = training.forwardBackward(data_D, 'importance_sampling');
-          const optim = training.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
-          await fb;
-          await optim;
-          sampler = await training.saveWeightsAndGetSamplingClient();
+              const rewards_G = res.sequences.map((seq): number => {
+                const text = renderer.tokenizer.decode(seq.tokens);
+                return grade(text, problem.answer) ? 1 : 0;
+              });
+              rewards.push(...rewards_G);
+              const mean = rewards_G.reduce((a, b) => a + b, 0) / rewards_G.length;
+              if (rewards_G.every((r) => r === rewards_G[0])) {
+                skipped++;
+                return; // no signal: every advantage would be 0
+              }
+              const promptTokens = prompt.toInts();
+              res.sequences.forEach((seq, g) => {
+                const advantage = rewards_G[g]! - mean;
+                const tokens = [...promptTokens, ...seq.tokens];
+                const n = promptTokens.length;
+                const logprobs = seq.logprobs ?? seq.tokens.map(() => 0);
+                // Shift by one: input = tokens[:-1], targets = tokens[1:]; prompt positions carry no advantage.
+                data_D.push({
+                  modelInput: ModelInput.fromInts(tokens.slice(0, -1)),
+                  lossFnInputs: {
+                    target_tokens: tensorFromInt64(tokens.slice(1)),
+                    logprobs: tensorFromFloat32([...new Array<number>(n - 1).fill(0), ...logprobs]),
+                    advantages: tensorFromFloat32([
+                      ...new Array<number>(n - 1).fill(0),
+                      ...seq.tokens.map(() => advantage),
+                    ]),
+                  },
+                });
+              });
+            }),
+          );
+          if (data_D.length > 0) {
+            const fb = training.forwardBackward(data_D, 'importance_sampling');
+            const optim = training.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+            await fb;
+            await optim;
+            sampler = await training.saveWeightsAndGetSamplingClient();
+          }
+          const reward = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
+          const seconds = (performance.now() - start) / 1000;
+          run.logger.logMetrics(
+            {
+              'env/all/reward/total': reward,
+              'progress/skipped_groups': skipped,
+              datums: data_D.length,
+              'time/total': seconds,
+            },
+            step,
+          );
+          io.out(
+            `step ${String(step).padStart(4)}  reward ${reward.toFixed(3)}  skipped ${skipped}  ${seconds.toFixed(2)}s`,
+          );
         }
-        const reward = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
-        const seconds = (performance.now() - start) / 1000;
-        logger.logMetrics(
-          {
-            'env/all/reward/total': reward,
-            'progress/skipped_groups': skipped,
-            datums: data_D.length,
-            'time/total': seconds,
-          },
-          step,
-        );
-        io.out(
-          `step ${String(step).padStart(4)}  reward ${reward.toFixed(3)}  skipped ${skipped}  ${seconds.toFixed(2)}s`,
-        );
-      }
-      const final = await training.saveState('final');
-      io.out(`final state: ${final.path}`);
-    } finally {
-      await logger.close();
-      await service.close();
-      await writeRunReport(config.log_path).catch(() => undefined);
-    }
-    io.out(`report: ${join(config.log_path, REPORT_FILE)}`);
+        const final = await training.saveState('final');
+        const finalCheckpoint = { name: 'final', step, final: step >= maxSteps, state_path: final.path };
+        appendCheckpointRecord(config.logPath, finalCheckpoint);
+        io.out(`final state: ${final.path}`);
+        return { totalSteps: maxSteps, endStep: step, finalCheckpoint };
+      },
+    );
+    if (result.status === 'completed') io.out(`report: ${join(config.logPath, REPORT_FILE)}`);
   },
 });

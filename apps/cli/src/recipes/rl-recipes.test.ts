@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configFields } from '@cookbook/core';
+import { configFields, resolveLearningRate, toSnakeCase } from '@cookbook/core';
+import { RLTrainConfigSchema } from '@cookbook/rl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import type { Recipe } from '../recipe.js';
@@ -9,7 +10,6 @@ import { recipes } from '../recipes.js';
 import { mathRl } from './math-rl.js';
 import { multiplayer } from './multiplayer.js';
 import { rlBasic } from './rl-basic.js';
-import { resolveRlLearningRate } from './rl-common.js';
 import { rlLoop } from './rl-loop.js';
 
 const ours: Recipe[] = [rlBasic, rlLoop, mathRl, multiplayer];
@@ -46,10 +46,42 @@ describe('RL recipes: config', () => {
   });
 
   it('learning-rate defaults', () => {
-    expect(resolveRlLearningRate('local/qwen3-tiny', null)).toBe(3e-3);
-    expect(resolveRlLearningRate('local/qwen3-tiny', 0.5)).toBe(0.5);
-    expect(resolveRlLearningRate('meta-llama/Llama-3.1-8B', null)).toBeGreaterThan(0);
+    const rl = { tinyModelLr: 3e-3, heuristicDivisor: 10 };
+    expect(resolveLearningRate('local/qwen3-tiny', null, rl)).toBe(3e-3);
+    expect(resolveLearningRate('local/qwen3-tiny', 0.5, rl)).toBe(0.5);
+    expect(resolveLearningRate('meta-llama/Llama-3.1-8B', null, rl)).toBeGreaterThan(0);
   });
+
+  // Recipe defaults that differ from the library's, on purpose (a tiny offline model; short runs).
+  const OFFLINE_DEFAULTS: Record<string, unknown> = {
+    log_path: undefined,
+    max_tokens: 8,
+    max_steps: 5,
+    eval_every: 0,
+    save_every: 0,
+    num_groups_to_log: 2,
+  };
+  for (const recipe of ours) {
+    it(`${recipe.name}: the CLI schema is the library schema's fields, in snake_case, with the library's descriptions`, () => {
+      const library = new Map(configFields(RLTrainConfigSchema, { keyStyle: 'snake_case' }).map((f) => [f.path, f]));
+      const cli = configFields(recipe.schema, { keyStyle: 'snake_case' });
+      let shared = 0;
+      for (const f of cli) {
+        expect(f.path).toBe(toSnakeCase(f.path));
+        const lib = library.get(f.path);
+        if (lib === undefined) continue;
+        shared++;
+        expect(f.description, f.path).toBe(lib.description);
+        expect(f.type, f.path).toBe(lib.type);
+        if (f.path in OFFLINE_DEFAULTS) {
+          if (f.path !== 'log_path') expect(f.defaultValue, f.path).toBe(OFFLINE_DEFAULTS[f.path]);
+        } else {
+          expect(f.defaultValue, f.path).toEqual(lib.defaultValue);
+        }
+      }
+      expect(shared).toBeGreaterThanOrEqual(9);
+    });
+  }
 });
 
 type LocalTinkerModule = {
@@ -97,6 +129,30 @@ describe.skipIf(localTinker === undefined)('RL recipes on the embedded service',
       .split('\n')
       .map((l) => (JSON.parse(l) as { name: string }).name);
     expect(names).toEqual(['000001', 'final', 'final']);
+  });
+
+  it('rl_loop run twice into one log path follows the log-dir policy', async () => {
+    const logPath = join(root, 'rl-loop-twice');
+    const args = (behavior: string) => [
+      'rl_loop',
+      `log_path=${logPath}`,
+      `base_url=${server.baseURL}`,
+      'max_steps=1',
+      'batch_size=1',
+      'group_size=2',
+      'max_tokens=2',
+      'lora_rank=4',
+      `behavior_if_log_dir_exists=${behavior}`,
+    ];
+    expect(await runCli(args('raise'), ours, capture().io)).toBe(0);
+    await expect(runCli(args('raise'), ours, capture().io)).rejects.toThrow(/already exists/);
+    expect(await runCli(args('delete'), ours, capture().io)).toBe(0);
+    const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    expect(rows).toHaveLength(1);
+    const c = capture();
+    expect(await runCli(args('resume'), ours, c.io)).toBe(0);
+    expect(c.err.join('\n')).toContain('already finished');
+    expect(readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
   const small = ['max_steps=2', 'groups_per_batch=2', 'group_size=2', 'max_tokens=3', 'lora_rank=4'];

@@ -47,7 +47,7 @@ export class FakeSampler implements RLSamplingClient {
       const tok = this.rng.next() < p ? GOOD : BAD;
       return { tokens: [tok], logprobs: [logprob(this.theta, tok)!], stopReason: 'stop' as const };
     });
-    return { sequences };
+    return { sequences, promptCacheHitTokens: 0 };
   }
 
   async computeLogprobs(prompt: ModelInput): Promise<(number | null)[]> {

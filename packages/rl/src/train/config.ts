@@ -1,0 +1,140 @@
+/**
+ * The RL training config (upstream `rl/train.Config`), one zod schema with a description and a default per field,
+ * and what the loop needs besides it. Non-serialisable inputs (dataset builder, evaluators, service client,
+ * callbacks) are {@link RLTrainDeps}.
+ */
+import type { TokenCompleter } from '@cookbook/core';
+import { type CheckLogDirOptions, type RunResult, runConfigShape } from '@cookbook/logging';
+import { z } from 'zod';
+import type { RLSamplingClient, RLServiceClient } from '../clients.js';
+import type { RLEvaluator } from '../evaluators.js';
+import type { RLDatasetBuilder } from '../types.js';
+
+/** Streaming minibatches: train on each minibatch of groups as soon as its rollouts finish. */
+export const StreamMinibatchConfigSchema = z.object({
+  groupsPerBatch: z.number().int().positive().describe('Groups rolled out per training step'),
+  numMinibatches: z
+    .number()
+    .int()
+    .positive()
+    .describe('forward_backward calls per optimizer substep; each runs once its groups are done'),
+});
+export type StreamMinibatchConfig = z.infer<typeof StreamMinibatchConfigSchema>;
+
+/** Asynchronous off-policy training with a staleness cap. */
+export const AsyncConfigSchema = z.object({
+  maxStepsOffPolicy: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('A group sampled by a policy more than this many steps old is discarded and resampled'),
+  groupsPerBatch: z.number().int().positive().describe('Groups per training step (also the number of samplers)'),
+});
+export type AsyncConfig = z.infer<typeof AsyncConfigSchema>;
+
+/** The policy-gradient losses the service computes. */
+export const RL_LOSSES = ['importance_sampling', 'ppo', 'cispo', 'dro'] as const;
+
+/** The RL training config. */
+export const RLTrainConfigSchema = z.object({
+  ...runConfigShape,
+  modelName: z
+    .string()
+    .default('local/qwen3-tiny')
+    .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
+  learningRate: z
+    .number()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('Adam learning rate (constant); null = 3e-3 for local/* tiny models, else hyperparam_utils.get_lr / 10'),
+  maxTokens: z.number().int().positive().default(256).describe('Most tokens sampled per turn'),
+  temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),
+  loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
+  evalEvery: z.number().int().nonnegative().default(20).describe('Evaluate the test set every N steps (0 = never)'),
+  saveEvery: z.number().int().nonnegative().default(20).describe('Checkpoint every N steps (0 = final only)'),
+  numSubsteps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),
+  lossFn: z.enum(RL_LOSSES).default('importance_sampling').describe('Policy-gradient loss computed by the service'),
+  lossFnConfig: z
+    .record(z.string(), z.number())
+    .nullable()
+    .default(null)
+    .describe('Loss settings as JSON, e.g. {"clip_low_threshold":0.8,"clip_high_threshold":1.2}'),
+  klPenaltyCoef: z.number().nonnegative().default(0).describe('KL penalty against the reference model (0 = off)'),
+  klDiscountFactor: z.number().min(0).max(1).default(0).describe('Discount of the KL penalty over future tokens'),
+  klReferenceModel: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('Reference model of the KL penalty; null = model_name'),
+  computePostKl: z.boolean().default(false).describe('Log the KL between the policy before and after each step'),
+  removeConstantRewardGroups: z
+    .boolean()
+    .default(false)
+    .describe('Skip groups whose rollouts all earned the same reward'),
+  numGroupsToLog: z.number().int().nonnegative().default(4).describe('Groups per iteration in the HTML transcript'),
+  rolloutJsonExport: z
+    .boolean()
+    .default(true)
+    .describe('Write iteration_XXXXXX/train_rollout_summaries.jsonl (one line per trajectory)'),
+  maxSteps: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('Stop after this many steps; null = every batch of the dataset'),
+  loadCheckpointPath: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('Start from these weights (tinker://…/weights/…), fresh optimizer'),
+  maxConcurrentGroups: z
+    .number()
+    .int()
+    .positive()
+    .default(64)
+    .describe('Most groups rolled out at once (sync and streaming loops)'),
+  ttlSeconds: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(604800)
+    .describe('Lifetime of periodic checkpoints in seconds; null = forever'),
+  streamMinibatchConfig: StreamMinibatchConfigSchema.nullable()
+    .default(null)
+    .describe('Streaming minibatches (null = off)'),
+  asyncConfig: AsyncConfigSchema.nullable().default(null).describe('Asynchronous off-policy training (null = off)'),
+});
+/** The parsed RL config. */
+export type RLTrainConfig = z.infer<typeof RLTrainConfigSchema>;
+/** The RL config before defaults (what callers write). */
+export type RLTrainConfigInput = z.input<typeof RLTrainConfigSchema>;
+
+/** What the loop needs besides its config. */
+export interface RLTrainDeps {
+  /** Builds the train (and optional test) dataset; runs before anything is written. */
+  datasetBuilder: RLDatasetBuilder;
+  /** Default: a ServiceClient on `baseUrl` (or the environment / embedded service), closed at the end. */
+  serviceClient?: RLServiceClient;
+  /** Extra evaluators, run with the test set every `evalEvery` steps. */
+  evaluators?: RLEvaluator[];
+  /** Policy over a sampler. Default: TinkerTokenCompleter with maxTokens and temperature. */
+  makePolicy?: (sampler: RLSamplingClient) => TokenCompleter;
+  /** Console table of metrics per step. Default true. */
+  console?: boolean;
+  /** Progress line (`step i/N`, ETA, reward). Default true (stderr). */
+  progress?: boolean;
+  /** Notices. Default: stderr. */
+  log?: (line: string) => void;
+  /** Options of the log-dir prompt. */
+  logDirOptions?: CheckLogDirOptions;
+  /** Called after each step's metrics are logged. */
+  onStep?: (step: number, metrics: Record<string, number>) => void;
+  /** Written to config.json instead of the parsed config (e.g. a recipe's own fields). */
+  hparams?: unknown;
+}
+
+/** What a run returns. */
+export type RLTrainResult = RunResult;

@@ -1,0 +1,244 @@
+/**
+ * The pieces every RL loop shares (upstream `rl/train.py` helpers): rolling groups out with transcripts, turning
+ * groups into datums (advantages, KL penalty), evaluations, the update and the next sampler, checkpoints, and the
+ * per-step metrics line.
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { CheckpointError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
+import {
+  appendCheckpointRecord,
+  type CheckpointRecord,
+  checkpointName,
+  initTrace,
+  type RunContext,
+  scopeHeader,
+  submitCheckpointSave,
+} from '@cookbook/logging';
+import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
+import {
+  assembleTrainingData,
+  computeAdvantages,
+  incorporateKlPenalty,
+  removeConstantRewardGroups,
+} from '../data-processing.js';
+import type { RLEvaluator } from '../evaluators.js';
+import { Semaphore } from '../internal/concurrency.js';
+import { computeKlSampleTrain, computePostKl } from '../metrics.js';
+import { rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';
+import { doGroupRollout } from '../rollouts.js';
+import { collectTrainStep, submitTrainStep } from '../train-step.js';
+import type { EnvGroupBuilder, RLDataset, TrajectoryGroup } from '../types.js';
+import type { RLTrainConfig, RLTrainDeps } from './config.js';
+
+/** Everything a loop reads while it runs. */
+export interface LoopContext {
+  config: RLTrainConfig & { learningRate: number };
+  deps: RLTrainDeps;
+  run: RunContext;
+  training: RLTrainingClient;
+  service: RLServiceClient;
+  train: RLDataset;
+  evaluators: RLEvaluator[];
+  reference: RLSamplingClient | undefined;
+  startStep: number;
+  endStep: number;
+  policyFor: (sampler: RLSamplingClient) => TokenCompleter;
+}
+
+export function tagsOf(builders: readonly EnvGroupBuilder[]): (string | undefined)[] {
+  return builders.map((b) => b.logtreeTag?.());
+}
+
+export function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/**
+ * Saves the state and the sampler weights and appends the checkpoint record. A save without a sampler path throws
+ * before anything is recorded: the loops sample from that path next.
+ */
+export async function saveRlCheckpoint(
+  training: RLTrainingClient,
+  name: string,
+  logPath: string,
+  loopState: Omit<CheckpointRecord, 'name'>,
+  ttlSeconds: number | null,
+): Promise<CheckpointRecord & { sampler_path: string }> {
+  const { sampler_path, ...paths } = await submitCheckpointSave(training, name, { kind: 'both', ttlSeconds });
+  if (sampler_path === undefined) throw new CheckpointError(`save_weights_for_sampler("${name}") returned no path`);
+  const record = { name, ...loopState, ...paths, sampler_path };
+  appendCheckpointRecord(logPath, record);
+  return record;
+}
+
+/**
+ * Starts rolling out `builders` with `policy` (at most `limit` groups at once); the first `numToLog` groups go to
+ * an HTML transcript at `transcriptPath`. `onGroup` sees each group as soon as it is done (streaming loops train on
+ * it); the promise resolves with every group in builder order.
+ */
+export async function rolloutGroups(
+  builders: readonly EnvGroupBuilder[],
+  policy: TokenCompleter,
+  options: {
+    numToLog: number;
+    transcriptPath: string;
+    title: string;
+    limit: number;
+    onGroup?: (group: TrajectoryGroup, builder: EnvGroupBuilder) => void;
+    onProgress?: (done: number, total: number) => void;
+  },
+): Promise<TrajectoryGroup[]> {
+  const sem = new Semaphore(options.limit);
+  let done = 0;
+  const run = (b: EnvGroupBuilder) =>
+    sem
+      .run(() => doGroupRollout(b, policy))
+      .then((group) => {
+        done++;
+        options.onProgress?.(done, builders.length);
+        options.onGroup?.(group, b);
+        return group;
+      });
+  const nLog = Math.min(options.numToLog, builders.length);
+  const logged =
+    nLog > 0
+      ? initTrace(options.title, options.transcriptPath, () =>
+          Promise.all(builders.slice(0, nLog).map((b, j) => scopeHeader(`Group ${j}`, () => run(b)))),
+        )
+      : Promise.resolve([] as TrajectoryGroup[]);
+  const rest = Promise.all(builders.slice(nLog).map(run));
+  return [...(await logged), ...(await rest)];
+}
+
+/** The rollout options of step `step` of a loop. */
+export function rolloutOptions(ctx: LoopContext, step: number) {
+  return {
+    numToLog: ctx.config.numGroupsToLog,
+    transcriptPath: join(ctx.config.logPath, iterationDir(step), 'train.html'),
+    title: `RL iteration ${step}`,
+    limit: ctx.config.maxConcurrentGroups,
+    onProgress: (done: number, total: number) => ctx.run.setProgressDetail(`rollouts ${done}/${total}`),
+  };
+}
+
+export function exportSummaries(
+  ctx: LoopContext,
+  step: number,
+  groups: readonly TrajectoryGroup[],
+  builders: readonly EnvGroupBuilder[],
+  samplerSteps?: readonly number[],
+): void {
+  if (!ctx.config.rolloutJsonExport) return;
+  const summaries = rolloutSummaries(groups, {
+    split: 'train',
+    iteration: step,
+    tags_P: tagsOf(builders),
+    ...(samplerSteps ? { samplerSteps_P: samplerSteps } : {}),
+  });
+  writeRolloutSummaries(join(ctx.config.logPath, iterationDir(step), 'train_rollout_summaries.jsonl'), summaries);
+}
+
+/** Advantages, datums and the KL penalty for a set of groups. */
+export async function prepareData(
+  ctx: LoopContext,
+  groups: TrajectoryGroup[],
+  metrics: Record<string, number>,
+): Promise<Datum[]> {
+  const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
+  const advantages_P_G = computeAdvantages(kept);
+  const { data_D } = assembleTrainingData(kept, advantages_P_G);
+  if (ctx.config.klPenaltyCoef > 0 && ctx.reference !== undefined && data_D.length > 0) {
+    const kl = await incorporateKlPenalty(data_D, ctx.reference, ctx.config.klPenaltyCoef, ctx.config.klDiscountFactor);
+    for (const [k, v] of Object.entries(kl)) metrics[k] = v;
+  }
+  return data_D;
+}
+
+/** After an update: a checkpoint (every saveEvery steps) or an ephemeral save, and the new sampler. */
+export async function nextSampler(
+  ctx: LoopContext,
+  stepDone: number,
+  metrics: Record<string, number>,
+): Promise<RLSamplingClient> {
+  const start = performance.now();
+  let sampler: RLSamplingClient;
+  const { saveEvery, logPath, ttlSeconds } = ctx.config;
+  if (saveEvery > 0 && stepDone % saveEvery === 0 && stepDone < ctx.endStep) {
+    const rec = await saveRlCheckpoint(ctx.training, checkpointName(stepDone), logPath, { step: stepDone }, ttlSeconds);
+    sampler = await ctx.service.createSamplingClient({ modelPath: rec.sampler_path });
+  } else {
+    sampler = await ctx.training.saveWeightsAndGetSamplingClient();
+  }
+  metrics['time/save'] = (performance.now() - start) / 1000;
+  return sampler;
+}
+
+export async function runEvals(
+  ctx: LoopContext,
+  step: number,
+  policy: TokenCompleter,
+): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  if (ctx.config.evalEvery <= 0 || step % ctx.config.evalEvery !== 0 || ctx.evaluators.length === 0) return out;
+  const start = performance.now();
+  for (const ev of ctx.evaluators) {
+    const path = join(ctx.config.logPath, iterationDir(step), `eval_${ev.name}.html`);
+    Object.assign(out, await ev.evaluate(policy, ctx.config.numGroupsToLog > 0 ? path : undefined));
+  }
+  out['time/eval'] = (performance.now() - start) / 1000;
+  return out;
+}
+
+/** The train-step options of the config. */
+export function trainOptions(ctx: LoopContext) {
+  return {
+    learningRate: ctx.config.learningRate,
+    numSubsteps: ctx.config.numSubsteps,
+    lossFn: ctx.config.lossFn,
+    ...(ctx.config.lossFnConfig ? { lossFnConfig: ctx.config.lossFnConfig } : {}),
+  };
+}
+
+/** Train on prepared data, then KL metrics, the new sampler and the optional post-update KL. */
+export async function trainAndUpdate(
+  ctx: LoopContext,
+  step: number,
+  data_D: Datum[],
+  metrics: Record<string, number>,
+): Promise<RLSamplingClient> {
+  const t0 = performance.now();
+  const { trainingLogprobs_D, metrics: lossMetrics } = await collectTrainStep(
+    submitTrainStep(data_D, ctx.training, trainOptions(ctx)),
+  );
+  metrics['time/train'] = (performance.now() - t0) / 1000;
+  Object.assign(metrics, lossMetrics, computeKlSampleTrain(data_D, trainingLogprobs_D));
+  return afterUpdate(ctx, step, data_D, metrics);
+}
+
+/** The new sampler after step `step`'s update (checkpointing on schedule) and the optional post-update KL. */
+export async function afterUpdate(
+  ctx: LoopContext,
+  step: number,
+  data_D: readonly Datum[],
+  metrics: Record<string, number>,
+): Promise<RLSamplingClient> {
+  const sampler = await nextSampler(ctx, step + 1, metrics);
+  if (ctx.config.computePostKl && data_D.length > 0) Object.assign(metrics, await computePostKl([...data_D], sampler));
+  return sampler;
+}
+
+export function baseMetrics(ctx: LoopContext, step: number): Record<string, number> {
+  return {
+    'progress/batch': step,
+    'optim/lr': ctx.config.learningRate,
+    'progress/done_frac': (step + 1) / ctx.endStep,
+  };
+}
+
+/** Logs a step's metrics (with its wall time) and tells the caller. */
+export function logStep(ctx: LoopContext, step: number, metrics: Record<string, number>, stepStart: number): void {
+  metrics['time/total'] = (performance.now() - stepStart) / 1000;
+  ctx.run.logger.logMetrics(metrics, step);
+  ctx.deps.onStep?.(step, metrics);
+}

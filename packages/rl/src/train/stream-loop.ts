@@ -1,0 +1,110 @@
+/**
+ * Streaming minibatches (upstream `do_sync_training_with_stream_minibatch`): every group of the step is sampled with
+ * the current policy; each minibatch's forward_backward is submitted as soon as its groups are done, and one
+ * optim_step closes each substep. Still on-policy: the step's update happens after all its samples.
+ */
+import { performance } from 'node:perf_hooks';
+import { ConfigError, type Datum } from '@cookbook/core';
+import type { RLSamplingClient } from '../clients.js';
+import { AsyncQueue } from '../internal/concurrency.js';
+import { computeKlSampleTrain, computeTrajectoryMetrics } from '../metrics.js';
+import { collectTrainStep, rlAdamParams, type SubmittedTrainStep, submitForwardBackward } from '../train-step.js';
+import type { EnvGroupBuilder, TrajectoryGroup } from '../types.js';
+import type { StreamMinibatchConfig } from './config.js';
+import {
+  afterUpdate,
+  baseMetrics,
+  exportSummaries,
+  type LoopContext,
+  logStep,
+  prepareData,
+  rolloutGroups,
+  rolloutOptions,
+  runEvals,
+  tagsOf,
+  trainOptions,
+} from './loop-steps.js';
+
+function checkStreamConfig(stream: StreamMinibatchConfig, numSubsteps: number): number {
+  if (
+    stream.groupsPerBatch % numSubsteps !== 0 ||
+    (stream.groupsPerBatch / numSubsteps) % stream.numMinibatches !== 0
+  ) {
+    throw new ConfigError(
+      `stream_minibatch_config: groups_per_batch (${stream.groupsPerBatch}) must split evenly into num_substeps ` +
+        `(${numSubsteps}) × num_minibatches (${stream.numMinibatches})`,
+      { key: 'stream_minibatch_config.num_minibatches' },
+    );
+  }
+  return stream.groupsPerBatch / numSubsteps / stream.numMinibatches;
+}
+
+/** Runs steps from `ctx.startStep` until `ctx.endStep` or an interruption; returns the step it stopped at. */
+export async function doStreamMinibatchTraining(
+  ctx: LoopContext,
+  sampler0: RLSamplingClient,
+  stream: StreamMinibatchConfig,
+): Promise<number> {
+  const nSub = ctx.config.numSubsteps;
+  const perMinibatch = checkStreamConfig(stream, nSub);
+  const opts = trainOptions(ctx);
+  let sampler = sampler0;
+  let i = ctx.startStep;
+  for (; i < ctx.endStep && !ctx.run.signal.aborted; i++) {
+    const stepStart = performance.now();
+    const metrics = baseMetrics(ctx, i);
+    const policy = ctx.policyFor(sampler);
+    Object.assign(metrics, await runEvals(ctx, i, policy));
+    const builders = ctx.train.getBatch(i);
+    if (builders.length !== stream.groupsPerBatch) {
+      throw new ConfigError(
+        `the dataset serves ${builders.length} groups per batch but stream_minibatch_config.groups_per_batch is ${stream.groupsPerBatch}`,
+        { key: 'stream_minibatch_config.groups_per_batch' },
+      );
+    }
+    const finished = new AsyncQueue<{ group: TrajectoryGroup; builder: EnvGroupBuilder }>();
+    const t0 = performance.now();
+    const rollouts = rolloutGroups(builders, policy, {
+      ...rolloutOptions(ctx, i),
+      onGroup: (group, builder) => finished.put({ group, builder }),
+    });
+    // A failed rollout rejects `rollouts`; racing it against the queue surfaces the error instead of waiting forever.
+    const failure = rollouts.then(
+      () => new Promise<never>(() => {}),
+      (error: unknown) => Promise.reject(error),
+    );
+    const allGroups: TrajectoryGroup[] = [];
+    const allBuilders: EnvGroupBuilder[] = [];
+    const allData: Datum[] = [];
+    const submitted: SubmittedTrainStep = { forwardBackwards: [], optimSteps: [] };
+    let lastSampleDone = t0;
+    for (let s = 0; s < nSub; s++) {
+      for (let m = 0; m < stream.numMinibatches; m++) {
+        const mini: TrajectoryGroup[] = [];
+        while (mini.length < perMinibatch) {
+          const item = await Promise.race([finished.get(), failure]);
+          mini.push(item.group);
+          allBuilders.push(item.builder);
+        }
+        lastSampleDone = performance.now();
+        allGroups.push(...mini);
+        const data = await prepareData(ctx, mini, metrics);
+        if (data.length === 0) continue;
+        allData.push(...data);
+        submitted.forwardBackwards.push(submitForwardBackward(data, ctx.training, opts));
+      }
+      submitted.optimSteps.push(ctx.training.optimStep(rlAdamParams(ctx.config.learningRate)));
+    }
+    await rollouts;
+    metrics['time/sample'] = (lastSampleDone - t0) / 1000;
+    const tTrain = performance.now();
+    const { trainingLogprobs_D, metrics: lossMetrics } = await collectTrainStep(submitted);
+    metrics['time/train_tail'] = (performance.now() - tTrain) / 1000;
+    Object.assign(metrics, lossMetrics, computeTrajectoryMetrics(allGroups, tagsOf(allBuilders)));
+    exportSummaries(ctx, i, allGroups, allBuilders);
+    Object.assign(metrics, computeKlSampleTrain(allData, trainingLogprobs_D));
+    sampler = await afterUpdate(ctx, i, allData, metrics);
+    logStep(ctx, i, metrics, stepStart);
+  }
+  return i;
+}
