@@ -225,7 +225,9 @@ export async function runLoop<T = undefined>(
   const createdDir = !existsSync(logPath);
   mkdirSync(logPath, { recursive: true });
   const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom);
-  const dropped = truncateMetricsFrom(logPath, startStep);
+  // Rows past the resume point were written after the checkpoint by a process that died: they are recomputed. A
+  // final checkpoint is written after everything of its run (final evaluations included), so nothing is dropped.
+  const dropped = resumeFrom?.final === true ? 0 : truncateMetricsFrom(logPath, startStep);
   if (dropped > 0) log(`dropped ${dropped} metrics rows at or after step ${startStep}; they will be recomputed`);
   if (resumeFrom !== undefined) log(`resuming from checkpoint "${resumeFrom.name}" at step ${startStep}`);
 

@@ -61,6 +61,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
     async (run) => {
       const { train: trainSet, test } = datasets!;
       const endStep = Math.min(config.maxSteps ?? trainSet.length, trainSet.length);
+      if (run.startStep >= endStep) return { totalSteps: endStep, endStep: run.startStep };
       run.setTotalSteps(endStep);
       const service: RLServiceClient =
         deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));

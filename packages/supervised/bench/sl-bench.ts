@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { ServiceClient } from '@cookbook/tinker-client';
-import { fromConversationFile, type ServiceClientLike, trainSupervised } from '../src/index.js';
+import { fromConversationFile, type SupervisedServiceClient, trainSupervised } from '../src/index.js';
 
 const steps = Number(process.env.BENCH_STEPS ?? 36);
 const batchSize = Number(process.env.BENCH_BATCH_SIZE ?? 4);
@@ -23,25 +23,30 @@ const service = new ServiceClient({ baseURL: server.baseURL });
 const perStep: Record<string, number>[] = [];
 const t0 = performance.now();
 try {
-  await trainSupervised({
-    logPath: join(dir, 'run'),
-    modelName: 'local/qwen3-tiny',
-    dataset: fromConversationFile({
-      filePath: data,
-      common: { modelNameForTokenizer: 'local/qwen3-tiny', batchSize, maxLength: 512 },
-      testSize: 16,
-    }),
-    serviceClient: service as unknown as ServiceClientLike,
-    learningRate: 1e-2,
-    maxSteps: steps,
-    saveEvery: 20,
-    evalEvery: 10,
-    submitAhead,
-    behaviorIfLogDirExists: 'delete',
-    console: false,
-    log: () => {},
-    onStepLogged: (_step, m) => perStep.push(m),
-  });
+  await trainSupervised(
+    {
+      logPath: join(dir, 'run'),
+      modelName: 'local/qwen3-tiny',
+      learningRate: 1e-2,
+      maxSteps: steps,
+      saveEvery: 20,
+      evalEvery: 10,
+      submitAhead,
+      behaviorIfLogDirExists: 'delete',
+    },
+    {
+      dataset: fromConversationFile({
+        filePath: data,
+        common: { modelNameForTokenizer: 'local/qwen3-tiny', batchSize, maxLength: 512 },
+        testSize: 16,
+      }),
+      serviceClient: service as unknown as SupervisedServiceClient,
+      console: false,
+      progress: false,
+      log: () => {},
+      onStepLogged: (_step, m) => perStep.push(m),
+    },
+  );
 } finally {
   await service.close();
   await server.close();

@@ -4,9 +4,9 @@ import { DataError, tensorToNumbers } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
 import { FakeService } from './__tests__/fake-service.js';
 import { arithmeticLines, common, tempDir, writeLines } from './__tests__/helpers.js';
+import { runSft } from './__tests__/run-helpers.js';
 import { fromConversationFile, readConversationFile, streamConversationFile } from './conversation-file.js';
 import { readLinesSync } from './internal/lines.js';
-import { trainSupervised } from './train.js';
 
 function expectDataError(fn: () => unknown, line: number, pattern: RegExp): DataError {
   let caught: unknown;
@@ -63,7 +63,7 @@ describe('conversation files: malformed lines', () => {
     const path = writeLines(dir, 'bad-run.jsonl', [...good, '{"messages": [{"role": "user", "content": 1}]}']);
     const logPath = join(dir, 'run-never-created');
     await expect(
-      trainSupervised({
+      runSft({
         logPath,
         modelName: 'local/qwen3-tiny',
         dataset: fromConversationFile({ filePath: path, common: common(1) }),

@@ -9,7 +9,12 @@ import type { Renderer, SamplingClientLike } from '@cookbook/renderers';
 import { computeMeanNll, datumWeights } from './conversation-to-datum.js';
 import type { SupervisedDataset } from './dataset.js';
 import { deferred } from './internal/files.js';
-import type { EvalContext, SamplingClientEvaluator, TrainingClientEvaluator, TrainingClientLike } from './types.js';
+import type {
+  EvalContext,
+  SamplingClientEvaluator,
+  SupervisedTrainingClient,
+  TrainingClientEvaluator,
+} from './types.js';
 
 /** Mean NLL of held-out data under the current weights, via `forward` (no gradients). Reports `<name>/nll`. */
 export class NLLEvaluator implements TrainingClientEvaluator {
@@ -33,7 +38,7 @@ export class NLLEvaluator implements TrainingClientEvaluator {
     }
   }
 
-  async evaluate(client: TrainingClientLike): Promise<Record<string, number>> {
+  async evaluate(client: SupervisedTrainingClient): Promise<Record<string, number>> {
     const batches = this.batches();
     const futures = batches.map((b) => deferred(client.forward(b, 'cross_entropy')));
     const logprobs = [];

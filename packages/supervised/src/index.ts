@@ -39,12 +39,19 @@ export {
   readParquetRecords,
 } from './hub-dataset.js';
 export { seededPermutation, seededRandom } from './internal/prng.js';
-export { type SupervisedTrainConfig, type SupervisedTrainResult, trainSupervised } from './train.js';
+export {
+  type SupervisedTrainConfig,
+  type SupervisedTrainConfigInput,
+  SupervisedTrainConfigSchema,
+  type SupervisedTrainDeps,
+  type SupervisedTrainResult,
+  trainSupervised,
+} from './train.js';
 export type {
   EvalContext,
   SamplingClientEvaluator,
-  ServiceClientLike,
   SupervisedEvaluator,
+  SupervisedServiceClient,
+  SupervisedTrainingClient,
   TrainingClientEvaluator,
-  TrainingClientLike,
 } from './types.js';

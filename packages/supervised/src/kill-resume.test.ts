@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { arithmeticLines, tempDir, writeLines } from './__tests__/helpers.js';
 import { killChildConfig } from './__tests__/kill-child.js';
-import { readCheckpointSummary, readMetricRows } from './__tests__/run-helpers.js';
-import { trainSupervised } from './train.js';
+import { readCheckpointSummary, readMetricRows, runSft } from './__tests__/run-helpers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgRoot = join(here, '..');
@@ -49,13 +48,13 @@ describe('SIGKILL at any moment', () => {
     const root = join(dir, 'service');
 
     const refPath = join(dir, 'ref');
-    await trainSupervised(killChildConfig(refPath, root, data));
+    await runSft(killChildConfig(refPath, root, data));
 
     const logPath = join(dir, 'run');
     await runAndKill(logPath, root, data, 5);
     await runAndKill(logPath, root, data, 13);
-    const resumed = await trainSupervised(killChildConfig(logPath, root, data));
-    expect(resumed.ran).toBe(true);
+    const resumed = await runSft(killChildConfig(logPath, root, data));
+    expect(resumed.status).toBe('completed');
     expect(resumed.startStep).toBeGreaterThanOrEqual(9);
     expect(readMetricRows(logPath)).toEqual(readMetricRows(refPath));
     expect(readCheckpointSummary(logPath)).toEqual(readCheckpointSummary(refPath));

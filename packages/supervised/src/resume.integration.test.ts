@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { describe, expect, it } from 'vitest';
 import { arithmeticLines, tempDir, writeLines } from './__tests__/helpers.js';
-import { readCheckpointSummary, readMetricRows } from './__tests__/run-helpers.js';
+import { readCheckpointSummary, readMetricRows, runSft, type SftOptions } from './__tests__/run-helpers.js';
 import { fromConversationFile } from './conversation-file.js';
-import { type SupervisedTrainConfig, trainSupervised } from './train.js';
-import type { ServiceClientLike } from './types.js';
+
+import type { SupervisedServiceClient } from './types.js';
 
 type LocalTinkerModule = {
   startLocalTinker(options: { port?: number; root?: string }): Promise<{ baseURL: string; close(): Promise<void> }>;
@@ -29,7 +29,7 @@ describe.skipIf(localTinker === undefined)('trainSupervised on the embedded serv
     const service = new ServiceClient({ baseURL: server.baseURL });
     try {
       const data = writeLines(dir, 'conv.jsonl', arithmeticLines(16));
-      const config = (logPath: string, extra: Partial<SupervisedTrainConfig> = {}): SupervisedTrainConfig => ({
+      const config = (logPath: string, extra: Partial<SftOptions> = {}): SftOptions => ({
         logPath,
         modelName: 'local/qwen3-tiny',
         dataset: fromConversationFile({
@@ -37,7 +37,7 @@ describe.skipIf(localTinker === undefined)('trainSupervised on the embedded serv
           common: { modelNameForTokenizer: 'local/qwen3-tiny', batchSize: 2, maxLength: 48 },
           testSize: 4,
         }),
-        serviceClient: service as unknown as ServiceClientLike,
+        serviceClient: service as unknown as SupervisedServiceClient,
         learningRate: 1e-2,
         loraRank: 8,
         maxSteps: 5,
@@ -50,13 +50,13 @@ describe.skipIf(localTinker === undefined)('trainSupervised on the embedded serv
         ...extra,
       });
       const refPath = join(dir, 'ref');
-      await trainSupervised(config(refPath));
+      await runSft(config(refPath));
       const ref = readMetricRows(refPath);
       expect(ref.at(-1)!['test/nll'] as number).toBeLessThan(ref[0]!['test/nll'] as number);
 
       const runPath = join(dir, 'run');
       await expect(
-        trainSupervised(
+        runSft(
           config(runPath, {
             onStepLogged: (step) => {
               if (step === 3) throw new Crash('interrupted');
@@ -64,7 +64,7 @@ describe.skipIf(localTinker === undefined)('trainSupervised on the embedded serv
           }),
         ),
       ).rejects.toBeInstanceOf(Crash);
-      const resumed = await trainSupervised(config(runPath));
+      const resumed = await runSft(config(runPath));
       expect(resumed.startStep).toBe(2);
       expect(readMetricRows(runPath)).toEqual(ref);
       expect(readCheckpointSummary(runPath)).toEqual(readCheckpointSummary(refPath));

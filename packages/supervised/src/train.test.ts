@@ -5,12 +5,17 @@ import { getLastCheckpoint, readCheckpoints } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { FakeService } from './__tests__/fake-service.js';
 import { tempDir } from './__tests__/helpers.js';
-import { readCheckpointSummary, readMetricRows, syntheticDatasets } from './__tests__/run-helpers.js';
-import { type SupervisedTrainConfig, trainSupervised } from './train.js';
+import {
+  readCheckpointSummary,
+  readMetricRows,
+  runSft,
+  type SftOptions,
+  syntheticDatasets,
+} from './__tests__/run-helpers.js';
 
-const quiet = { console: false as const, log: () => {}, writeReport: false };
+const quiet = { console: false as const, progress: false as const, log: () => {}, writeReport: false };
 
-function baseConfig(logPath: string, service: FakeService, extra: Partial<SupervisedTrainConfig> = {}) {
+function baseConfig(logPath: string, service: FakeService, extra: Partial<SftOptions> = {}) {
   return {
     logPath,
     modelName: 'fake/model',
@@ -22,7 +27,7 @@ function baseConfig(logPath: string, service: FakeService, extra: Partial<Superv
     behaviorIfLogDirExists: 'resume' as const,
     ...quiet,
     ...extra,
-  } satisfies SupervisedTrainConfig;
+  } satisfies SftOptions;
 }
 
 class Crash extends Error {}
@@ -32,7 +37,7 @@ describe('trainSupervised: pipelining', () => {
     it(`submits ${submitAhead} step(s) ahead of the step it awaits`, async () => {
       const service = new FakeService({ delayMs: 2 });
       const submittedAtLog: number[] = [];
-      await trainSupervised(
+      await runSft(
         baseConfig(join(tempDir(), 'run'), service, {
           submitAhead,
           saveEvery: 0,
@@ -57,8 +62,8 @@ describe('trainSupervised: pipelining', () => {
 describe('trainSupervised: metrics and checkpoints', () => {
   it('logs upstream metric names, evaluates held-out NLL and saves checkpoints', async () => {
     const logPath = join(tempDir(), 'run');
-    const result = await trainSupervised(baseConfig(logPath, new FakeService()));
-    expect(result).toMatchObject({ ran: true, startStep: 0, totalSteps: 13 });
+    const result = await runSft(baseConfig(logPath, new FakeService()));
+    expect(result).toMatchObject({ status: 'completed', startStep: 0, totalSteps: 13 });
     const rows = readMetricRows(logPath);
     expect(rows.map((r) => r.step)).toEqual([...Array.from({ length: 13 }, (_, i) => i), 13]);
     const first = rows[0]!;
@@ -114,7 +119,7 @@ describe('trainSupervised: metrics and checkpoints', () => {
 
   it('honours max_steps and num_epochs', async () => {
     const logPath = join(tempDir(), 'run');
-    const r = await trainSupervised(baseConfig(logPath, new FakeService(), { numEpochs: 3, maxSteps: 30 }));
+    const r = await runSft(baseConfig(logPath, new FakeService(), { numEpochs: 3, maxSteps: 30 }));
     expect(r.totalSteps).toBe(30);
     const rows = readMetricRows(logPath).filter((x) => 'train_mean_nll' in x);
     expect(rows.map((x) => x.epoch)).toEqual([...new Array(13).fill(0), ...new Array(13).fill(1), 2, 2, 2, 2]);
@@ -122,13 +127,13 @@ describe('trainSupervised: metrics and checkpoints', () => {
 });
 
 describe('trainSupervised: resume', () => {
-  async function uninterrupted(extra: Partial<SupervisedTrainConfig> = {}) {
+  async function uninterrupted(extra: Partial<SftOptions> = {}) {
     const logPath = join(tempDir(), 'ref');
-    await trainSupervised(baseConfig(logPath, new FakeService(), extra));
+    await runSft(baseConfig(logPath, new FakeService(), extra));
     return { rows: readMetricRows(logPath), checkpoints: readCheckpointSummary(logPath) };
   }
 
-  const crashes: [string, number, Partial<SupervisedTrainConfig>][] = [
+  const crashes: [string, number, Partial<SftOptions>][] = [
     ['mid-run', 7, {}],
     ['between a metrics line and the next checkpoint line', 9, {}],
     ['right after a checkpoint', 5, {}],
@@ -141,7 +146,7 @@ describe('trainSupervised: resume', () => {
       const logPath = join(tempDir(), 'run');
       const service = new FakeService();
       await expect(
-        trainSupervised(
+        runSft(
           baseConfig(logPath, service, {
             ...extra,
             onStepLogged: (step) => {
@@ -152,7 +157,7 @@ describe('trainSupervised: resume', () => {
       ).rejects.toBeInstanceOf(Crash);
       const last = getLastCheckpoint(logPath);
       expect(last?.step).toBe(Math.floor(crashAt / 5) * 5);
-      const resumed = await trainSupervised(baseConfig(logPath, service, extra));
+      const resumed = await runSft(baseConfig(logPath, service, extra));
       expect(resumed.startStep).toBe(last?.step);
       expect(readMetricRows(logPath)).toEqual(ref.rows);
       expect(readCheckpointSummary(logPath)).toEqual(ref.checkpoints);
@@ -164,7 +169,7 @@ describe('trainSupervised: resume', () => {
     const logPath = join(tempDir(), 'run');
     const service = new FakeService();
     await expect(
-      trainSupervised(
+      runSft(
         baseConfig(logPath, service, {
           onStepLogged: (step) => {
             if (step === 11) throw new Crash('crash');
@@ -175,7 +180,7 @@ describe('trainSupervised: resume', () => {
     appendFileSync(join(logPath, 'metrics.jsonl'), '{"step": 12, "train_mean');
     appendFileSync(join(logPath, 'checkpoints.jsonl'), '{"name": "000015", "state_pa');
     expect(readCheckpoints(logPath).map((r) => r.name)).toEqual(['000005', '000010']);
-    await trainSupervised(baseConfig(logPath, service));
+    await runSft(baseConfig(logPath, service));
     expect(readMetricRows(logPath)).toEqual(ref.rows);
     expect(readCheckpointSummary(logPath)).toEqual(ref.checkpoints);
   });
@@ -183,10 +188,10 @@ describe('trainSupervised: resume', () => {
   it('does nothing when the run already finished', async () => {
     const logPath = join(tempDir(), 'run');
     const service = new FakeService();
-    await trainSupervised(baseConfig(logPath, service));
+    await runSft(baseConfig(logPath, service));
     const n = service.events.length;
-    const again = await trainSupervised(baseConfig(logPath, service));
-    expect(again.ran).toBe(false);
+    const again = await runSft(baseConfig(logPath, service));
+    expect(again.status).toBe('already_finished');
     expect(again.finalCheckpoint?.name).toBe('final');
     expect(service.events.length).toBe(n);
   });
@@ -195,24 +200,24 @@ describe('trainSupervised: resume', () => {
     const logPath = join(tempDir(), 'run');
     mkdirSync(logPath, { recursive: true });
     writeFileSync(join(logPath, 'metrics.jsonl'), '{"step": 0, "old": 1}\n');
+    await expect(runSft(baseConfig(logPath, new FakeService(), { behaviorIfLogDirExists: 'raise' }))).rejects.toThrow(
+      ConfigError,
+    );
     await expect(
-      trainSupervised(baseConfig(logPath, new FakeService(), { behaviorIfLogDirExists: 'raise' })),
-    ).rejects.toThrow(ConfigError);
-    await expect(
-      trainSupervised(
+      runSft(
         baseConfig(logPath, new FakeService(), { behaviorIfLogDirExists: 'ask', logDirOptions: { isTTY: false } }),
       ),
     ).rejects.toThrow(/behavior_if_log_dir_exists=resume/);
     const answers = ['maybe', 'exit'];
-    const exited = await trainSupervised(
+    const exited = await runSft(
       baseConfig(logPath, new FakeService(), {
         behaviorIfLogDirExists: 'ask',
         logDirOptions: { isTTY: true, prompt: async () => answers.shift()! },
       }),
     );
-    expect(exited.ran).toBe(false);
+    expect(exited.status).toBe('skipped');
     expect(answers).toEqual([]);
-    await trainSupervised(baseConfig(logPath, new FakeService(), { behaviorIfLogDirExists: 'delete' }));
+    await runSft(baseConfig(logPath, new FakeService(), { behaviorIfLogDirExists: 'delete' }));
     expect(readMetricRows(logPath).some((r) => 'old' in r)).toBe(false);
   });
 });

@@ -1,35 +1,29 @@
 /**
- * The structural client types the loop needs. `@cookbook/tinker-client`'s ServiceClient and TrainingClient fit them;
- * tests pass doubles.
+ * The views of the Tinker clients the SFT loop and its evaluators use, narrowed from the one definition in
+ * `@cookbook/tinker-client` (`TrainingClientLike`, `SamplingClientLike`, `ServiceClientLike`) to the calls they make,
+ * so the real clients and the tests' doubles both fit.
  */
-import type { Datum } from '@cookbook/core';
 import type { SamplingClientLike } from '@cookbook/renderers';
-import type { AdamParams, ForwardBackwardOutput } from '@cookbook/tinker-client';
+import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 
-/** What the SFT loop calls on a training client. */
-export interface TrainingClientLike {
-  forwardBackward(data: Datum[], lossFn: 'cross_entropy'): PromiseLike<ForwardBackwardOutput>;
-  forward(data: Datum[], lossFn: 'cross_entropy'): PromiseLike<ForwardBackwardOutput>;
-  optimStep(adamParams: AdamParams): PromiseLike<{ metrics: Record<string, number> }>;
-  saveState(name: string, options?: { ttlSeconds?: number }): PromiseLike<{ path: string }>;
-  saveWeightsForSampler(
-    name?: string,
-    options?: { ttlSeconds?: number },
-  ): PromiseLike<{ path?: string; samplingSessionId?: string }>;
+/** What the SFT loop and the NLL evaluator call on a training client. */
+export interface SupervisedTrainingClient
+  extends Pick<
+    TrainingClientLike,
+    'forward' | 'forwardBackward' | 'optimStep' | 'saveState' | 'saveWeightsForSampler'
+  > {
+  /** Needed only by sampling evaluators. */
   saveWeightsAndGetSamplingClient?(name?: string): Promise<SamplingClientLike>;
 }
 
-/** What the SFT loop calls on a service client. */
-export interface ServiceClientLike {
-  createLoraTrainingClient(args: {
-    baseModel: string;
-    rank?: number;
-    userMetadata?: Record<string, unknown>;
-  }): Promise<TrainingClientLike>;
+/** What the SFT loop calls on the service; closed by the loop when the loop created it. */
+export interface SupervisedServiceClient {
+  createLoraTrainingClient(
+    ...args: Parameters<ServiceClientLike['createLoraTrainingClient']>
+  ): Promise<SupervisedTrainingClient>;
   createTrainingClientFromState(
-    path: string,
-    options?: { optimizer?: boolean; userMetadata?: Record<string, unknown> },
-  ): Promise<TrainingClientLike>;
+    ...args: Parameters<ServiceClientLike['createTrainingClientFromState']>
+  ): Promise<SupervisedTrainingClient>;
   close?(): Promise<void>;
 }
 
@@ -45,7 +39,7 @@ export interface EvalContext {
 export interface TrainingClientEvaluator {
   kind: 'training_client';
   name: string;
-  evaluate(client: TrainingClientLike, ctx: EvalContext): Promise<Record<string, number>>;
+  evaluate(client: SupervisedTrainingClient, ctx: EvalContext): Promise<Record<string, number>>;
 }
 
 /** An evaluator that samples from the current weights. */

@@ -8,10 +8,10 @@
  * Offline the teacher is the tiny random `local/qwen3-tiny`, so its labels are noise: the recipe shows the mechanics
  * (sampling → data → SFT). With `TINKER_API_KEY`, `model_name=Qwen/Qwen3-8B` produces real labels.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, getTextContent, type Message } from '@cookbook/core';
+import { ConfigError, configToKeyStyle, getTextContent, type Message } from '@cookbook/core';
 import { applyLogDirDecision, checkLogDir, writeFileAtomicSync } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
 import {
@@ -23,7 +23,7 @@ import {
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { commonFields, resolveLearningRate } from './sl-common.js';
+import { slRecipeSchema, slRendererName } from './sl-common.js';
 
 /** The sentences shipped with the CLI (original text, eight languages). */
 export const EXAMPLE_SENTENCES = fileURLToPath(
@@ -47,39 +47,29 @@ Sentence: Je voudrais un café, s'il vous plaît. -> fr
 Sentence: ¿Dónde está la estación? -> es
 Sentence: Ich habe heute keine Zeit. -> de`;
 
-export const promptDistillationSchema = z.object({
-  log_path: z
-    .string()
-    .default('.cookbook-runs/prompt_distillation')
-    .describe('Run folder: teacher-data.jsonl, metrics, checkpoints, transcripts, report.html'),
-  questions_file: z
+const lib = slRecipeSchema.shape;
+
+export const promptDistillationSchema = slRecipeSchema.extend({
+  logPath: lib.logPath.default('.cookbook-runs/prompt_distillation'),
+  questionsFile: z
     .string()
     .default('example')
     .describe('example (shipped sentences) or a text file with one question per line'),
-  teacher_model: z
+  teacherModel: z
     .string()
     .nullable()
     .default(null)
     .describe('Model that labels the questions with the long prompt; null = model_name'),
-  teacher_temperature: z
+  teacherTemperature: z
     .number()
     .nonnegative()
     .default(1)
     .describe('Teacher sampling temperature (0 = greedy; seeded per question)'),
-  teacher_max_tokens: z.number().int().positive().default(8).describe('Tokens the teacher may sample per answer'),
-  test_size: z.number().int().nonnegative().default(4).describe('Teacher-labelled conversations held out for test/nll'),
-  batch_size: z.number().int().positive().default(4).describe('Conversations per step (upstream: 128)'),
-  num_epochs: z.number().int().positive().default(4).describe('Passes over the teacher data (upstream: 4)'),
-  max_steps: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe('Stop after this many steps; null = all epochs'),
-  save_every: z.number().int().nonnegative().default(20).describe('Steps between checkpoints (0 = final only)'),
-  eval_every: z.number().int().nonnegative().default(5).describe('Steps between test/nll evaluations (0 = never)'),
-  ...commonFields,
+  teacherMaxTokens: z.number().int().positive().default(8).describe('Tokens the teacher may sample per answer'),
+  testSize: z.number().int().nonnegative().default(4).describe('Teacher-labelled conversations held out for test/nll'),
+  numEpochs: lib.numEpochs.default(4),
+  evalEvery: lib.evalEvery.default(5),
+  infrequentEvalEvery: lib.infrequentEvalEvery.default(0),
 });
 
 function readQuestions(path: string): string[] {
@@ -99,23 +89,23 @@ export const promptDistillation = defineRecipe({
     'local/qwen3-tiny; hosted: TINKER_API_KEY=… model_name=Qwen/Qwen3-8B)',
   schema: promptDistillationSchema,
   async run(config, io) {
-    const teacherModel = config.teacher_model ?? config.model_name;
-    const rendererName = config.renderer_name ?? getRecommendedRendererName(config.model_name);
-    const renderer = getRenderer(rendererName, getTokenizer(config.model_name));
+    const teacherModel = config.teacherModel ?? config.modelName;
+    const rendererName = slRendererName(config);
+    const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
     const teacherRenderer = getRenderer(
-      config.teacher_model === null ? rendererName : getRecommendedRendererName(teacherModel),
+      config.teacherModel === null ? rendererName : getRecommendedRendererName(teacherModel),
       getTokenizer(teacherModel),
     );
-    const learningRate = resolveLearningRate(config.model_name, config.learning_rate);
     const questions = readQuestions(
-      config.questions_file === 'example' ? EXAMPLE_SENTENCES : resolve(config.questions_file),
+      config.questionsFile === 'example' ? EXAMPLE_SENTENCES : resolve(config.questionsFile),
     );
-    const decision = await checkLogDir(config.log_path, config.behavior_if_log_dir_exists);
+    // The teacher data lives in the log dir: settle the log-dir policy first, then let the SFT run resume in it.
+    const decision = await checkLogDir(config.logPath, config.behaviorIfLogDirExists);
     if (decision === 'exit') return;
-    applyLogDirDecision(config.log_path, decision);
+    applyLogDirDecision(config.logPath, decision);
 
-    const dataPath = join(config.log_path, 'teacher-data.jsonl');
-    const service = await connectService(config.base_url);
+    const dataPath = join(config.logPath, 'teacher-data.jsonl');
+    const service = await connectService(config.baseUrl);
     try {
       if (existsSync(dataPath)) {
         io.err(`reusing teacher data ${dataPath} (${readConversationFile(dataPath).length} conversations)`);
@@ -132,8 +122,8 @@ export const promptDistillation = defineRecipe({
               prompt,
               numSamples: 1,
               samplingParams: {
-                maxTokens: config.teacher_max_tokens,
-                temperature: config.teacher_temperature,
+                maxTokens: config.teacherMaxTokens,
+                temperature: config.teacherTemperature,
                 seed: i,
                 stop: teacherRenderer.getStopSequences(),
               },
@@ -150,62 +140,59 @@ export const promptDistillation = defineRecipe({
               { role: 'assistant', content: a },
             ],
           }));
-        if (conversations.length <= config.test_size) {
+        if (conversations.length <= config.testSize) {
           throw new ConfigError(
-            `the teacher gave ${conversations.length} non-empty answers; need more than test_size=${config.test_size}`,
+            `the teacher gave ${conversations.length} non-empty answers; need more than test_size=${config.testSize}`,
+            { key: 'test_size' },
           );
         }
+        mkdirSync(config.logPath, { recursive: true });
         writeFileAtomicSync(dataPath, conversations.map((c) => JSON.stringify(c)).join('\n') + '\n');
         io.err(`wrote ${conversations.length} teacher-labelled conversations to ${dataPath}`);
       }
 
       const samplePrompts: Message[][] = questions.slice(0, 4).map((q) => [{ role: 'user', content: q }]);
-      await trainSupervised({
-        logPath: config.log_path,
-        modelName: config.model_name,
-        dataset: fromConversationFile({
-          filePath: dataPath,
-          common: {
-            modelNameForTokenizer: config.model_name,
-            rendererName,
-            maxLength: config.max_length,
-            batchSize: config.batch_size,
-            trainOnWhat: config.train_on_what,
-          },
-          testSize: config.test_size,
-        }),
-        rendererName,
-        recipeName: 'prompt_distillation',
-        learningRate,
-        lrSchedule: config.lr_schedule,
-        numEpochs: config.num_epochs,
-        loraRank: config.lora_rank,
-        saveEvery: config.save_every,
-        evalEvery: config.eval_every,
-        infrequentEvalEvery: 0,
-        evaluators: [
-          new SampleTranscriptEvaluator({
-            prompts: samplePrompts,
-            renderer,
-            maxTokens: config.teacher_max_tokens,
-            name: 'student_samples',
-          }),
-        ],
-        maxSteps: config.max_steps,
+      await trainSupervised(
         // The log dir was settled above; teacher data may already be in it.
-        behaviorIfLogDirExists: 'resume',
-        wandbProject: config.wandb_project,
-        wandbName: config.wandb_name,
-        hparams: { ...config, learning_rate: learningRate, teacher_prompt: TEACHER_PROMPT },
-        serviceClient: service,
-        console: false,
-        log: io.err,
-        onStepLogged: (step, m) =>
-          io.out(
-            `step ${String(step).padStart(4)}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}` +
-              (m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`),
-          ),
-      });
+        { ...config, rendererName, recipeName: 'prompt_distillation', behaviorIfLogDirExists: 'resume' },
+        {
+          dataset: fromConversationFile({
+            filePath: dataPath,
+            common: {
+              modelNameForTokenizer: config.modelName,
+              rendererName,
+              maxLength: config.maxLength,
+              batchSize: config.batchSize,
+              trainOnWhat: config.trainOnWhat,
+            },
+            testSize: config.testSize,
+          }),
+          evaluators: [
+            new SampleTranscriptEvaluator({
+              prompts: samplePrompts,
+              renderer,
+              maxTokens: config.teacherMaxTokens,
+              name: 'student_samples',
+            }),
+          ],
+          hparams: {
+            ...(configToKeyStyle(
+              promptDistillationSchema,
+              { ...config, rendererName },
+              { keyStyle: 'snake_case' },
+            ) as object),
+            teacher_prompt: TEACHER_PROMPT,
+          },
+          serviceClient: service,
+          console: false,
+          log: io.err,
+          onStepLogged: (step, m) =>
+            io.out(
+              `step ${String(step).padStart(4)}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}` +
+                (m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`),
+            ),
+        },
+      );
     } finally {
       await service.close();
     }

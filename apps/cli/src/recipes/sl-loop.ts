@@ -4,18 +4,11 @@
  * checkpoint at the exact next batch, like `sl_basic`. Use `sl_basic` for real runs.
  */
 import { join } from 'node:path';
-import { computeScheduleLrMultiplier, DataError } from '@cookbook/core';
+import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
+import { checkpointName, runLoop, saveCheckpoint } from '@cookbook/logging';
+import { getRenderer, getTokenizer } from '@cookbook/renderers';
 import {
-  applyLogDirDecision,
-  checkLogDir,
-  checkpointName,
-  getLastCheckpoint,
-  saveCheckpoint,
-  setupLogging,
-  truncateMetricsFrom,
-} from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
-import {
+  type ConversationRow,
   computeMeanNll,
   conversationToDatum,
   datumWeights,
@@ -25,25 +18,34 @@ import {
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { commonFields, EXAMPLE_CONVERSATIONS, resolveLearningRate } from './sl-common.js';
+import { EXAMPLE_CONVERSATIONS, slRecipeSchema, slRendererName } from './sl-common.js';
 
-export const slLoopSchema = z.object({
-  log_path: z.string().default('.cookbook-runs/sl_loop').describe('Run folder: metrics.jsonl, checkpoints.jsonl'),
-  dataset: z
-    .string()
-    .default('example')
-    .describe('example (shipped conversations) or a .jsonl file of {"messages": [...]}'),
-  batch_size: z.number().int().positive().default(4).describe('Conversations per step (upstream: 128)'),
-  max_steps: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(30)
-    .describe('Stop after this many steps; null = one epoch'),
-  save_every: z.number().int().nonnegative().default(10).describe('Steps between checkpoints (0 = final only)'),
-  ...commonFields,
-});
+const lib = slRecipeSchema.shape;
+
+export const slLoopSchema = slRecipeSchema
+  .pick({
+    behaviorIfLogDirExists: true,
+    baseUrl: true,
+    wandbProject: true,
+    wandbName: true,
+    modelName: true,
+    rendererName: true,
+    loraRank: true,
+    learningRate: true,
+    lrSchedule: true,
+    maxLength: true,
+    trainOnWhat: true,
+    batchSize: true,
+  })
+  .extend({
+    logPath: lib.logPath.default('.cookbook-runs/sl_loop'),
+    dataset: z
+      .string()
+      .default('example')
+      .describe('example (shipped conversations) or a .jsonl file of {"messages": [...]}'),
+    maxSteps: lib.maxSteps.default(30),
+    saveEvery: lib.saveEvery.default(10),
+  });
 
 export const slLoop = defineRecipe({
   name: 'sl_loop',
@@ -51,89 +53,90 @@ export const slLoop = defineRecipe({
     'The minimal supervised loop in one flat file (default: local/qwen3-tiny on the shipped examples, offline)',
   schema: slLoopSchema,
   async run(config, io) {
-    // Setup: renderer, data, log dir.
-    const rendererName = config.renderer_name ?? getRecommendedRendererName(config.model_name);
-    const renderer = getRenderer(rendererName, getTokenizer(config.model_name));
+    // Setup: renderer and learning rate.
+    const renderer = getRenderer(slRendererName(config), getTokenizer(config.modelName));
     const file = config.dataset === 'example' ? EXAMPLE_CONVERSATIONS : config.dataset;
-    const decision = await checkLogDir(config.log_path, config.behavior_if_log_dir_exists);
-    if (decision === 'exit') return;
-    const rows = readConversationFile(file); // validates every line before anything is written
-    const order = seededPermutation(rows.length, 0);
-    const nBatches = Math.floor(rows.length / config.batch_size);
-    if (nBatches === 0) throw new DataError(`fewer conversations than batch_size=${config.batch_size}`, { file });
-    const totalSteps = Math.min(nBatches, config.max_steps ?? nBatches);
-    const learningRate = resolveLearningRate(config.model_name, config.learning_rate);
-    applyLogDirDecision(config.log_path, decision);
-
-    // Resume: the last checkpoint's `step` is the next step to run.
-    const resume = decision === 'resume' ? getLastCheckpoint(config.log_path) : undefined;
-    const startStep = resume?.step ?? 0;
-    if (startStep >= totalSteps) {
-      io.out(`${config.log_path} already finished`);
-      return;
-    }
-    truncateMetricsFrom(config.log_path, startStep);
-    const logger = setupLogging({
-      logDir: config.log_path,
-      config: { ...config, learning_rate: learningRate },
-      console: false,
-      ...(config.wandb_project ? { wandbProject: config.wandb_project } : {}),
+    const learningRate = resolveLearningRate(config.modelName, config.learningRate, {
+      tinyModelLr: 1e-2,
+      heuristicDivisor: 1,
     });
-    const service = await connectService(config.base_url);
-    try {
-      const client =
-        resume?.state_path !== undefined
-          ? await service.createTrainingClientFromState(resume.state_path, { optimizer: true })
-          : await service.createLoraTrainingClient({ baseModel: config.model_name, rank: config.lora_rank });
+    let rows: ConversationRow[] = [];
+    await runLoop(
+      {
+        ...config,
+        config: configToKeyStyle(slLoopSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
+        console: false,
+        log: io.err,
+        // Every line of the data is validated before an old run is deleted or anything is written.
+        prepare: () => {
+          rows = readConversationFile(file);
+          if (rows.length < config.batchSize) {
+            throw new DataError(`fewer conversations than batch_size=${config.batchSize}`, { file });
+          }
+        },
+      },
+      async (run) => {
+        const order = seededPermutation(rows.length, 0);
+        const nBatches = Math.floor(rows.length / config.batchSize);
+        const totalSteps = Math.min(nBatches, config.maxSteps ?? nBatches);
+        // Resume: the last checkpoint's `step` is the next step to run.
+        if (run.startStep >= totalSteps) return { totalSteps, endStep: run.startStep };
+        run.setTotalSteps(totalSteps);
+        const service = run.own(await connectService(config.baseUrl));
+        const client =
+          run.resumeFrom?.state_path !== undefined
+            ? await service.createTrainingClientFromState(run.resumeFrom.state_path, { optimizer: true })
+            : await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank });
 
-      for (let step = startStep; step < totalSteps; step++) {
-        const start = Date.now();
-        // 1. The batch: conversations → datums.
-        const batch = order
-          .slice(step * config.batch_size, (step + 1) * config.batch_size)
-          .map((i) => conversationToDatum(rows[i]!.messages, renderer, config.max_length, config.train_on_what));
-        // 2. Learning rate for this step.
-        const lr = learningRate * computeScheduleLrMultiplier(config.lr_schedule, step, totalSteps);
-        // 3. Forward/backward, then one Adam step; both are queued before we wait.
-        const fwdBwdFuture = client.forwardBackward(batch, 'cross_entropy');
-        const optimFuture = client.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
-        const fwdBwd = await fwdBwdFuture;
-        await optimFuture;
-        // 4. Metrics.
-        const nll = computeMeanNll(
-          fwdBwd.lossFnOutputs.map((o) => o.logprobs!),
-          batch.map(datumWeights),
-        );
-        const metrics = {
-          train_mean_nll: nll,
-          learning_rate: lr,
-          progress: step / totalSteps,
-          num_sequences: batch.length,
-          num_tokens: batch.reduce((a, d) => a + d.modelInput.length, 0),
-          'time/total': (Date.now() - start) / 1000,
-        };
-        logger.logMetrics(metrics, step);
-        io.out(`step ${step}  train_mean_nll ${nll.toFixed(4)}  lr ${lr.toExponential(2)}`);
-        // 5. Checkpoint: the state after step+1 updates; resume starts at step+1.
-        const done = step + 1;
-        if (config.save_every > 0 && done % config.save_every === 0 && done < totalSteps) {
-          await saveCheckpoint(client, checkpointName(done), config.log_path, {
-            epoch: 0,
-            batch: done,
-            step: done,
-          });
+        let step = run.startStep;
+        for (; step < totalSteps && !run.signal.aborted; step++) {
+          const start = Date.now();
+          // 1. The batch: conversations → datums.
+          const batch = order
+            .slice(step * config.batchSize, (step + 1) * config.batchSize)
+            .map((i) => conversationToDatum(rows[i]!.messages, renderer, config.maxLength, config.trainOnWhat));
+          // 2. Learning rate for this step.
+          const lr = learningRate * computeScheduleLrMultiplier(config.lrSchedule, step, totalSteps);
+          // 3. Forward/backward, then one Adam step; both are queued before we wait.
+          const fwdBwdFuture = client.forwardBackward(batch, 'cross_entropy');
+          const optimFuture = client.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+          const fwdBwd = await fwdBwdFuture;
+          await optimFuture;
+          // 4. Metrics.
+          const nll = computeMeanNll(
+            fwdBwd.lossFnOutputs.map((o) => o.logprobs!),
+            batch.map(datumWeights),
+          );
+          const metrics = {
+            train_mean_nll: nll,
+            learning_rate: lr,
+            progress: step / totalSteps,
+            num_sequences: batch.length,
+            num_tokens: batch.reduce((a, d) => a + d.modelInput.length, 0),
+            'time/total': (Date.now() - start) / 1000,
+          };
+          run.logger.logMetrics(metrics, step);
+          io.out(`step ${step}  train_mean_nll ${nll.toFixed(4)}  lr ${lr.toExponential(2)}`);
+          // 5. Checkpoint: the state after step+1 updates; resume starts at step+1.
+          const done = step + 1;
+          if (config.saveEvery > 0 && done % config.saveEvery === 0 && done < totalSteps) {
+            await saveCheckpoint(client, checkpointName(done), config.logPath, { epoch: 0, batch: done, step: done });
+          }
         }
-      }
-      const final = await saveCheckpoint(client, 'final', config.log_path, {
-        epoch: 1,
-        batch: 0,
-        step: totalSteps,
-        final: true,
-      });
-      io.out(`final checkpoint: ${final.state_path} (log: ${join(config.log_path, 'metrics.jsonl')})`);
-    } finally {
-      await logger.close();
-      await service.close();
-    }
+        if (step < totalSteps) {
+          // Interrupted: resumable where it stopped.
+          await saveCheckpoint(client, checkpointName(step), config.logPath, { epoch: 0, batch: step, step });
+          return { totalSteps, endStep: step };
+        }
+        const final = await saveCheckpoint(client, 'final', config.logPath, {
+          epoch: 1,
+          batch: 0,
+          step: totalSteps,
+          final: true,
+        });
+        io.out(`final checkpoint: ${final.state_path} (log: ${join(config.logPath, 'metrics.jsonl')})`);
+        return { totalSteps, endStep: totalSteps, finalCheckpoint: final };
+      },
+    );
   },
 });

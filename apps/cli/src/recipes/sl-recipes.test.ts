@@ -1,15 +1,15 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configFields, DataError } from '@cookbook/core';
-import { readConversationFile } from '@cookbook/supervised';
+import { configFields, DataError, resolveLearningRate, toSnakeCase } from '@cookbook/core';
+import { readConversationFile, SupervisedTrainConfigSchema } from '@cookbook/supervised';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import type { Recipe } from '../recipe.js';
 import { recipes } from '../recipes.js';
 import { EXAMPLE_SENTENCES, promptDistillation } from './prompt-distillation.js';
 import { slBasic } from './sl-basic.js';
-import { EXAMPLE_CONVERSATIONS, resolveLearningRate } from './sl-common.js';
+import { EXAMPLE_CONVERSATIONS } from './sl-common.js';
 import { slLoop } from './sl-loop.js';
 
 const ours: Recipe[] = [slBasic, slLoop, promptDistillation];
@@ -40,6 +40,32 @@ describe('supervised recipes', () => {
         /behavior_if_log_dir_exists\s+"ask" \| "delete" \| "resume" \| "raise"\s+\(default: "ask"\)/,
       );
       expect(help).toContain('model_name');
+    });
+  }
+
+  // Recipe defaults that differ from the library's, on purpose (short offline runs).
+  const RECIPE_DEFAULTS: Record<string, Record<string, unknown>> = {
+    sl_basic: { max_steps: 40, infrequent_eval_every: 20 },
+    sl_loop: { max_steps: 30, save_every: 10 },
+    prompt_distillation: { num_epochs: 4, eval_every: 5, infrequent_eval_every: 0 },
+  };
+  for (const recipe of ours) {
+    it(`${recipe.name}: the CLI schema is the library schema's fields, in snake_case, with the library's descriptions`, () => {
+      const library = new Map(
+        configFields(SupervisedTrainConfigSchema, { keyStyle: 'snake_case' }).map((f) => [f.path, f]),
+      );
+      const overrides = RECIPE_DEFAULTS[recipe.name] ?? {};
+      let shared = 0;
+      for (const f of configFields(recipe.schema, { keyStyle: 'snake_case' })) {
+        expect(f.path).toBe(toSnakeCase(f.path));
+        const lib = library.get(f.path);
+        if (lib === undefined || f.path === 'log_path') continue;
+        shared++;
+        expect(f.description, f.path).toBe(lib.description);
+        expect(f.type, f.path).toBe(lib.type);
+        expect(f.defaultValue, f.path).toEqual(f.path in overrides ? overrides[f.path] : lib.defaultValue);
+      }
+      expect(shared).toBeGreaterThanOrEqual(9);
     });
   }
 
@@ -93,9 +119,10 @@ describe('supervised recipes', () => {
   });
 
   it('picks a learning rate per model', () => {
-    expect(resolveLearningRate('local/qwen3-tiny', null)).toBe(1e-2);
-    expect(resolveLearningRate('Qwen/Qwen3-8B', null)).toBeCloseTo(4.73e-4, 5);
-    expect(resolveLearningRate('Qwen/Qwen3-8B', 3e-4)).toBe(3e-4);
-    expect(() => resolveLearningRate('acme/unknown', null)).toThrow(/learning_rate/);
+    const sft = { tinyModelLr: 1e-2, heuristicDivisor: 1 };
+    expect(resolveLearningRate('local/qwen3-tiny', null, sft)).toBe(1e-2);
+    expect(resolveLearningRate('Qwen/Qwen3-8B', null, sft)).toBeCloseTo(4.73e-4, 5);
+    expect(resolveLearningRate('Qwen/Qwen3-8B', 3e-4, sft)).toBe(3e-4);
+    expect(() => resolveLearningRate('acme/unknown', null, sft)).toThrow(/learning_rate/);
   });
 });

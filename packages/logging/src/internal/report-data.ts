@@ -58,7 +58,8 @@ function chartRank(title: string): number {
 
 /** Whether a metric is one a reader looks for first (loss / NLL, reward, accuracy, KL, return, score, pass@k). */
 export function isHeadlineMetric(key: string): boolean {
-  return !isHiddenMetricKey(key) && chartRank(chartGroupOf(key)) === 0;
+  // `loss:sum` and friends are reductions of a headline metric, not one.
+  return !key.includes(':') && chartRank(chartGroupOf(key)) === 0;
 }
 
 /** Bookkeeping that a chart would only repeat: the step itself, the run's progress fraction. */

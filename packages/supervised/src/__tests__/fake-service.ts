@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { type Datum, tensorFromFloat32, tensorToNumbers } from '@cookbook/core';
 import type { AdamParams, ForwardBackwardOutput } from '@cookbook/tinker-client';
-import type { ServiceClientLike, TrainingClientLike } from '../types.js';
+import type { SupervisedServiceClient, SupervisedTrainingClient } from '../types.js';
 
 const K = 16;
 
@@ -29,7 +29,7 @@ function initState(seed: number): ModelState {
   return { theta, m: new Array(K).fill(0), v: new Array(K).fill(0), t: 0 };
 }
 
-export class FakeService implements ServiceClientLike {
+export class FakeService implements SupervisedServiceClient {
   readonly events: FakeEvent[] = [];
   readonly states = new Map<string, ModelState>();
   /** Milliseconds before a future resolves (so requests really overlap). */
@@ -70,14 +70,14 @@ export class FakeService implements ServiceClientLike {
     return `run${process.pid}-${++this.runCounter}`;
   }
 
-  async createLoraTrainingClient(args: { baseModel: string; rank?: number }): Promise<TrainingClientLike> {
+  async createLoraTrainingClient(args: { baseModel: string; rank?: number }): Promise<SupervisedTrainingClient> {
     return new FakeTrainingClient(this, this.run(), initState(args.baseModel.length + (args.rank ?? 32)));
   }
 
   async createTrainingClientFromState(
     path: string,
     options: { optimizer?: boolean } = {},
-  ): Promise<TrainingClientLike> {
+  ): Promise<SupervisedTrainingClient> {
     const state = this.loadStateFile(path);
     if (!options.optimizer) {
       state.m.fill(0);
@@ -111,7 +111,7 @@ function logprobsOf(theta: number[], targets: number[]): number[] {
   return targets.map((t) => -((theta[t % K]! - 1) ** 2) - 0.1);
 }
 
-class FakeTrainingClient implements TrainingClientLike {
+class FakeTrainingClient implements SupervisedTrainingClient {
   private grad = new Array<number>(K).fill(0);
   constructor(
     private readonly service: FakeService,

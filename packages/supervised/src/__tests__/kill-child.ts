@@ -1,8 +1,8 @@
 // Child process for the SIGKILL test: trains on a conversation file against a folder-backed FakeService, resuming
 // whatever is in the log dir. Usage: kill-child.ts <logPath> <stateRoot> <dataFile>
 import { fromConversationFile } from '../conversation-file.js';
-import { trainSupervised } from '../train.js';
 import { FakeService } from './fake-service.js';
+import { runSft } from './run-helpers.js';
 
 const [logPath, root, dataFile] = process.argv.slice(2) as [string, string, string];
 export const killChildConfig = (logPath: string, root: string, dataFile: string) => ({
@@ -24,5 +24,5 @@ export const killChildConfig = (logPath: string, root: string, dataFile: string)
 });
 
 if (logPath !== undefined && process.argv[1]?.endsWith('kill-child.ts')) {
-  await trainSupervised(killChildConfig(logPath, root, dataFile));
+  await runSft(killChildConfig(logPath, root, dataFile));
 }

@@ -2,6 +2,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Datum, datumFromTokensWeights } from '@cookbook/core';
 import { SupervisedDatasetFromRows, type SupervisedDatasets } from '../dataset.js';
+import {
+  type SupervisedTrainConfigInput,
+  type SupervisedTrainDeps,
+  type SupervisedTrainResult,
+  trainSupervised,
+} from '../train.js';
+
+/** A run's config and deps in one object, as the tests write them. */
+export type SftOptions = SupervisedTrainConfigInput & SupervisedTrainDeps;
+
+/** `trainSupervised` with config and deps taken from one object (the schema ignores the deps' keys). */
+export function runSft(options: SftOptions): Promise<SupervisedTrainResult> {
+  return trainSupervised(options, options);
+}
 
 /** Synthetic datasets: row i is a short token sequence; no tokenizer needed. */
 export function syntheticDatasets(numRows: number, batchSize: number, testRows = 0): SupervisedDatasets {
