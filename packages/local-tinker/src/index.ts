@@ -1,6 +1,3 @@
-import { registerEmbeddedServiceProvider } from '@cookbook/tinker-client';
-import { ensureEmbeddedService } from './embedded.js';
-
 export { ensureEmbeddedService, stopEmbeddedService } from './embedded.js';
 export { createHttpServer, DEFAULT_MAX_BODY_BYTES } from './http-server.js';
 export { defaultRoot, type LocalTinker, type LocalTinkerOptions, startLocalTinker } from './local-tinker.js';
@@ -14,6 +11,3 @@ export {
 } from './service.js';
 export { type CheckpointRecord, type RunRecord, Storage } from './storage.js';
 export { tarFiles, untar } from './tar.js';
-
-// Importing this package makes it the default service of every ServiceClient without a configured server.
-registerEmbeddedServiceProvider(ensureEmbeddedService);

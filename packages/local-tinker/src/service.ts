@@ -46,7 +46,7 @@ import {
   type WireForwardBackwardInput,
   type WireLoraConfig,
   type WireSampleRequest,
-} from '@cookbook/tinker-client/wire';
+} from '@cookbook/tinker-wire';
 import type { z } from 'zod';
 import { FutureFailure, FutureTable } from './futures.js';
 import { bodyHash, ModelQueue, SeqConflictError, SeqRangeError } from './model-queue.js';

@@ -1,28 +1,19 @@
 /**
  * End-to-end proof on the embedded service: a tiny random-init model, warm-started by a few cross-entropy steps
  * so it answers with digits, learns by RL to prefer even digits; the same run with every advantage negated
- * (reward × −1) must not. Runs only when @cookbook/local-tinker is available.
+ * (reward × −1) must not.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startLocalTinker } from '@cookbook/local-tinker';
 import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DigitTask, digitTask, evenDigitDataset, warmStartOnDigits } from './__fixtures__/digit-task.js';
 import { train } from './train.js';
 
-type LocalTinkerModule = {
-  startLocalTinker(o: { port?: number; root?: string }): Promise<{ baseURL: string; close(): Promise<void> }>;
-};
-
-const localTinker: LocalTinkerModule | undefined = await import('@cookbook/local-tinker' as string).then(
-  (m: LocalTinkerModule) => m,
-  () => undefined,
-);
-const available = localTinker !== undefined;
-
-describe.skipIf(!available)('RL on the embedded service', () => {
+describe('RL on the embedded service', () => {
   let server: { baseURL: string; close(): Promise<void> };
   let service: ServiceClient;
   let task: DigitTask;
@@ -30,7 +21,7 @@ describe.skipIf(!available)('RL on the embedded service', () => {
   const root = mkdtempSync(join(tmpdir(), 'rl-proof-'));
 
   beforeAll(async () => {
-    server = await localTinker!.startLocalTinker({ port: 0, root: join(root, 'service') });
+    server = await startLocalTinker({ port: 0, root: join(root, 'service') });
     service = new ServiceClient({ baseURL: server.baseURL });
     task = digitTask(getTokenizer('local/qwen3-tiny'));
     const sft = await service.createLoraTrainingClient({ baseModel: 'local/qwen3-tiny', rank: 8 });

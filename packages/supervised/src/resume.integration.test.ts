@@ -3,29 +3,20 @@
  * interrupted mid-way and resumed logs exactly the metrics of an uninterrupted run.
  */
 import { join } from 'node:path';
+import { startLocalTinker } from '@cookbook/local-tinker';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { describe, expect, it } from 'vitest';
 import { arithmeticLines, tempDir, writeLines } from './__tests__/helpers.js';
 import { readCheckpointSummary, readMetricRows, runSft, type SftOptions } from './__tests__/run-helpers.js';
 import { fromConversationFile } from './conversation-file.js';
-
 import type { SupervisedServiceClient } from './types.js';
-
-type LocalTinkerModule = {
-  startLocalTinker(options: { port?: number; root?: string }): Promise<{ baseURL: string; close(): Promise<void> }>;
-};
-
-const localTinker: LocalTinkerModule | undefined = await import('@cookbook/local-tinker' as string).then(
-  (m: LocalTinkerModule) => (typeof m.startLocalTinker === 'function' ? m : undefined),
-  () => undefined,
-);
 
 class Crash extends Error {}
 
-describe.skipIf(localTinker === undefined)('trainSupervised on the embedded service', () => {
+describe('trainSupervised on the embedded service', () => {
   it('resumes an interrupted run to the same metrics as an uninterrupted one', async () => {
     const dir = tempDir();
-    const server = await localTinker!.startLocalTinker({ port: 0, root: join(dir, 'service') });
+    const server = await startLocalTinker({ port: 0, root: join(dir, 'service') });
     const service = new ServiceClient({ baseURL: server.baseURL });
     try {
       const data = writeLines(dir, 'conv.jsonl', arithmeticLines(16));

@@ -2,6 +2,13 @@
  * Futures (upstream SDK `lib/api_future_impl.py`): a mutating call returns `{request_id}` at once and the
  * client long-polls `retrieve_future`, reacting to each reply as tinker-api.md §2.5 says.
  */
+
+import {
+  CompleteMetadataResponseSchema,
+  type FutureRequestType,
+  RequestFailedResponseSchema,
+  TryAgainResponseSchema,
+} from '@cookbook/tinker-wire';
 import type { z } from 'zod';
 import {
   APIConnectionError,
@@ -11,12 +18,6 @@ import {
   RequestFailedError,
 } from './errors.js';
 import { type HttpClient, sleep } from './http.js';
-import {
-  CompleteMetadataResponseSchema,
-  type FutureRequestType,
-  RequestFailedResponseSchema,
-  TryAgainResponseSchema,
-} from './wire.js';
 
 /** Options of {@link APIFuture.result}. */
 export interface ResultOptions {

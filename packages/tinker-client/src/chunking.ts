@@ -3,8 +3,8 @@
  * (upstream SDK `lib/chunked_fwdbwd_helpers.py`, tinker-api.md §5.2).
  */
 
+import type { WireDatum } from '@cookbook/tinker-wire';
 import type { ForwardBackwardOutput } from './types.js';
-import type { WireDatum } from './wire.js';
 
 /** Estimated encoded size of a datum: 4 B per token, raw tensor bytes, 8 B per CSR index. */
 export function estimateDatumBytes(d: WireDatum): number {

@@ -4,7 +4,7 @@
  * errors, and `RequestFailedError` for a future whose operation failed on the server.
  */
 import { CookbookError } from '@cookbook/core';
-import type { RequestErrorCategory } from './wire.js';
+import type { RequestErrorCategory } from '@cookbook/tinker-wire';
 
 /** Any error raised by the Tinker client. */
 export class TinkerError extends CookbookError {

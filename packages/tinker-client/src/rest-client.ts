@@ -5,9 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { DataError } from '@cookbook/core';
-import type { z } from 'zod';
-import { APIError } from './errors.js';
-import { type HttpClient, sleep } from './http.js';
 import {
   CheckpointArchiveUrlResponseSchema,
   CheckpointsListResponseSchema,
@@ -20,7 +17,10 @@ import {
   WeightsInfoResponseSchema,
   type WireCheckpoint,
   type WireTrainingRun,
-} from './wire.js';
+} from '@cookbook/tinker-wire';
+import type { z } from 'zod';
+import { APIError } from './errors.js';
+import { type HttpClient, sleep } from './http.js';
 
 /** A `tinker://<run>/<weights|sampler_weights>/<name>` path, split. */
 export interface ParsedTinkerPath {

@@ -4,12 +4,12 @@
  * of a sample whose future expired.
  */
 import { ModelInput } from '@cookbook/core';
+import { SampleResponseSchema, SamplerInfoSchema, UntypedAPIFutureSchema } from '@cookbook/tinker-wire';
 import { APIFuture } from './api-future.js';
 import { APIConnectionError, FutureExpiredError } from './errors.js';
 import { retryDelayMs, sleep } from './http.js';
 import type { ClientHolder } from './internal/holder.js';
 import { type SampleResponse, type SamplingParams, sampleResponseFromWire, samplingParamsToWire } from './types.js';
-import { SampleResponseSchema, SamplerInfoSchema, UntypedAPIFutureSchema } from './wire.js';
 
 /** Arguments of {@link SamplingClient.sample}. */
 export interface SampleArgs {

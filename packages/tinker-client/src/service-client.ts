@@ -5,12 +5,6 @@
  * local service (registered by `@cookbook/local-tinker`), so the same code runs offline.
  */
 import { ConfigError } from '@cookbook/core';
-import { HttpClient, SDK_VERSION } from './http.js';
-import { ClientHolder } from './internal/holder.js';
-import { RestClient } from './rest-client.js';
-import { SamplingClient } from './sampling-client.js';
-import { TrainingClient } from './training-client.js';
-import { type ForwardBackwardEncoder, type LoraConfig, loraConfigToWire } from './types.js';
 import {
   type ClientConfigResponse,
   ClientConfigResponseSchema,
@@ -20,7 +14,13 @@ import {
   HealthzResponseSchema,
   ServerCapabilitiesSchema,
   WeightsInfoResponseSchema,
-} from './wire.js';
+} from '@cookbook/tinker-wire';
+import { HttpClient, SDK_VERSION } from './http.js';
+import { ClientHolder } from './internal/holder.js';
+import { RestClient } from './rest-client.js';
+import { SamplingClient } from './sampling-client.js';
+import { TrainingClient } from './training-client.js';
+import { type ForwardBackwardEncoder, type LoraConfig, loraConfigToWire } from './types.js';
 
 /** The hosted service's root, used when only an API key is set. */
 export const DEFAULT_BASE_URL = 'https://tinker.thinkingmachines.dev/services/tinker-prod';
@@ -59,28 +59,27 @@ export type EmbeddedServiceProvider = () => Promise<{ baseURL: string; apiKey?: 
 
 let embeddedProvider: EmbeddedServiceProvider | undefined;
 
-/** Register the function that starts (or reuses) the embedded local service. `@cookbook/local-tinker` calls this. */
+/**
+ * Replace how the embedded service is started when no server is configured (default: `@cookbook/local-tinker`'s
+ * `ensureEmbeddedService`, loaded on demand); `undefined` restores the default.
+ */
 export function registerEmbeddedServiceProvider(provider: EmbeddedServiceProvider | undefined): void {
   embeddedProvider = provider;
 }
 
 async function resolveEmbedded(): Promise<{ baseURL: string; apiKey?: string }> {
-  if (embeddedProvider === undefined) {
-    // The package registers itself on import; load it if it is installed.
-    const name = '@cookbook/local-tinker';
-    try {
-      await import(name);
-    } catch (err) {
-      throw new ConfigError(
-        'no Tinker server configured: set TINKER_BASE_URL (and TINKER_API_KEY for the hosted service), ' +
-          `or install @cookbook/local-tinker to use the embedded local service (${err instanceof Error ? err.message : String(err)})`,
-      );
-    }
+  if (embeddedProvider !== undefined) return embeddedProvider();
+  // The embedded service is an optional peer dependency: loaded only when no server is configured.
+  let localTinker: typeof import('@cookbook/local-tinker');
+  try {
+    localTinker = await import('@cookbook/local-tinker');
+  } catch (err) {
+    throw new ConfigError(
+      'no Tinker server configured: set TINKER_BASE_URL (and TINKER_API_KEY for the hosted service), ' +
+        `or install @cookbook/local-tinker to use the embedded local service (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
-  if (embeddedProvider === undefined) {
-    throw new ConfigError('@cookbook/local-tinker is installed but registered no embedded service provider');
-  }
-  return embeddedProvider();
+  return localTinker.ensureEmbeddedService();
 }
 
 /** Arguments of {@link ServiceClient.createLoraTrainingClient}. */

@@ -5,6 +5,18 @@
  * chunks whose POSTs go out together, the first chunk last.
  */
 import { DataError, type Datum, tensorFromFloat32, tensorToNumbers, validateDatum } from '@cookbook/core';
+import {
+  CreateSamplingSessionResponseSchema,
+  ForwardBackwardOutputSchema,
+  type FutureRequestType,
+  GetInfoResponseSchema,
+  LoadWeightsResponseSchema,
+  LossFnTypeSchema,
+  OptimStepResponseSchema,
+  SaveWeightsForSamplerResponseSchema,
+  SaveWeightsResponseSchema,
+  type WireDatum,
+} from '@cookbook/tinker-wire';
 import type { z } from 'zod';
 import { APIFuture } from './api-future.js';
 import { chunkData, combineChunkOutputs } from './chunking.js';
@@ -18,18 +30,6 @@ import {
   forwardBackwardOutputFromWire,
   type LossFnType,
 } from './types.js';
-import {
-  CreateSamplingSessionResponseSchema,
-  ForwardBackwardOutputSchema,
-  type FutureRequestType,
-  GetInfoResponseSchema,
-  LoadWeightsResponseSchema,
-  LossFnTypeSchema,
-  OptimStepResponseSchema,
-  SaveWeightsForSamplerResponseSchema,
-  SaveWeightsResponseSchema,
-  type WireDatum,
-} from './wire.js';
 
 /** What `getInfo` returns. */
 export interface TrainingModelInfo {

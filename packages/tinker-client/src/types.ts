@@ -10,7 +10,7 @@ import type {
   WireLoraConfig,
   WireSampleResponse,
   WireSamplingParams,
-} from './wire.js';
+} from '@cookbook/tinker-wire';
 
 export type { LossFnType };
 

@@ -13,12 +13,9 @@ export const rendererNameField = z
   .describe("Chat format; null = the model's recommended renderer");
 
 /**
- * A ServiceClient for `base_url` or the environment. Without a configured server the embedded local service is
- * loaded here (the CLI depends on it), so the recipes run offline.
+ * A ServiceClient for `base_url` or the environment. Without a configured server the client starts the embedded
+ * local service (the CLI depends on `@cookbook/local-tinker`), so the recipes run offline.
  */
 export async function connectService(baseUrl: string | null): Promise<ServiceClient> {
-  if (baseUrl === null && !process.env.TINKER_BASE_URL && !process.env.TINKER_API_KEY) {
-    await import('@cookbook/local-tinker');
-  }
   return new ServiceClient(baseUrl === null ? {} : { baseURL: baseUrl });
 }

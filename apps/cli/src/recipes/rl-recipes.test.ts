@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFields, resolveLearningRate, toSnakeCase } from '@cookbook/core';
+import { startLocalTinker } from '@cookbook/local-tinker';
 import { RLTrainConfigSchema } from '@cookbook/rl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
@@ -84,19 +85,11 @@ describe('RL recipes: config', () => {
   }
 });
 
-type LocalTinkerModule = {
-  startLocalTinker(o: { port?: number; root?: string }): Promise<{ baseURL: string; close(): Promise<void> }>;
-};
-const localTinker: LocalTinkerModule | undefined = await import('@cookbook/local-tinker' as string).then(
-  (m: LocalTinkerModule) => m,
-  () => undefined,
-);
-
-describe.skipIf(localTinker === undefined)('RL recipes on the embedded service', () => {
+describe('RL recipes on the embedded service', () => {
   let server: { baseURL: string; close(): Promise<void> };
   const root = mkdtempSync(join(tmpdir(), 'rl-recipes-'));
   beforeAll(async () => {
-    server = await localTinker!.startLocalTinker({ port: 0, root: join(root, 'service') });
+    server = await startLocalTinker({ port: 0, root: join(root, 'service') });
   });
   afterAll(async () => {
     await server?.close();

@@ -2,11 +2,12 @@
  * State shared by every client created from one ServiceClient: the HTTP layer, the session, the server's
  * feature flags, the per-session counters, and the sampling backpressure pause.
  */
+
+import { type ClientConfigResponse, type FutureRequestType, UntypedAPIFutureSchema } from '@cookbook/tinker-wire';
 import type { z } from 'zod';
 import { pollFuture } from '../api-future.js';
 import { type HttpClient, sleep } from '../http.js';
 import type { ForwardBackwardEncoder } from '../types.js';
-import { type ClientConfigResponse, type FutureRequestType, UntypedAPIFutureSchema } from '../wire.js';
 
 /** A submitted request: its id and how long the submission took. */
 export interface Submitted {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { datumFromTokensWeights } from '@cookbook/core';
 import { createLoraModel, kernelInfo, loadBaseModel } from '@cookbook/engine';
+import { startLocalTinker } from '@cookbook/local-tinker';
 import { ServiceClient } from '@cookbook/tinker-client';
-import { startLocalTinker } from '../src/index.js';
 
 const MODEL = 'local/qwen3-tiny';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
