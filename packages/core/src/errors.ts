@@ -9,11 +9,26 @@ export interface CookbookErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * The marker every cookbook error carries: a global symbol (`Symbol.for('cookbook.error')`), so it survives duplicate
+ * copies of a package and packages that cannot import core, such as the engine. `CookbookError.isInstance` checks it.
+ */
+const MARKER = Symbol.for('cookbook.error');
+
 /** Base class of every error thrown by cookbook packages. */
 export class CookbookError extends Error {
   override name = 'CookbookError';
   constructor(message: string, options?: CookbookErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    Object.defineProperty(this, MARKER, { value: true });
+  }
+
+  /**
+   * Whether `error` is a cookbook error: one of this tree, or an engine error, even from another copy of the
+   * package (`instanceof` fails across copies; the marker does not).
+   */
+  static isInstance(error: unknown): error is Error {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
   }
 }
 

@@ -1,7 +1,11 @@
-/** Base class of every error the engine throws; `name` is the subclass name. */
+/**
+ * Base class of every error the engine throws; `name` is the subclass name. The engine depends on nothing of ours,
+ * so instead of extending `CookbookError` it carries the same global marker: `CookbookError.isInstance` is true.
+ */
 export class EngineError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
+    Object.defineProperty(this, Symbol.for('cookbook.error'), { value: true });
     this.name = new.target.name;
   }
 }

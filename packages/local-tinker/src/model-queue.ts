@@ -4,9 +4,16 @@
  * original future; with a different body it is a conflict.
  */
 import { createHash } from 'node:crypto';
+import { CookbookError } from '@cookbook/core';
 
-export class SeqConflictError extends Error {}
-export class SeqRangeError extends Error {}
+/** A seq id reused with a different request body (answered 409). */
+export class SeqConflictError extends CookbookError {
+  override name = 'SeqConflictError';
+}
+/** A seq id out of the accepted range (answered 400). */
+export class SeqRangeError extends CookbookError {
+  override name = 'SeqRangeError';
+}
 
 interface Slot {
   run: () => Promise<unknown>;

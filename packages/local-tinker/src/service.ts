@@ -6,7 +6,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { tensorToNumbers } from '@cookbook/core';
+import { CookbookError, tensorToNumbers } from '@cookbook/core';
 import {
   type BaseModel,
   createLoraModel,
@@ -91,7 +91,8 @@ export interface ServiceOptions {
 }
 
 /** An error that becomes an HTTP status with `{detail}`. */
-export class HttpError extends Error {
+export class HttpError extends CookbookError {
+  override name = 'HttpError';
   constructor(
     readonly status: number,
     message: string,

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CheckpointError } from '@cookbook/core';
 
 /** A run's persisted description (REST `TrainingRun` plus what is needed to rebuild the model). */
 export interface RunRecord {
@@ -149,7 +150,7 @@ export class Storage {
         record.expires_at = new Date(now.getTime() + options.ttlSeconds * 1000).toISOString();
       await writeJsonAtomic(join(staging, 'checkpoint.json'), record);
       if (existsSync(final)) {
-        if (!options.overwrite) throw new Error(`checkpoint ${record.tinker_path} already exists`);
+        if (!options.overwrite) throw new CheckpointError(`checkpoint ${record.tinker_path} already exists`);
         await rm(final, { recursive: true, force: true });
       }
       await rename(staging, final);
@@ -183,7 +184,7 @@ export class Storage {
     patch: Partial<CheckpointRecord>,
   ): Promise<CheckpointRecord> {
     const r = await this.readCheckpoint(runId, kind, name);
-    if (r === undefined) throw new Error(`no checkpoint tinker://${runId}/${kind}/${name}`);
+    if (r === undefined) throw new CheckpointError(`no checkpoint tinker://${runId}/${kind}/${name}`);
     const next = { ...r, ...patch };
     for (const [k, v] of Object.entries(patch)) if (v === undefined) delete (next as Record<string, unknown>)[k];
     await writeJsonAtomic(join(this.checkpointDir(runId, kind, name), 'checkpoint.json'), next);

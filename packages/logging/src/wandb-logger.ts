@@ -5,6 +5,7 @@
  * never sees an exception from here.
  */
 import { randomBytes } from 'node:crypto';
+import { CookbookError } from '@cookbook/core';
 import type { TextSink } from './console-logger.js';
 import { toJsonValue } from './internal/to-json.js';
 import type { MetricsLogger, MetricValue } from './metrics-logger.js';
@@ -139,7 +140,7 @@ export class WandbLogger implements MetricsLogger {
       signal: AbortSignal.timeout(this.#opts.timeoutMs ?? 15_000),
     });
     const text = await response.text();
-    if (!response.ok) throw new Error(`HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
+    if (!response.ok) throw new CookbookError(`HTTP ${response.status} from ${url}: ${text.slice(0, 200)}`);
     try {
       return text ? (JSON.parse(text) as unknown) : null;
     } catch {
@@ -164,10 +165,11 @@ export class WandbLogger implements MetricsLogger {
       };
       errors?: Array<{ message?: string }>;
     } | null;
-    if (result?.errors?.length) throw new Error(`GraphQL error: ${result.errors.map((e) => e.message).join('; ')}`);
+    if (result?.errors?.length)
+      throw new CookbookError(`GraphQL error: ${result.errors.map((e) => e.message).join('; ')}`);
     const bucket = result?.data?.upsertBucket?.bucket;
     const entity = bucket?.project?.entity?.name;
-    if (!bucket?.id || !entity) throw new Error('unexpected upsertBucket response (no run id or entity)');
+    if (!bucket?.id || !entity) throw new CookbookError('unexpected upsertBucket response (no run id or entity)');
     this.#run = {
       id: bucket.id,
       name: bucket.name ?? this.runId,

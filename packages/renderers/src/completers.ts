@@ -10,6 +10,7 @@ import type {
   TokenCompleter,
   TokensWithLogprobs,
 } from '@cookbook/core';
+import { RendererError } from '@cookbook/core';
 import type { Renderer } from './renderer.js';
 
 /** Sampling parameters understood by a Tinker sampler. */
@@ -66,7 +67,7 @@ export class TinkerTokenCompleter implements TokenCompleter {
       samplingParams: { maxTokens: this.maxTokens, temperature: this.temperature, stop },
     });
     const seq = res.sequences[0];
-    if (seq === undefined) throw new Error('the sampling client returned no sequence');
+    if (seq === undefined) throw new RendererError('the sampling client returned no sequence');
     return seq.logprobs === undefined ? { tokens: seq.tokens } : { tokens: seq.tokens, maybeLogprobs: seq.logprobs };
   }
 }
@@ -107,7 +108,7 @@ export class TinkerMessageCompleter implements MessageCompleter {
       samplingParams: { maxTokens: this.maxTokens, temperature: this.temperature, stop: this.stop },
     });
     const seq = res.sequences[0];
-    if (seq === undefined) throw new Error('the sampling client returned no sequence');
+    if (seq === undefined) throw new RendererError('the sampling client returned no sequence');
     return this.renderer.parseResponse(seq.tokens).message;
   }
 }

@@ -110,7 +110,7 @@ export function randomModel(config: ModelConfig, seed = 0, name = 'random', toke
 function readJson(file: string): Record<string, unknown> {
   try {
     const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ModelLoadError('not a JSON object');
     return v as Record<string, unknown>;
   } catch (e) {
     throw new ModelLoadError(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });

@@ -3,6 +3,7 @@
  * named ESM import is not available the CommonJS build is loaded through `createRequire`.
  */
 import { createRequire } from 'node:module';
+import { ConfigError } from '@cookbook/core';
 import * as tokenizersModule from '@huggingface/tokenizers';
 
 /** The subset of `@huggingface/tokenizers`' Tokenizer that the cookbook uses. */
@@ -30,7 +31,7 @@ export function hfTokenizerClass(): HfTokenizerClass {
   const require = createRequire(import.meta.url);
   const cjs = require('@huggingface/tokenizers') as { Tokenizer?: unknown };
   if (typeof cjs.Tokenizer !== 'function') {
-    throw new Error('@huggingface/tokenizers does not export a Tokenizer class; is version 0.2.x installed?');
+    throw new ConfigError('@huggingface/tokenizers does not export a Tokenizer class; is version 0.2.x installed?');
   }
   cached = cjs.Tokenizer as HfTokenizerClass;
   return cached;

@@ -5,7 +5,7 @@
  * offender (0 for the other player). With `opponent: 'random'` the second seat is a seeded random legal mover
  * (useful for evaluation against a fixed opponent).
  */
-import { getTextContent, type Message, ModelInput } from '@cookbook/core';
+import { getTextContent, type Message, ModelInput, TrainingError } from '@cookbook/core';
 import { ConversationFormatter, logFormatter } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import { Rng } from '../internal/random.js';
@@ -93,8 +93,8 @@ export class TicTacToeGame {
 
   /** Play `cell` (undefined = unreadable move) for `player`. */
   play(player: Player, cell: number | undefined): void {
-    if (this.over) throw new Error('the game is over');
-    if (player !== this.toMove) throw new Error(`it is ${this.toMove}'s turn, not ${player}'s`);
+    if (this.over) throw new TrainingError('the game is over');
+    if (player !== this.toMove) throw new TrainingError(`it is ${this.toMove}'s turn, not ${player}'s`);
     if (cell === undefined || this.cells[cell] !== null) {
       this.outcome = { illegalBy: player };
     } else {
