@@ -11,7 +11,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from './internal/atomic-write.js';
+import type { TrainingClientLike } from '@cookbook/tinker-client';
+import { writeFileAtomicSync } from './atomic-write.js';
 import { deferred } from './internal/deferred.js';
 import { appendJsonLine, type MetricsRow, parseJsonl, repairTruncatedTail } from './jsonl.js';
 import { METRICS_FILE } from './metrics-logger.js';
@@ -72,11 +73,8 @@ export function appendCheckpointRecord(logDir: string, record: CheckpointRecord)
 /** What a checkpoint save stores. */
 export type CheckpointKind = 'state' | 'sampler' | 'both';
 
-/** The client calls a checkpoint save needs (a structural subset of the Tinker TrainingClient). */
-export interface CheckpointClient {
-  saveState(name: string, options?: { ttlSeconds?: number }): PromiseLike<{ path: string }>;
-  saveWeightsForSampler(name?: string, options?: { ttlSeconds?: number }): PromiseLike<{ path?: string }>;
-}
+/** The client calls a checkpoint save needs, from the one client definition in `@cookbook/tinker-client`. */
+export type CheckpointClient = Pick<TrainingClientLike, 'saveState' | 'saveWeightsForSampler'>;
 
 /** Paths of a submitted save. */
 export interface SavedPaths {

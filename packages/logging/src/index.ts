@@ -1,3 +1,4 @@
+export { writeFileAtomicSync } from './atomic-write.js';
 export {
   appendCheckpointRecord,
   CHECKPOINTS_FILE,
@@ -21,7 +22,6 @@ export {
   type TextSink,
 } from './console-logger.js';
 export { ConversationFormatter, type FormattableMessage, formatMessageHtml } from './conversation-formatter.js';
-export { writeFileAtomicSync } from './internal/atomic-write.js';
 export {
   appendJsonLine,
   type JsonlContents,

@@ -7,7 +7,7 @@
  * All text is HTML-escaped; only `html()`/`logHtml()` insert raw markup. Files are written atomically.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { writeFileAtomic } from './internal/atomic-write.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { escapeHtml } from './internal/html.js';
 
 /** Something that renders itself to HTML and needs some CSS, included once per document (keyed by `cssKey`). */

@@ -5,8 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from './atomic-write.js';
 import { ConsoleLogger, type TextSink } from './console-logger.js';
-import { writeFileAtomicSync } from './internal/atomic-write.js';
 import { toJsonValue } from './internal/to-json.js';
 import { appendJsonLine, repairTruncatedTail } from './jsonl.js';
 import { WandbLogger } from './wandb-logger.js';

@@ -7,8 +7,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { DataError } from '@cookbook/core';
+import { writeFileAtomic } from './atomic-write.js';
 import { formatMetricValue } from './console-logger.js';
-import { writeFileAtomic } from './internal/atomic-write.js';
 import { escapeHtml, jsonForScript } from './internal/html.js';
 import { buildSeries, flattenConfig, type ReportChart } from './internal/report-data.js';
 import { uplotAssets } from './internal/uplot-assets.js';

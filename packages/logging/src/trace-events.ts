@@ -4,7 +4,7 @@
  * viewers load. Timing metrics (`time/*`) are `timed()` in `@cookbook/core`, not here.
  */
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from './internal/atomic-write.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { appendJsonLine, parseJsonl } from './jsonl.js';
 
 /** A complete trace event, timestamps and durations in microseconds. */

@@ -1,19 +1,22 @@
 import { datumFromModelInputWeights, ModelInput } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { type SamplingClientLike, TinkerMessageCompleter, TinkerTokenCompleter } from './completers.js';
+import { type CompleterSamplingClient, TinkerMessageCompleter, TinkerTokenCompleter } from './completers.js';
 import { colorizeExample, formatColorized } from './display.js';
 import { Llama3Renderer } from './llama3-renderer.js';
 import { getTokenizer } from './tokenizer.js';
 
 const tok = getTokenizer('local/llama3-tiny');
 
-function fakeClient(tokens: number[], logprobs?: number[]): SamplingClientLike & { calls: unknown[] } {
+function fakeClient(tokens: number[], logprobs?: number[]): CompleterSamplingClient & { calls: unknown[] } {
   const calls: unknown[] = [];
   return {
     calls,
     async sample(req) {
       calls.push(req);
-      return { sequences: [{ tokens, ...(logprobs ? { logprobs } : {}), stopReason: 'stop' as const }] };
+      return {
+        sequences: [{ tokens, ...(logprobs ? { logprobs } : {}), stopReason: 'stop' as const }],
+        promptCacheHitTokens: 0,
+      };
     },
   };
 }

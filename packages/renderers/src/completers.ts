@@ -1,6 +1,6 @@
 /**
  * Completers backed by a sampling client (upstream `completers.py`: TinkerTokenCompleter, TinkerMessageCompleter).
- * The client is structural so `@cookbook/tinker-client`'s SamplingClient (or a test double) fits without a dependency.
+ * The client is typed by `@cookbook/tinker-client`'s `SamplingClientLike`, so the real sampler and test doubles fit.
  */
 import type {
   Message,
@@ -11,37 +11,15 @@ import type {
   TokensWithLogprobs,
 } from '@cookbook/core';
 import { RendererError } from '@cookbook/core';
+import type { SamplingClientLike } from '@cookbook/tinker-client';
 import type { Renderer } from './renderer.js';
 
-/** Sampling parameters understood by a Tinker sampler. */
-export interface SamplingParamsLike {
-  maxTokens?: number;
-  temperature?: number;
-  topK?: number;
-  topP?: number;
-  seed?: number;
-  stop?: string | string[] | number[] | null;
-}
-
-/** One sampled sequence. */
-export interface SampledSequenceLike {
-  tokens: number[];
-  logprobs?: number[];
-  stopReason: 'stop' | 'length';
-}
-
-/** What the completers need from a sampling client. */
-export interface SamplingClientLike {
-  sample(req: {
-    prompt: ModelInput;
-    numSamples: number;
-    samplingParams: SamplingParamsLike;
-  }): PromiseLike<{ sequences: SampledSequenceLike[] }>;
-}
+/** What the completers need from a sampling client: `sample`, from the one client definition. */
+export type CompleterSamplingClient = Pick<SamplingClientLike, 'sample'>;
 
 /** Options of {@link TinkerTokenCompleter}. */
 export interface TinkerTokenCompleterOptions {
-  samplingClient: SamplingClientLike;
+  samplingClient: CompleterSamplingClient;
   /** Maximum number of tokens to sample. */
   maxTokens: number;
   /** Sampling temperature. Default 1. */
@@ -50,7 +28,7 @@ export interface TinkerTokenCompleterOptions {
 
 /** A TokenCompleter that samples one sequence from a sampling client. */
 export class TinkerTokenCompleter implements TokenCompleter {
-  readonly samplingClient: SamplingClientLike;
+  readonly samplingClient: CompleterSamplingClient;
   readonly maxTokens: number;
   readonly temperature: number;
 
@@ -74,7 +52,7 @@ export class TinkerTokenCompleter implements TokenCompleter {
 
 /** Options of {@link TinkerMessageCompleter}. */
 export interface TinkerMessageCompleterOptions {
-  samplingClient: SamplingClientLike;
+  samplingClient: CompleterSamplingClient;
   renderer: Renderer;
   /** Maximum number of tokens to sample. */
   maxTokens: number;
@@ -86,7 +64,7 @@ export interface TinkerMessageCompleterOptions {
 
 /** A MessageCompleter: render the conversation, sample, parse the response into a message. */
 export class TinkerMessageCompleter implements MessageCompleter {
-  readonly samplingClient: SamplingClientLike;
+  readonly samplingClient: CompleterSamplingClient;
   readonly renderer: Renderer;
   readonly maxTokens: number;
   readonly stop: StopCondition;

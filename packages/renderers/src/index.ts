@@ -1,7 +1,5 @@
 export {
-  type SampledSequenceLike,
-  type SamplingClientLike,
-  type SamplingParamsLike,
+  type CompleterSamplingClient,
   TinkerMessageCompleter,
   type TinkerMessageCompleterOptions,
   TinkerTokenCompleter,

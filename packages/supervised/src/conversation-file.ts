@@ -14,7 +14,7 @@ import {
   type SupervisedDatasets,
 } from './dataset.js';
 import { readLinesSync } from './internal/lines.js';
-import { seededPermutation } from './internal/prng.js';
+import { seededPermutation } from './prng.js';
 
 /** A conversation and where it came from. */
 export interface ConversationRow {

@@ -5,7 +5,7 @@
  * the seed alone (what exact resume needs). The streaming variant reads forward only.
  */
 import { DataError, type Datum } from '@cookbook/core';
-import { seededPermutation, seededRandom } from './internal/prng.js';
+import { seededPermutation, seededRandom } from './prng.js';
 
 /** Batches of datums for supervised learning. */
 export interface SupervisedDataset {

@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import type { Datum, Message } from '@cookbook/core';
 import { ConversationFormatter, Transcript } from '@cookbook/logging';
-import type { Renderer, SamplingClientLike } from '@cookbook/renderers';
+import type { Renderer } from '@cookbook/renderers';
+import type { SamplingClientLike } from '@cookbook/tinker-client';
 import { computeMeanNll, datumWeights } from './conversation-to-datum.js';
 import type { SupervisedDataset } from './dataset.js';
 import { deferred } from './internal/files.js';

@@ -38,7 +38,7 @@ export {
   readConversationRecords,
   readParquetRecords,
 } from './hub-dataset.js';
-export { seededPermutation, seededRandom } from './internal/prng.js';
+export { seededPermutation, seededRandom } from './prng.js';
 export {
   type SupervisedTrainConfig,
   type SupervisedTrainConfigInput,

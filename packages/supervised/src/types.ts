@@ -3,8 +3,7 @@
  * `@cookbook/tinker-client` (`TrainingClientLike`, `SamplingClientLike`, `ServiceClientLike`) to the calls they make,
  * so the real clients and the tests' doubles both fit.
  */
-import type { SamplingClientLike } from '@cookbook/renderers';
-import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
+import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 
 /** What the SFT loop and the NLL evaluator call on a training client. */
 export interface SupervisedTrainingClient

@@ -1,5 +1,4 @@
-export { APIFuture, type PollOptions, pollFuture, type ResultOptions } from './api-future.js';
-export { chunkData, combineChunkOutputs, estimateDatumBytes } from './chunking.js';
+export { APIFuture, type PollOptions, type ResultOptions } from './api-future.js';
 export type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from './client-types.js';
 export {
   APIConnectionError,
@@ -8,7 +7,6 @@ export {
   AuthenticationError,
   BadRequestError,
   ConflictError,
-  errorForStatus,
   FutureExpiredError,
   FutureTimeoutError,
   InternalServerError,
@@ -20,15 +18,7 @@ export {
   TinkerError,
   UnprocessableEntityError,
 } from './errors.js';
-export {
-  HttpClient,
-  type HttpClientOptions,
-  type RawResponse,
-  type RequestOptions,
-  retryAfterMs,
-  retryDelayMs,
-  SDK_VERSION,
-} from './http.js';
+export { SDK_VERSION } from './http.js';
 export {
   type Checkpoint,
   type Cursor,
