@@ -18,6 +18,7 @@ export {
   requiredLossInputs,
   resolveLossConfig,
   type TensorValues,
+  validateBatch,
 } from './losses.js';
 export {
   BaseModel,

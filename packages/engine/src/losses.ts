@@ -129,31 +129,39 @@ export function prepareDatum(
   vocabSize: number,
   maxLen: number,
 ): PreparedDatum {
-  const where = `datum ${index}`;
+  const where = `data[${index}]`;
   const N = d.tokens.length;
-  if (N === 0) throw new EngineInputError(`${where}: model_input is empty`);
-  if (N > maxLen) throw new EngineInputError(`${where}: ${N} tokens exceed the model's context length ${maxLen}`);
+  if (N === 0) throw new EngineInputError(`${where}.model_input is empty`);
+  if (N > maxLen) {
+    throw new EngineInputError(`${where}.model_input has ${N} tokens, more than the context length ${maxLen}`);
+  }
   const tokens = Int32Array.from(d.tokens);
   for (let i = 0; i < N; i++) {
     const t = Number(d.tokens[i]);
     if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
-      throw new EngineInputError(`${where}: model_input token ${i} = ${t} is outside the vocabulary [0, ${vocabSize})`);
+      throw new EngineInputError(`${where}.model_input: token id ${t} is outside the vocabulary [0, ${vocabSize})`);
     }
   }
   const spec = LOSS_INPUTS[lossFn];
   for (const k of Object.keys(d.lossFnInputs)) {
     if (!spec.required.includes(k) && !spec.optional.includes(k)) {
       throw new EngineInputError(
-        `${where}: loss_fn_inputs key "${k}" is not accepted by ${lossFn} (expected ${[...spec.required, ...spec.optional].join(', ')})`,
+        `${where}.loss_fn_inputs.${k} is not accepted by the ${lossFn} loss (it takes ${[...spec.required, ...spec.optional].join(', ')})`,
       );
     }
   }
   for (const k of spec.required) {
-    if (!d.lossFnInputs[k]) throw new EngineInputError(`${where}: ${lossFn} requires loss_fn_inputs.${k}`);
+    if (!d.lossFnInputs[k])
+      throw new EngineInputError(`${where}.loss_fn_inputs.${k} is required by the ${lossFn} loss`);
   }
   const tt = d.lossFnInputs.target_tokens!;
   const tshape = shapeOf(tt, 'target_tokens', where);
-  if (tshape[0] !== N || tshape.length > 2 || (tshape.length === 2 && lossFn !== 'cross_entropy')) {
+  if (tshape[0] !== N) {
+    throw new EngineInputError(
+      `${where}.loss_fn_inputs.target_tokens has leading length ${tshape[0]} but model_input has ${N} tokens`,
+    );
+  }
+  if (tshape.length > 2 || (tshape.length === 2 && lossFn !== 'cross_entropy')) {
     throw new EngineInputError(
       `${where}: target_tokens has shape [${tshape}], expected [${N}]${lossFn === 'cross_entropy' ? ` or [${N}, K]` : ''} (N = model_input length)`,
     );
@@ -165,7 +173,9 @@ export function prepareDatum(
   for (let i = 0; i < tv.length; i++) {
     const t = tv[i]!;
     if (!Number.isInteger(t) || t < 0 || t >= vocabSize) {
-      throw new EngineInputError(`${where}: target_tokens[${i}] = ${t} is outside the vocabulary [0, ${vocabSize})`);
+      throw new EngineInputError(
+        `${where}.loss_fn_inputs.target_tokens: token id ${t} is outside the vocabulary [0, ${vocabSize})`,
+      );
     }
     targets[i] = t;
   }
@@ -291,4 +301,22 @@ export function segmentLoss(lossFn: LossFnName, cfg: Record<string, number>, d: 
       };
     }
   }
+}
+
+/**
+ * Validates a whole batch for `lossFn` against a model (vocabulary, context length, loss inputs and their shapes,
+ * finite values, loss config) without running it: the one batch check, used by the model before every pass and by a
+ * service that wants to refuse a bad request at submission. Messages name the wire fields (`data[i].…`).
+ * @throws EngineInputError naming the datum, the field and the value.
+ */
+export function validateBatch(
+  data: readonly EngineDatum[],
+  lossFn: string,
+  lossFnConfig: Record<string, number> | undefined,
+  model: { vocabSize: number; maxContextLength: number },
+): void {
+  resolveLossConfig(lossFn, lossFnConfig);
+  if (data.length === 0) throw new EngineInputError('forward_backward_input.data is empty');
+  for (const [i, d] of data.entries())
+    prepareDatum(d, i, lossFn as LossFnName, model.vocabSize, model.maxContextLength);
 }

@@ -3,8 +3,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HttpError, type ServiceReply, type ServiceRequest } from './http-errors.js';
 import { decodeForwardBackwardRequest, encodeResult, wantsProto } from './proto.js';
-import { HttpError, type LocalTinkerService, type ServiceReply, type ServiceRequest } from './service.js';
+import type { LocalTinkerService } from './service.js';
 
 /** Default largest accepted request body: 256 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;

@@ -5,7 +5,7 @@
  */
 import { decompress } from 'fzstd';
 import protobuf from 'protobufjs';
-import { HttpError } from './service.js';
+import { HttpError } from './http-errors.js';
 
 const PROTO = `
 syntax = "proto3";

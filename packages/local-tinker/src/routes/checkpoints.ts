@@ -1,0 +1,189 @@
+/**
+ * Checkpoint routes: save_weights (state + PEFT adapter), save_weights_for_sampler (a named checkpoint, or an
+ * ephemeral sampler snapshot), load_weights (into a model, or create-via-load) and weights_info. Checkpoints are
+ * written through a staging folder and a rename (`Storage.writeCheckpoint`).
+ */
+import { join } from 'node:path';
+import {
+  LoadWeightsRequestSchema,
+  SaveWeightsForSamplerRequestSchema,
+  SaveWeightsRequestSchema,
+  WeightsInfoRequestSchema,
+} from '@cookbook/tinker-wire';
+import {
+  futureReply,
+  HttpError,
+  ok,
+  parseBody,
+  parseCheckpointPath,
+  type ServiceReply,
+  type ServiceRequest,
+  userError,
+} from '../http-errors.js';
+import { bodyHash } from '../model-queue.js';
+import type { ModelState, ServiceState } from '../service-state.js';
+import type { CheckpointKind, CheckpointRecord } from '../storage.js';
+import { consumingSeq } from './training.js';
+
+const CHECKPOINT_NAME = /^[A-Za-z0-9_.-]{1,255}$/;
+
+async function checkNewCheckpoint(
+  state: ServiceState,
+  runId: string,
+  kind: CheckpointKind,
+  name: string,
+  overwrite: boolean,
+): Promise<void> {
+  if (!CHECKPOINT_NAME.test(name)) {
+    throw new HttpError(
+      400,
+      `checkpoint name "${name}" may contain only letters, digits, "_", "-" and "." (at most 255)`,
+    );
+  }
+  if (!overwrite && (await state.storage.checkpointExists(runId, kind, name))) {
+    throw new HttpError(409, `checkpoint tinker://${runId}/${kind}/${name} already exists; choose another name`);
+  }
+}
+
+async function writeCheckpoint(
+  state: ServiceState,
+  runId: string,
+  kind: CheckpointKind,
+  name: string,
+  overwrite: boolean,
+  ttlSeconds: number | undefined,
+  fill: (staging: string) => Promise<void>,
+): Promise<CheckpointRecord> {
+  if (!overwrite && (await state.storage.checkpointExists(runId, kind, name))) {
+    throw userError(`checkpoint tinker://${runId}/${kind}/${name} already exists`);
+  }
+  return state.storage.writeCheckpoint(runId, kind, name, fill, {
+    overwrite,
+    ...(ttlSeconds !== undefined ? { ttlSeconds } : {}),
+  });
+}
+
+export function saveWeights(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  return consumingSeq(state, req.body, async () => {
+    const b = parseBody(SaveWeightsRequestSchema, req.body, 'save_weights');
+    const m = state.modelState(b.model_id);
+    const name = b.path ?? `checkpoint-${Date.now()}`;
+    const runId = m.run.training_run_id;
+    const replay = m.queue.replayOf(b.seq_id, bodyHash(b));
+    if (replay !== undefined) return futureReply(replay, runId);
+    await checkNewCheckpoint(state, runId, 'weights', name, b.overwrite);
+    state.touch(m);
+    return state.queueModelOp(m, b.seq_id, b, async () => {
+      const record = await writeCheckpoint(state, runId, 'weights', name, b.overwrite, b.ttl_seconds, async (dir) => {
+        await m.model.saveState(join(dir, 'state'), { optimizer: true });
+        await m.model.exportPeftAdapter(join(dir, 'adapter'));
+      });
+      return { path: record.tinker_path, type: 'save_weights' };
+    });
+  });
+}
+
+export function saveWeightsForSampler(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  return consumingSeq(state, req.body, async () => {
+    const b = parseBody(SaveWeightsForSamplerRequestSchema, req.body, 'save_weights_for_sampler');
+    const m = state.modelState(b.model_id);
+    const runId = m.run.training_run_id;
+    const sessionId = runId.split(':')[0]!;
+    const replay = m.queue.replayOf(b.seq_id, bodyHash(b));
+    if (replay !== undefined) return futureReply(replay, runId);
+    state.touch(m);
+    if (b.path !== undefined) {
+      const name = b.path;
+      await checkNewCheckpoint(state, runId, 'sampler_weights', name, false);
+      return state.queueModelOp(m, b.seq_id, b, async () => {
+        const record = await writeCheckpoint(state, runId, 'sampler_weights', name, false, b.ttl_seconds, (dir) =>
+          m.model.saveSamplerWeights(join(dir, 'adapter')),
+        );
+        return { path: record.tinker_path, type: 'save_weights_for_sampler' };
+      });
+    }
+    if (b.sampling_session_seq_id === undefined) {
+      throw new HttpError(400, 'save_weights_for_sampler needs either "path" (a name) or "sampling_session_seq_id"');
+    }
+    const samplerId = `${sessionId}:sample:${b.sampling_session_seq_id}`;
+    if (state.samplers.has(samplerId)) throw new HttpError(409, `sampling session ${samplerId} already exists`);
+    return state.queueModelOp(m, b.seq_id, b, () => {
+      const sampler = m.model.sampler();
+      state.addSampler(
+        {
+          id: samplerId,
+          baseModel: m.base.name,
+          sampler: Promise.resolve(sampler),
+          lastUsed: Date.now(),
+          sampleSeen: new Map(),
+        },
+        sessionId,
+      );
+      return { sampling_session_id: samplerId, type: 'save_weights_for_sampler' };
+    });
+  });
+}
+
+export function loadWeights(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  return consumingSeq(state, req.body, async () => {
+    const b = parseBody(LoadWeightsRequestSchema, req.body, 'load_weights');
+    const ckpt = parseCheckpointPath(b.path);
+    if (ckpt.kind !== 'weights') {
+      throw new HttpError(400, `load_weights needs a training checkpoint (tinker://…/weights/…), got ${b.path}`);
+    }
+    const record = await state.storage.readCheckpoint(ckpt.runId, 'weights', ckpt.name);
+    if (!record) throw new HttpError(404, `checkpoint ${b.path} does not exist`);
+    const dir = state.storage.checkpointDir(ckpt.runId, 'weights', ckpt.name);
+    const load = (m: ModelState) => async () => {
+      await m.model.loadState(join(dir, 'state'), { optimizer: b.optimizer });
+      return { path: b.path, model_id: m.run.training_run_id, type: 'load_weights' };
+    };
+    if (b.model_id !== undefined) {
+      const m = state.modelState(b.model_id);
+      const replay = m.queue.replayOf(b.seq_id, bodyHash(b));
+      if (replay !== undefined) return futureReply(replay, b.model_id);
+      const seq = b.seq_id ?? 1;
+      if (seq !== 1 || m.queue.started) {
+        throw new HttpError(400, `LoadWeights is not permitted with seq_id ${seq}: it must be a model's first request`);
+      }
+      return state.queueModelOp(m, seq, b, load(m));
+    }
+    // Create-via-load: the model is created from the checkpoint's run, then loaded.
+    if (b.session_id === undefined || b.model_seq_id === undefined) {
+      throw new HttpError(400, 'load_weights needs either model_id (+ seq_id 1) or session_id + model_seq_id');
+    }
+    const session = state.session(b.session_id);
+    const run = await state.storage.readRun(ckpt.runId);
+    if (!run) throw new HttpError(404, `training run ${ckpt.runId} does not exist`);
+    const modelId = `${b.session_id}:train:${b.model_seq_id}`;
+    if (state.models.has(modelId)) throw new HttpError(409, `model ${modelId} already exists`);
+    const baseName = b.base_model ?? run.base_model;
+    state.checkBaseModelName(baseName);
+    const work = state.executor.run(
+      state.wrap(async () => {
+        const base = await state.baseModel(baseName);
+        const userMetadata = b.user_metadata ?? run.user_metadata;
+        const m = await state.registerModel(modelId, base, { ...run.lora_config }, userMetadata, session, bodyHash(b));
+        m.queue.assign(1);
+        return load(m)();
+      }),
+    );
+    return futureReply(state.futures.create(work), modelId);
+  });
+}
+
+export async function weightsInfo(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  const b = parseBody(WeightsInfoRequestSchema, req.body, 'weights_info');
+  const ckpt = parseCheckpointPath(b.tinker_path);
+  const record = await state.storage.readCheckpoint(ckpt.runId, ckpt.kind, ckpt.name);
+  const run = await state.storage.readRun(ckpt.runId);
+  if (!record || !run) throw new HttpError(404, `checkpoint ${b.tinker_path} does not exist`);
+  return ok({
+    base_model: run.base_model,
+    is_lora: true,
+    lora_rank: run.lora_config.rank,
+    train_unembed: run.lora_config.train_unembed,
+    train_mlp: run.lora_config.train_mlp,
+    train_attn: run.lora_config.train_attn,
+  });
+}

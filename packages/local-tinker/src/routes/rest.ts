@@ -1,0 +1,177 @@
+/**
+ * The REST routes (tinker-api.md §2: training runs, checkpoints, sessions, samplers) and signed archive downloads: a
+ * tar of a checkpoint's PEFT adapter plus a `checkpoint_complete` marker, behind an HMAC-signed, expiring URL.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { join } from 'node:path';
+import { CheckpointTtlRequestSchema } from '@cookbook/tinker-wire';
+import { HttpError, ok, parseBody, type ServiceReply, type ServiceRequest } from '../http-errors.js';
+import type { ServiceState } from '../service-state.js';
+import type { CheckpointRecord, RunRecord } from '../storage.js';
+import { tarDirectory } from '../tar.js';
+
+function page(q: URLSearchParams, defaultLimit: number): { limit: number; offset: number } {
+  return { limit: Number(q.get('limit') ?? defaultLimit), offset: Number(q.get('offset') ?? 0) };
+}
+
+async function trainingRunJson(state: ServiceState, run: RunRecord) {
+  const live = state.models.get(run.training_run_id)?.run ?? run;
+  const ckpts = await state.storage.listCheckpoints(run.training_run_id);
+  const lastOf = (type: 'training' | 'sampler') => ckpts.filter((c) => c.checkpoint_type === type).at(-1);
+  const out: Record<string, unknown> = {
+    training_run_id: run.training_run_id,
+    base_model: run.base_model,
+    model_owner: run.model_owner,
+    is_lora: true,
+    corrupted: false,
+    lora_rank: run.lora_rank,
+    last_request_time: live.last_request_time,
+  };
+  const lt = lastOf('training');
+  const ls = lastOf('sampler');
+  if (lt) out.last_checkpoint = lt;
+  if (ls) out.last_sampler_checkpoint = ls;
+  if (run.user_metadata) out.user_metadata = run.user_metadata;
+  return out;
+}
+
+export async function listTrainingRuns(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  const { limit, offset } = page(req.query, 20);
+  const runs = (await state.storage.listRuns()).sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const rows = await Promise.all(runs.slice(offset, offset + limit).map((r) => trainingRunJson(state, r)));
+  return ok({ training_runs: rows, cursor: { offset, limit, total_count: runs.length } });
+}
+
+export async function listUserCheckpoints(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  const { limit, offset } = page(req.query, 100);
+  const all: CheckpointRecord[] = [];
+  for (const run of await state.storage.listRuns()) {
+    all.push(...(await state.storage.listCheckpoints(run.training_run_id)));
+  }
+  all.sort((a, b) => b.time.localeCompare(a.time));
+  return ok({ checkpoints: all.slice(offset, offset + limit), cursor: { offset, limit, total_count: all.length } });
+}
+
+export async function listSessions(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  const { limit, offset } = page(req.query, 20);
+  const ids = new Set(state.sessions.keys());
+  for (const run of await state.storage.listRuns()) ids.add(run.training_run_id.split(':')[0]!);
+  return ok({ sessions: [...ids].slice(offset, offset + limit) });
+}
+
+function sign(state: ServiceState, text: string): string {
+  return createHmac('sha256', state.secret).update(text).digest('hex');
+}
+
+/** The REST routes with path parameters; undefined when none matches. */
+export async function restRoute(state: ServiceState, req: ServiceRequest): Promise<ServiceReply | undefined> {
+  const parts = req.path.split('/').slice(3).map(decodeURIComponent); // after /api/v1/
+  const { method } = req;
+  if (parts[0] === 'samplers' && parts.length === 2 && method === 'GET') {
+    const s = state.samplers.get(parts[1]!);
+    if (!s) throw new HttpError(404, `unknown sampler "${parts[1]}"`);
+    return ok({ sampler_id: s.id, base_model: s.baseModel, ...(s.modelPath ? { model_path: s.modelPath } : {}) });
+  }
+  if (parts[0] === 'sessions' && parts.length === 2 && method === 'GET') {
+    const id = parts[1]!;
+    const live = state.sessions.get(id);
+    const runIds = new Set(live?.runIds ?? []);
+    for (const run of await state.storage.listRuns()) {
+      if (run.training_run_id.startsWith(`${id}:`)) runIds.add(run.training_run_id);
+    }
+    if (!live && runIds.size === 0) throw new HttpError(404, `unknown session "${id}"`);
+    return ok({ training_run_ids: [...runIds], sampler_ids: [...(live?.samplerIds ?? [])] });
+  }
+  if ((parts[0] === 'training_runs' || parts[0] === 'models') && parts.length >= 2) {
+    const runId = parts[1]!;
+    const run = await state.storage.readRun(runId);
+    if (!run) throw new HttpError(404, `unknown training run "${runId}"`);
+    if (parts.length === 2 && method === 'GET' && parts[0] === 'training_runs') {
+      return ok(await trainingRunJson(state, run));
+    }
+    if (parts[2] !== 'checkpoints') return undefined;
+    if (parts.length === 3 && method === 'GET') return ok({ checkpoints: await state.storage.listCheckpoints(runId) });
+    return checkpointAction(state, req, runId, parts.slice(3));
+  }
+  return undefined;
+}
+
+/** `…/checkpoints/<kind>/<name>[/<action>]`: delete, publish / unpublish, ttl, archive. */
+async function checkpointAction(
+  state: ServiceState,
+  req: ServiceRequest,
+  runId: string,
+  rest: string[],
+): Promise<ServiceReply | undefined> {
+  const [kind, name, action] = rest;
+  const { method } = req;
+  if (kind !== 'weights' && kind !== 'sampler_weights') {
+    throw new HttpError(400, `checkpoint id must be weights/<name> or sampler_weights/<name>, got "${rest.join('/')}"`);
+  }
+  if (name === undefined) throw new HttpError(400, 'checkpoint name missing');
+  const record = await state.storage.readCheckpoint(runId, kind, name);
+  if (!record) throw new HttpError(404, `checkpoint tinker://${runId}/${kind}/${name} does not exist`);
+  if (action === undefined && method === 'DELETE') {
+    await state.storage.deleteCheckpoint(runId, kind, name);
+    return { status: 204 };
+  }
+  if (action === 'publish' && method === 'POST') {
+    if (record.public) throw new HttpError(409, `${record.tinker_path} is already public`);
+    await state.storage.updateCheckpoint(runId, kind, name, { public: true });
+    return { status: 204 };
+  }
+  if (action === 'publish' && method === 'DELETE') {
+    if (!record.public) throw new HttpError(409, `${record.tinker_path} is already private`);
+    await state.storage.updateCheckpoint(runId, kind, name, { public: false });
+    return { status: 204 };
+  }
+  if (action === 'ttl' && method === 'PUT') {
+    const b = parseBody(CheckpointTtlRequestSchema, req.body, 'ttl');
+    const patch: Partial<CheckpointRecord> = {
+      expires_at: b.ttl_seconds === null ? undefined : new Date(Date.now() + b.ttl_seconds * 1000).toISOString(),
+    };
+    await state.storage.updateCheckpoint(runId, kind, name, patch);
+    return { status: 204 };
+  }
+  if (action === 'archive' && method === 'GET') {
+    const expires = Date.now() + 15 * 60_000;
+    const target = `${encodeURIComponent(runId)}/${kind}/${encodeURIComponent(name)}`;
+    const sig = sign(state, `${target}:${expires}`);
+    return {
+      status: 302,
+      headers: {
+        Location: `/api/v1/_download/${target}?expires=${expires}&sig=${sig}`,
+        Expires: new Date(expires).toUTCString(),
+      },
+    };
+  }
+  return undefined;
+}
+
+/** Serves a signed archive URL: a tar of the checkpoint's PEFT adapter plus a `checkpoint_complete` marker. */
+export async function download(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  const rest = req.path.slice('/api/v1/_download/'.length);
+  const [runEnc, kind, nameEnc] = rest.split('/');
+  const expires = Number(req.query.get('expires'));
+  const sig = req.query.get('sig') ?? '';
+  const target = `${runEnc}/${kind}/${nameEnc}`;
+  const want = sign(state, `${target}:${expires}`);
+  if (sig.length !== want.length || !timingSafeEqual(Buffer.from(sig), Buffer.from(want))) {
+    throw new HttpError(403, 'invalid download signature');
+  }
+  if (!(expires > Date.now())) throw new HttpError(403, 'this download URL has expired; ask for a new one');
+  if (kind !== 'weights' && kind !== 'sampler_weights') throw new HttpError(404, 'no such checkpoint');
+  const runId = decodeURIComponent(runEnc ?? '');
+  const name = decodeURIComponent(nameEnc ?? '');
+  const record = await state.storage.readCheckpoint(runId, kind, name);
+  if (!record) throw new HttpError(404, `checkpoint tinker://${runId}/${kind}/${name} does not exist`);
+  const bytes = await tarDirectory(join(state.storage.checkpointDir(runId, kind, name), 'adapter'), [
+    { name: 'checkpoint_complete', data: new Uint8Array(0) },
+  ]);
+  return {
+    status: 200,
+    bytes,
+    contentType: 'application/x-tar',
+    headers: { 'Content-Disposition': `attachment; filename="${name}.tar"` },
+  };
+}
