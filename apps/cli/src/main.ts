@@ -12,8 +12,7 @@ try {
   if (!(err instanceof CookbookError)) throw err;
   console.error(`cookbook: ${err.name}: ${err.message}`);
 }
-// The embedded service (if a recipe started one) holds keep-alive sockets; stop it so the process can end.
-await stopEmbeddedService();
+// Recipes close their clients (the embedded service stops with the last one); stop it anyway if a recipe failed
+// before closing, so the process ends by itself.
+await stopEmbeddedService({ graceMs: 0 });
 process.exitCode = code;
-// Any socket left open by a client pool would keep the process alive for its keep-alive timeout.
-setTimeout(() => process.exit(code), 500).unref();

@@ -28,7 +28,9 @@ describe('a ServiceClient with no TINKER_BASE_URL / TINKER_API_KEY', () => {
         timeout: 90_000,
       },
     );
-    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    const exitedAt = Date.now();
+    const lines = stdout.trim().split('\n');
+    const result = JSON.parse(lines.at(-2)!) as {
       sameServer: boolean;
       url: string;
       loss: number;
@@ -41,5 +43,9 @@ describe('a ServiceClient with no TINKER_BASE_URL / TINKER_API_KEY', () => {
     const notices = stderr.split('\n').filter((l) => l.includes('embedded local Tinker service'));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain(result.url);
+    // No forced exit: the process ends on its own soon after its last close() (it took ~28 s before the embedded
+    // service stopped with its last client). The bound is loose for loaded CI machines; `pnpm bench` has the figure.
+    const { closedAt } = JSON.parse(lines.at(-1)!) as { closedAt: number };
+    expect(exitedAt - closedAt).toBeLessThan(3_000);
   });
 });

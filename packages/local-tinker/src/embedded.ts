@@ -1,10 +1,12 @@
 /**
- * The embedded default: a ServiceClient with neither TINKER_BASE_URL nor TINKER_API_KEY starts (or reuses)
- * one in-process service on 127.0.0.1 and says so once.
+ * The embedded default: a ServiceClient with neither TINKER_BASE_URL nor TINKER_API_KEY starts (or reuses) one
+ * in-process service on 127.0.0.1 and says so once. Invariant: the service runs while at least one client holds it
+ * (`acquireEmbeddedService`); the last `release()` stops it, so a script ends as soon as its clients are closed.
  */
 import { type LocalTinker, startLocalTinker } from './local-tinker.js';
 
 let embedded: Promise<LocalTinker> | undefined;
+let holders = 0;
 
 /** Start the embedded service once per process and return its URL. */
 export function ensureEmbeddedService(): Promise<{ baseURL: string }> {
@@ -21,9 +23,37 @@ export function ensureEmbeddedService(): Promise<{ baseURL: string }> {
   return embedded.then((t) => ({ baseURL: t.baseURL }));
 }
 
-/** Stop the embedded service if it was started (tests, clean shutdown). */
-export async function stopEmbeddedService(): Promise<void> {
+/**
+ * Hold the embedded service (starting it if needed) until `release()`; when the last holder releases it, the
+ * service stops (its saved checkpoints stay on disk for the next start).
+ */
+export async function acquireEmbeddedService(): Promise<{ baseURL: string; release: () => Promise<void> }> {
+  holders++;
+  let baseURL: string;
+  try {
+    ({ baseURL } = await ensureEmbeddedService());
+  } catch (err) {
+    holders--;
+    throw err;
+  }
+  let released = false;
+  return {
+    baseURL,
+    release: async () => {
+      if (released) return;
+      released = true;
+      holders--;
+      if (holders === 0) await stopEmbeddedService({ graceMs: 0 });
+    },
+  };
+}
+
+/**
+ * Stop the embedded service if it was started. `graceMs` (default 300) lets pollers of other processes collect
+ * finished results first; the last client of this process needs none.
+ */
+export async function stopEmbeddedService(options: { graceMs?: number } = {}): Promise<void> {
   const e = embedded;
   embedded = undefined;
-  if (e) await (await e).close();
+  if (e) await (await e).close(options);
 }

@@ -33,8 +33,11 @@ export interface LocalTinker {
   baseURL: string;
   root: string;
   service: LocalTinkerService;
-  /** Stop accepting requests, finish queued work, close connections. */
-  close(): Promise<void>;
+  /**
+   * Stop accepting requests, finish queued work, close connections. `graceMs` (default 300) is how long finished
+   * results stay collectable by pollers before connections close.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
   /** Let the process exit while the server is idle (for the embedded default service). */
   unref(): void;
 }
@@ -76,15 +79,17 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     root,
     service,
     unref: () => server.unref(),
-    close: () => {
+    close: (closeOptions = {}) => {
       closed ??= (async () => {
+        const grace = closeOptions.graceMs ?? 300;
         // New work is refused (503) from here; queued work finishes, and pollers may still collect results.
         await service.close();
-        await new Promise((r) => setTimeout(r, 300));
+        if (grace > 0) await new Promise((r) => setTimeout(r, grace));
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // Anything still open now is a finished long-poll's keep-alive socket.
-        setTimeout(() => server.closeAllConnections(), 1000).unref();
+        if (grace > 0) setTimeout(() => server.closeAllConnections(), 1000).unref();
+        else server.closeAllConnections();
         await stopped;
       })();
       return closed;

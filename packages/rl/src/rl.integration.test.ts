@@ -55,6 +55,7 @@ describe('RL on the embedded service', () => {
         }),
         serviceClient: service,
         console: false,
+        progress: false,
       },
     );
     const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')

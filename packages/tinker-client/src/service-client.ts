@@ -55,7 +55,12 @@ export interface ServiceClientOptions {
 }
 
 /** How the embedded service is started when no server is configured. */
-export type EmbeddedServiceProvider = () => Promise<{ baseURL: string; apiKey?: string }>;
+export type EmbeddedServiceProvider = () => Promise<{
+  baseURL: string;
+  apiKey?: string;
+  /** Called when the client closes: the embedded service stops when its last client releases it. */
+  release?: () => Promise<void>;
+}>;
 
 let embeddedProvider: EmbeddedServiceProvider | undefined;
 
@@ -67,7 +72,7 @@ export function registerEmbeddedServiceProvider(provider: EmbeddedServiceProvide
   embeddedProvider = provider;
 }
 
-async function resolveEmbedded(): Promise<{ baseURL: string; apiKey?: string }> {
+async function resolveEmbedded(): ReturnType<EmbeddedServiceProvider> {
   if (embeddedProvider !== undefined) return embeddedProvider();
   // The embedded service is an optional peer dependency: loaded only when no server is configured.
   let localTinker: typeof import('@cookbook/local-tinker');
@@ -79,7 +84,7 @@ async function resolveEmbedded(): Promise<{ baseURL: string; apiKey?: string }> 
         `or install @cookbook/local-tinker to use the embedded local service (${err instanceof Error ? err.message : String(err)})`,
     );
   }
-  return localTinker.ensureEmbeddedService();
+  return localTinker.acquireEmbeddedService();
 }
 
 /** Arguments of {@link ServiceClient.createLoraTrainingClient}. */
@@ -103,6 +108,7 @@ export class ServiceClient {
   private heartbeatWarned = false;
   private closed = false;
   private httpPromise: Promise<HttpClient> | undefined;
+  private releaseEmbedded: (() => Promise<void>) | undefined;
   readonly warn: (message: string) => void;
 
   constructor(options: ServiceClientOptions = {}) {
@@ -120,6 +126,7 @@ export class ServiceClient {
         const embedded = await resolveEmbedded();
         baseURL = embedded.baseURL;
         apiKey = embedded.apiKey;
+        this.releaseEmbedded = embedded.release;
       }
       baseURL ??= DEFAULT_BASE_URL;
       return new HttpClient({
@@ -320,10 +327,21 @@ export class ServiceClient {
     return new RestClient(await this.http());
   }
 
-  /** Stop heartbeats. Clients created from this one stop working. */
+  /**
+   * Stop heartbeats and release the embedded service (which stops when its last client in the process closes), so a
+   * script can end. Clients created from this one stop working. Idempotent.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    const release = this.releaseEmbedded;
+    this.releaseEmbedded = undefined;
+    await release?.();
+  }
+
+  /** `await using service = new ServiceClient()` closes it at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 }
