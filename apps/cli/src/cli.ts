@@ -6,6 +6,7 @@
  */
 import { ConfigError, closestMatch, configHelp, parseConfig } from '@cookbook/core';
 import type { Recipe, RecipeIO } from './recipe.js';
+import { ensureRendererPlugin, extractRendererPackage } from './renderer-plugins.js';
 
 /** The usage text listing every recipe. */
 export function usage(recipes: readonly Recipe[]): string {
@@ -43,11 +44,22 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
         keyStyle: 'snake_case',
       }),
     );
+    if ('rendererName' in (recipe.schema as unknown as { shape?: object }).shape!) {
+      io.out(
+        `  renderer_package  string  (optional)\n  ${' '.repeat(16)}  A renderer package to import (name or path); ` +
+          'renderer_name=foo also finds an installed cookbook-renderer-foo',
+      );
+    }
     return 0;
   }
   let config: unknown;
   try {
-    config = parseConfig(recipe.schema, rest, {}, { keyStyle: 'snake_case' });
+    const { args, rendererPackage } = extractRendererPackage(rest);
+    config = parseConfig(recipe.schema, args, {}, { keyStyle: 'snake_case' });
+    const rendererName = (config as { rendererName?: unknown }).rendererName;
+    if (rendererPackage !== null || typeof rendererName === 'string') {
+      await ensureRendererPlugin(typeof rendererName === 'string' ? rendererName : null, rendererPackage);
+    }
   } catch (err) {
     if (err instanceof ConfigError) {
       io.err(`cookbook ${recipe.name}: ${err.message}\nRun "cookbook ${recipe.name} --help" to list the options.`);

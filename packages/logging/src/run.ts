@@ -240,6 +240,7 @@ export async function runLoop<T = undefined>(
   });
   const owned: Closeable[] = [];
   let bar: ProgressBar | undefined;
+  let barTotal = 0;
   const progressSink =
     options.progress === false
       ? undefined
@@ -258,7 +259,8 @@ export async function runLoop<T = undefined>(
         .slice(0, 3)
         .map(([k, v]) => `${k} ${formatMetricValue(v)}`);
       bar.setDetail(headline.join('  '));
-      bar.update(step + 1);
+      // A final evaluation is logged at step = totalSteps: the bar stays at N/N.
+      bar.update(Math.min(step + 1, barTotal));
     },
   };
   const controller = new AbortController();
@@ -315,6 +317,7 @@ export async function runLoop<T = undefined>(
     },
     setTotalSteps(totalSteps) {
       if (progressSink === undefined || bar !== undefined) return;
+      barTotal = totalSteps;
       bar = progressBar(totalSteps, { stream: progressSink, initial: startStep, unit: 'step' });
     },
     setProgressDetail(text) {
