@@ -117,9 +117,14 @@ export class ServiceState {
     const builtins = listBuiltinModels().map((m) => m.name);
     if (builtins.includes(name)) return;
     if (existsSync(join(name, 'config.json'))) return;
+    // A Hub name (`org/model`) that is not a local folder is most likely meant for the hosted service.
+    const hosted =
+      /^[\w.-]+\/[\w.-]+$/.test(name) && !name.startsWith('local/')
+        ? `; "${name}" looks like a hosted model: set TINKER_API_KEY to train it on the hosted Tinker service (or TINKER_BASE_URL for another server)`
+        : '';
     throw new HttpError(
       400,
-      `unknown base_model "${name}": use one of ${builtins.join(', ')}, or a folder holding an HF checkpoint (config.json + *.safetensors)`,
+      `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}, or give a folder holding an HF checkpoint (config.json + *.safetensors)${hosted}`,
     );
   }
 

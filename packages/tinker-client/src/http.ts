@@ -49,6 +49,11 @@ export interface RequestOptions<T> {
   /** `manual` returns 3xx responses instead of following them. */
   redirect?: 'follow' | 'manual';
   signal?: AbortSignal;
+  /**
+   * Called before each retry with the attempt number (1-based, of `maxRetries + 1`), the wait and the failure.
+   * Default: one warning line per retry burst (the first retry of the request) for connection errors and 5xx.
+   */
+  onRetry?: (info: { attempt: number; attempts: number; waitMs: number; error: APIError }) => void;
 }
 
 /** A response as read by {@link HttpClient.send}. */
@@ -235,6 +240,17 @@ export class HttpClient {
   async request<T>(options: RequestOptions<T>): Promise<{ data: T; raw: RawResponse }> {
     const maxRetries = options.maxRetries ?? this.maxRetries;
     const idempotencyKey = options.method === 'GET' ? undefined : `stainless-node-retry-${randomUUID()}`;
+    let warned = false;
+    const beforeRetry = (attempt: number, waitMs: number, error: APIError, serious: boolean) => {
+      const info = { attempt: attempt + 2, attempts: maxRetries + 1, waitMs: waitMs * this.backoffScale, error };
+      if (options.onRetry) options.onRetry(info);
+      else if (serious && !warned) {
+        warned = true;
+        this.warn(
+          `cookbook: ${options.method} ${options.path} failed (${error.message}); retrying up to ${maxRetries} times`,
+        );
+      }
+    };
     for (let attempt = 0; ; attempt++) {
       let res: RawResponse | undefined;
       let failure: APIError;
@@ -244,7 +260,9 @@ export class HttpClient {
         if (!(err instanceof APIConnectionError)) throw err;
         failure = err;
         if (attempt >= maxRetries) throw failure;
-        await sleep(retryDelayMs(attempt) * this.backoffScale, options.signal);
+        const wait = retryDelayMs(attempt);
+        beforeRetry(attempt, wait, failure, true);
+        await sleep(wait * this.backoffScale, options.signal);
         continue;
       }
       const ok = res.status >= 200 && res.status < 300;
@@ -261,6 +279,7 @@ export class HttpClient {
       if (shouldRetryHeader === 'false') retryable = false;
       if (!retryable || attempt >= Math.min(maxRetries, emptyBadRequest ? 3 : maxRetries)) throw failure;
       const wait = retryAfterMs(res.headers) ?? retryDelayMs(attempt);
+      beforeRetry(attempt, wait, failure, res.status >= 500);
       await sleep(wait * this.backoffScale, options.signal);
     }
   }

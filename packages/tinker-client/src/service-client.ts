@@ -15,6 +15,7 @@ import {
   ServerCapabilitiesSchema,
   WeightsInfoResponseSchema,
 } from '@cookbook/tinker-wire';
+import { APIConnectionError, APIError } from './errors.js';
 import { HttpClient, SDK_VERSION } from './http.js';
 import { ClientHolder } from './internal/holder.js';
 import { RestClient } from './rest-client.js';
@@ -35,6 +36,10 @@ export interface ServiceClientOptions {
   timeout?: number;
   /** HTTP-layer retries. Default 10. */
   maxRetries?: number;
+  /** Per-attempt timeout of the first contact with the server, ms. Default 5 000. */
+  connectTimeoutMs?: number;
+  /** Retries of the first contact (each announced); the total wait is bounded by them. Default 4. */
+  connectRetries?: number;
   /** Custom fetch. */
   fetch?: typeof globalThis.fetch;
   /** Session heartbeat period in ms. Default 10 000. */
@@ -155,12 +160,7 @@ export class ServiceClient {
 
   private async connect(): Promise<ClientHolder> {
     const http = await this.http();
-    const { data: flags } = await http.request({
-      method: 'POST',
-      path: '/api/v1/client/config',
-      body: { sdk_version: SDK_VERSION },
-      schema: ClientConfigResponseSchema,
-    });
+    const flags = await this.firstContact(http);
     const tags =
       this.options.tags ?? (process.env.TINKER_TAGS ? process.env.TINKER_TAGS.split(',').map((t) => t.trim()) : []);
     const projectId = this.options.projectId ?? (process.env.TINKER_PROJECT_ID || undefined);
@@ -188,6 +188,46 @@ export class ServiceClient {
     holder.forwardBackwardEncoder = this.options.forwardBackwardEncoder;
     this.startHeartbeat(holder);
     return holder;
+  }
+
+  /**
+   * The first request to the server, with honest waits: a short per-attempt timeout, a line within 2 s saying where it
+   * connects, one line per retry with the attempt and the wait, and a bounded total after which the error names the
+   * URL and what to check.
+   */
+  private async firstContact(http: HttpClient): Promise<ClientConfigResponse> {
+    const attemptTimeoutMs = this.options.connectTimeoutMs ?? 5_000;
+    const maxRetries = this.options.connectRetries ?? 4;
+    const started = Date.now();
+    const slow = setTimeout(() => this.warn(`cookbook: connecting to ${http.baseURL} …`), 2_000);
+    slow.unref();
+    try {
+      const { data } = await http.request({
+        method: 'POST',
+        path: '/api/v1/client/config',
+        body: { sdk_version: SDK_VERSION },
+        schema: ClientConfigResponseSchema,
+        timeoutMs: attemptTimeoutMs,
+        maxRetries,
+        onRetry: ({ attempt, attempts, waitMs, error }) =>
+          this.warn(
+            `cookbook: connecting to ${http.baseURL} (attempt ${attempt}/${attempts}, retrying in ${Math.max(1, Math.round(waitMs / 1000))} s): ${error.message}`,
+          ),
+      });
+      return data as ClientConfigResponse;
+    } catch (err) {
+      if (!(err instanceof APIConnectionError) && !(err instanceof APIError && (err.status ?? 0) >= 500)) throw err;
+      const seconds = Math.round((Date.now() - started) / 1000);
+      const hint = http.baseURL.startsWith(DEFAULT_BASE_URL)
+        ? 'check your network and TINKER_API_KEY'
+        : 'check the URL (TINKER_BASE_URL or base_url) and that the server is running; for the hosted service set TINKER_API_KEY and unset TINKER_BASE_URL';
+      throw new APIConnectionError(
+        `could not reach the Tinker service at ${http.baseURL} after ${maxRetries + 1} attempts over ${seconds} s (${err.message}); ${hint}`,
+        { cause: err },
+      );
+    } finally {
+      clearTimeout(slow);
+    }
   }
 
   private startHeartbeat(holder: ClientHolder): void {
