@@ -62,6 +62,8 @@ function metricsOfGroups(groups: readonly TrajectoryGroup[]): Record<string, num
     total_ob_tokens: obTokens.reduce((a, b) => a + b, 0),
     'reward/total': mean(rewards),
     'by_group/frac_mixed': groups.length === 0 ? 0 : mixed / groups.length,
+    // The share of groups whose rewards differ: only those carry a policy-gradient signal (centred advantages ≠ 0).
+    frac_groups_with_signal: groups.length === 0 ? 0 : mixed / groups.length,
     'by_group/frac_all_good': groups.length === 0 ? 0 : allGood / groups.length,
     'by_group/frac_all_bad': groups.length === 0 ? 0 : allBad / groups.length,
   };

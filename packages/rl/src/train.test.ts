@@ -248,3 +248,27 @@ describe('async data exhaustion', () => {
     expect(readRows(logPath).map((r) => r.step)).toEqual([0, 1]);
   });
 });
+
+describe('no silent non-learning', () => {
+  it('says once when a step has no training signal, counts such steps, and logs frac_groups_with_signal', async () => {
+    // Reward only for a token the policy never samples: every group is all-zero, every advantage 0.
+    const { logPath, config, deps } = setup({}, { goodToken: 77, batches: 3 });
+    const lines: string[] = [];
+    await train(config, { ...deps, log: (l) => lines.push(l) });
+    const notices = lines.filter((l) => l.includes('has no training signal'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /^rl: step 0 has no training signal: in every group all rollouts earned the same reward/,
+    );
+    expect(lines).toContain('rl: 3 of 3 steps had no training signal (all advantages 0)');
+    expect(readRows(logPath).map((r) => r['env/all/frac_groups_with_signal'])).toEqual([0, 0, 0]);
+  });
+
+  it('stays quiet when groups carry signal', async () => {
+    const { logPath, config, deps } = setup({}, { batches: 2 });
+    const lines: string[] = [];
+    await train(config, { ...deps, log: (l) => lines.push(l) });
+    expect(lines.filter((l) => l.includes('no training signal'))).toEqual([]);
+    expect(readRows(logPath).some((r) => (r['env/all/frac_groups_with_signal'] ?? 0) > 0)).toBe(true);
+  });
+});

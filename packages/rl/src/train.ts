@@ -108,6 +108,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
         startStep: run.startStep,
         endStep,
         policyFor,
+        noSignalSteps: [],
       };
       let stoppedAt: number;
       if (config.asyncConfig !== null) stoppedAt = await doAsyncTraining(ctx, sampler, config.asyncConfig);
@@ -115,6 +116,11 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
         stoppedAt = await doStreamMinibatchTraining(ctx, sampler, config.streamMinibatchConfig);
       else stoppedAt = await doSyncTraining(ctx, sampler);
 
+      if (ctx.noSignalSteps.length > 0) {
+        run.log(
+          `rl: ${ctx.noSignalSteps.length} of ${stoppedAt - run.startStep} steps had no training signal (all advantages 0)`,
+        );
+      }
       let finalCheckpoint: CheckpointRecord | undefined;
       if (run.signal.aborted && stoppedAt < endStep) {
         // Interrupted: a resumable checkpoint where the run stopped.

@@ -44,6 +44,8 @@ export interface LoopContext {
   startStep: number;
   endStep: number;
   policyFor: (sampler: RLSamplingClient) => TokenCompleter;
+  /** Steps whose data carried no training signal (every advantage 0, or no datum at all). */
+  noSignalSteps: number[];
 }
 
 export function tagsOf(builders: readonly EnvGroupBuilder[]): (string | undefined)[] {
@@ -148,11 +150,30 @@ export async function prepareData(
   const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
   const advantages_P_G = computeAdvantages(kept);
   const { data_D } = assembleTrainingData(kept, advantages_P_G);
+  if (!advantages_P_G.some((g) => g.some((a) => a !== 0))) noteNoSignal(ctx, metrics);
   if (ctx.config.klPenaltyCoef > 0 && ctx.reference !== undefined && data_D.length > 0) {
     const kl = await incorporateKlPenalty(data_D, ctx.reference, ctx.config.klPenaltyCoef, ctx.config.klDiscountFactor);
     for (const [k, v] of Object.entries(kl)) metrics[k] = v;
   }
   return data_D;
+}
+
+/**
+ * Records a step without training signal and says so the first time: every group's rewards were equal, so every
+ * advantage is 0 and the update changes nothing. (The end of the run reports the count.)
+ */
+function noteNoSignal(ctx: LoopContext, metrics: Record<string, number>): void {
+  const step = metrics['progress/batch'] ?? -1;
+  if (ctx.noSignalSteps.at(-1) === step) return;
+  ctx.noSignalSteps.push(step);
+  if (ctx.noSignalSteps.length === 1) {
+    ctx.run.log(
+      `rl: step ${step} has no training signal: in every group all rollouts earned the same reward, so every ` +
+        'advantage is 0 and nothing is learned. The policy never (or always) solves the task; see ' +
+        'env/all/frac_groups_with_signal. Start from a model that sometimes succeeds (a warm start or a larger model), ' +
+        'or make the task easier.',
+    );
+  }
 }
 
 /** After an update: a checkpoint (every saveEvery steps) or an ephemeral save, and the new sampler. */
