@@ -1,5 +1,6 @@
 /** The recipes this CLI knows, in the order `--help` lists them. */
 import type { Recipe } from './recipe.js';
+import { cache } from './recipes/cache.js';
 import { mathRl } from './recipes/math-rl.js';
 import { multiplayer } from './recipes/multiplayer.js';
 import { promptDistillation } from './recipes/prompt-distillation.js';
@@ -9,4 +10,14 @@ import { serve } from './recipes/serve.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 
-export const recipes: Recipe[] = [slBasic, slLoop, promptDistillation, rlBasic, rlLoop, mathRl, multiplayer, serve];
+export const recipes: Recipe[] = [
+  slBasic,
+  slLoop,
+  promptDistillation,
+  rlBasic,
+  rlLoop,
+  mathRl,
+  multiplayer,
+  serve,
+  cache,
+];

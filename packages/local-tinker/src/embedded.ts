@@ -3,20 +3,40 @@
  * in-process service on 127.0.0.1 and says so once. Invariant: the service runs while at least one client holds it
  * (`acquireEmbeddedService`); the last `release()` stops it, so a script ends as soon as its clients are closed.
  */
-import { type LocalTinker, startLocalTinker } from './local-tinker.js';
+import { formatBytes, pruneCache } from './cache.js';
+import { defaultRoot, type LocalTinker, startLocalTinker } from './local-tinker.js';
+
+/** The default size cap of the embedded service's data, in GB (`COOKBOOK_LOCAL_TINKER_MAX_GB` overrides it). */
+export const DEFAULT_CACHE_MAX_GB = 20;
+
+/** Keeps the embedded root under its cap, removing least recently used runs, and says what it removed. */
+async function enforceCap(root: string): Promise<void> {
+  const raw = process.env.COOKBOOK_LOCAL_TINKER_MAX_GB;
+  const gb = raw === undefined || raw === '' ? DEFAULT_CACHE_MAX_GB : Number(raw);
+  if (!(gb > 0)) return; // 0 or an invalid value: no cap
+  const { removed, freedBytes } = await pruneCache(root, { maxBytes: gb * 1e9 });
+  if (removed.length > 0) {
+    console.error(
+      `cookbook: the embedded service's data in ${root} was over its ${gb} GB cap (COOKBOOK_LOCAL_TINKER_MAX_GB): ` +
+        `removed the ${removed.length} least recently used runs (${formatBytes(freedBytes)}); \`cookbook cache\` shows the rest`,
+    );
+  }
+}
 
 let embedded: Promise<LocalTinker> | undefined;
 let holders = 0;
 
 /** Start the embedded service once per process and return its URL. */
 export function ensureEmbeddedService(): Promise<{ baseURL: string }> {
-  embedded ??= startLocalTinker({}).then((t) => {
-    t.unref();
-    console.error(
-      `cookbook: TINKER_BASE_URL and TINKER_API_KEY are not set; using the embedded local Tinker service at ${t.baseURL} (data in ${t.root})`,
-    );
-    return t;
-  });
+  embedded ??= enforceCap(defaultRoot())
+    .then(() => startLocalTinker({}))
+    .then((t) => {
+      t.unref();
+      console.error(
+        `cookbook: TINKER_BASE_URL and TINKER_API_KEY are not set; using the embedded local Tinker service at ${t.baseURL} (data in ${t.root})`,
+      );
+      return t;
+    });
   embedded.catch(() => {
     embedded = undefined;
   });

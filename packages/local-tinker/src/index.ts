@@ -1,4 +1,10 @@
-export { acquireEmbeddedService, ensureEmbeddedService, stopEmbeddedService } from './embedded.js';
+export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
+export {
+  acquireEmbeddedService,
+  DEFAULT_CACHE_MAX_GB,
+  ensureEmbeddedService,
+  stopEmbeddedService,
+} from './embedded.js';
 export { HttpError, type ServiceReply, type ServiceRequest } from './http-errors.js';
 export { createHttpServer, DEFAULT_MAX_BODY_BYTES } from './http-server.js';
 export { defaultRoot, type LocalTinker, type LocalTinkerOptions, startLocalTinker } from './local-tinker.js';
