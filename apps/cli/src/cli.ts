@@ -5,6 +5,7 @@
  * library schemas).
  */
 import { ConfigError, closestMatch, configHelp, parseConfig } from '@cookbook/core';
+import { describeFailure } from './errors.js';
 import type { Recipe, RecipeIO } from './recipe.js';
 import { ensureRendererPlugin, extractRendererPackage } from './renderer-plugins.js';
 
@@ -67,6 +68,14 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
     }
     throw err;
   }
-  await recipe.run(config, io);
+  try {
+    await recipe.run(config, io);
+  } catch (err) {
+    // A failure users cause (a bad path, a port in use, bad data) is one line; a bug keeps its stack trace.
+    const failure = describeFailure(err);
+    if (failure === undefined) throw err;
+    io.err(failure.line);
+    return failure.exitCode;
+  }
   return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { CookbookError } from '@cookbook/core';
 import { stopEmbeddedService } from '@cookbook/local-tinker';
 import { runCli } from './cli.js';
+import { describeFailure } from './errors.js';
 import { recipes } from './recipes.js';
 
 const io = { out: (t: string) => console.log(t), err: (t: string) => console.error(t) };
@@ -9,8 +9,10 @@ let code = 1;
 try {
   code = await runCli(process.argv.slice(2), recipes, io);
 } catch (err) {
-  if (!(err instanceof CookbookError)) throw err;
-  console.error(`cookbook: ${err.name}: ${err.message}`);
+  const failure = describeFailure(err);
+  if (failure === undefined) throw err;
+  console.error(failure.line);
+  code = failure.exitCode;
 }
 // Recipes close their clients (the embedded service stops with the last one); stop it anyway if a recipe failed
 // before closing, so the process ends by itself.

@@ -138,7 +138,11 @@ describe('RL recipes on the embedded service', () => {
       `behavior_if_log_dir_exists=${behavior}`,
     ];
     expect(await runCli(args('raise'), ours, capture().io)).toBe(0);
-    await expect(runCli(args('raise'), ours, capture().io)).rejects.toThrow(/already exists/);
+    const refused = capture();
+    expect(await runCli(args('raise'), ours, refused.io)).toBe(2);
+    expect(refused.err.join('\n')).toMatch(
+      /^cookbook: log dir .* already exists; pass behavior_if_log_dir_exists=resume/,
+    );
     expect(await runCli(args('delete'), ours, capture().io)).toBe(0);
     const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
     expect(rows).toHaveLength(1);

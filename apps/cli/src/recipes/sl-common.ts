@@ -2,7 +2,7 @@
  * Pieces shared by the supervised recipes (sl_basic, sl_loop, prompt_distillation): the recipe schema derived from
  * `@cookbook/supervised`'s, the renderer name and dataset selection. What RL recipes share too is in `common.ts`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@cookbook/core';
@@ -70,6 +70,11 @@ export function datasetFromArg(
   const path = dataset === 'example' ? EXAMPLE_CONVERSATIONS : resolve(dataset);
   if (!existsSync(path)) {
     throw new ConfigError(`dataset=${dataset}: no such file ${path}`, { key: 'dataset' });
+  }
+  if (statSync(path).isDirectory()) {
+    throw new ConfigError(`dataset=${dataset}: ${path} is a folder; give a .jsonl or .parquet file`, {
+      key: 'dataset',
+    });
   }
   if (path.endsWith('.parquet')) return fromParquetFile({ filePath: path, common, ...split });
   return options.streaming

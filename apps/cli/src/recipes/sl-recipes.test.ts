@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configFields, DataError, resolveLearningRate, toSnakeCase } from '@cookbook/core';
+import { configFields, resolveLearningRate, toSnakeCase } from '@cookbook/core';
 import { readConversationFile, SupervisedTrainConfigSchema } from '@cookbook/supervised';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
@@ -101,14 +101,15 @@ describe('supervised recipes', () => {
       ours,
       c.io,
     );
-    await expect(run).rejects.toBeInstanceOf(DataError);
-    await expect(run).rejects.toThrow(/bad\.jsonl:2.*messages\[0\]\.role/);
+    expect(await run).toBe(1);
+    expect(c.err.join('\n')).toMatch(/^cookbook: .*bad\.jsonl:2.*messages\[0\]\.role/m);
     expect(existsSync(logPath)).toBe(false);
   });
 
   it('sl_basic refuses a dataset path that does not exist', async () => {
     const c = capture();
-    await expect(runCli(['sl_basic', 'dataset=/no/such/file.jsonl'], ours, c.io)).rejects.toThrow(/no such file/);
+    expect(await runCli(['sl_basic', 'dataset=/no/such/file.jsonl'], ours, c.io)).toBe(2);
+    expect(c.err.join('\n')).toContain('cookbook: dataset=/no/such/file.jsonl: no such file /no/such/file.jsonl');
   });
 
   it('ships a valid example conversation file and sentence list', () => {
