@@ -1,9 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { common, tempDir } from './__tests__/helpers.js';
-import { fromParquetFile, hubFileMatches, readConversationRecords, readParquetRecords } from './hub-dataset.js';
+import {
+  fromHubDataset,
+  fromParquetFile,
+  hubFileMatches,
+  readConversationRecords,
+  readParquetRecords,
+} from './hub-dataset.js';
 
 const conversations = Array.from({ length: 10 }, (_, i) => [
   { role: 'user', content: `Say ${i}` },
@@ -63,5 +69,27 @@ describe('hubFileMatches', () => {
     expect(hubFileMatches('other/train_sft.jsonl', 'train_sft', 'sft')).toBe(false);
     expect(hubFileMatches('README.md', 'train')).toBe(false);
     expect(hubFileMatches('data/training.parquet', 'train')).toBe(false);
+  });
+});
+
+describe('fromHubDataset without a network', () => {
+  it('says the Hub is unreachable and what to do instead', async () => {
+    vi.stubGlobal('fetch', async () => {
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }),
+      });
+    });
+    try {
+      const build = fromHubDataset({
+        repo: 'HuggingFaceH4/no_robots',
+        common: common(2),
+      });
+      await expect(build()).rejects.toThrow(
+        'cannot download dataset HuggingFaceH4/no_robots: the Hugging Face Hub is not reachable (no network?); ' +
+          'download its files and pass dataset=path/to/file.jsonl (or .parquet)',
+      );
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

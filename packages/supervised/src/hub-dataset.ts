@@ -110,6 +110,20 @@ export function hubFileMatches(path: string, split: string, subset?: string): bo
   return parts.slice(0, -1).includes(split) || new RegExp(`(^|[-_.])${escaped}([-_.]|$)`).test(name);
 }
 
+/** A failed Hub request as a DataError that says why (no network, unknown repo) and what to do instead. */
+function hubUnreachable(repo: string, err: unknown): DataError {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const offline = code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT';
+  const why = offline
+    ? 'the Hugging Face Hub is not reachable (no network?)'
+    : `the Hugging Face Hub answered: ${err instanceof Error ? err.message : String(err)}`;
+  return new DataError(
+    `cannot download dataset ${repo}: ${why}; download its files and pass dataset=path/to/file.jsonl (or .parquet)`,
+    { cause: err },
+  );
+}
+
 /**
  * A builder downloading a dataset's `split` from the Hugging Face Hub (Parquet or JSONL data files) into the local
  * Hub cache, then reading it like a local file. Needs the network unless the files are cached; honours
@@ -132,8 +146,12 @@ export function fromHubDataset(options: HubDatasetOptions): SupervisedDatasetBui
       ...(accessToken === undefined ? {} : { accessToken }),
     };
     const paths: string[] = [];
-    for await (const entry of listFiles({ ...common, recursive: true })) {
-      if (entry.type === 'file' && hubFileMatches(entry.path, split, options.subset)) paths.push(entry.path);
+    try {
+      for await (const entry of listFiles({ ...common, recursive: true })) {
+        if (entry.type === 'file' && hubFileMatches(entry.path, split, options.subset)) paths.push(entry.path);
+      }
+    } catch (err) {
+      throw hubUnreachable(options.repo, err);
     }
     paths.sort();
     if (paths.length === 0) {
@@ -147,6 +165,8 @@ export function fromHubDataset(options: HubDatasetOptions): SupervisedDatasetBui
         ...common,
         path,
         ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+      }).catch((err: unknown) => {
+        throw hubUnreachable(options.repo, err);
       });
       rows.push(...(await readConversationRecords(local, options.messageField)));
     }
