@@ -70,6 +70,7 @@ export {
 export { type ProgressBar, type ProgressBarOptions, progressBar } from './progress-bar.js';
 export {
   type Closeable,
+  checkpointConfigShape,
   type LoopOutcome,
   type RunConfig,
   RunConfigSchema,

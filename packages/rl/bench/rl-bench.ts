@@ -10,7 +10,8 @@ import { startLocalTinker } from '@cookbook/local-tinker';
 import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { digitTask, evenDigitDataset, warmStartOnDigits } from '../src/__fixtures__/digit-task.js';
-import { type RLTrainConfigInput, train } from '../src/train.js';
+import type { RLTrainConfigInput } from '../src/train/config.js';
+import { train } from '../src/train.js';
 
 const steps = Number(process.env.BENCH_STEPS ?? 8);
 const groups = Number(process.env.BENCH_GROUPS ?? 4);

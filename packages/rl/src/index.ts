@@ -95,8 +95,8 @@ export {
   type RLTrainResult,
   type StreamMinibatchConfig,
   StreamMinibatchConfigSchema,
-  train,
-} from './train.js';
+} from './train/config.js';
+export { train } from './train.js';
 export {
   collectTrainStep,
   outputLogprobs,

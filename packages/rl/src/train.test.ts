@@ -5,7 +5,8 @@ import { ModelInput } from '@cookbook/core';
 import { readCheckpoints } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { BAD, BANDIT_PROMPT, FakeService, GOOD } from './__fixtures__/fake-tinker.js';
-import { type RLTrainConfigInput, train } from './train.js';
+import type { RLTrainConfigInput } from './train/config.js';
+import { train } from './train.js';
 import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from './types.js';
 
 class BanditEnv implements Env {

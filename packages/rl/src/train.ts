@@ -19,19 +19,6 @@ import { doStreamMinibatchTraining } from './train/stream-loop.js';
 import { doSyncTraining } from './train/sync-loop.js';
 import type { RLDataset } from './types.js';
 
-export {
-  type AsyncConfig,
-  AsyncConfigSchema,
-  RL_LOSSES,
-  type RLTrainConfig,
-  type RLTrainConfigInput,
-  RLTrainConfigSchema,
-  type RLTrainDeps,
-  type RLTrainResult,
-  type StreamMinibatchConfig,
-  StreamMinibatchConfigSchema,
-} from './train/config.js';
-
 /**
  * Runs RL training. Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is
  * `resume` (or answered so at the prompt).

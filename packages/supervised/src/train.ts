@@ -26,6 +26,7 @@ import {
   appendCheckpointRecord,
   type CheckLogDirOptions,
   type CheckpointRecord,
+  checkpointConfigShape,
   checkpointName,
   type RunResult,
   resumeStepOf,
@@ -49,6 +50,7 @@ import type { SupervisedEvaluator, SupervisedServiceClient, SupervisedTrainingCl
 /** The SFT config (upstream `supervised/train.Config`): one description and one default per field. */
 export const SupervisedTrainConfigSchema = z.object({
   ...runConfigShape,
+  ...checkpointConfigShape,
   modelName: z
     .string()
     .default('local/qwen3-tiny')
@@ -76,7 +78,6 @@ export const SupervisedTrainConfigSchema = z.object({
   adamBeta1: z.number().min(0).lt(1).default(0.9).describe('Adam β1'),
   adamBeta2: z.number().min(0).lt(1).default(0.95).describe('Adam β2'),
   adamEps: z.number().positive().default(1e-8).describe('Adam ε'),
-  saveEvery: z.number().int().nonnegative().default(20).describe('Steps between checkpoints (0 = final only)'),
   evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
   infrequentEvalEvery: z
     .number()
@@ -84,13 +85,6 @@ export const SupervisedTrainConfigSchema = z.object({
     .nonnegative()
     .default(100)
     .describe('Steps between infrequent evaluations (0 = never)'),
-  ttlSeconds: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(604_800)
-    .describe('Lifetime of periodic checkpoints in seconds; null = forever'),
   maxSteps: z
     .number()
     .int()

@@ -4,7 +4,7 @@
  * callbacks) are {@link RLTrainDeps}.
  */
 import type { TokenCompleter } from '@cookbook/core';
-import { type CheckLogDirOptions, type RunResult, runConfigShape } from '@cookbook/logging';
+import { type CheckLogDirOptions, checkpointConfigShape, type RunResult, runConfigShape } from '@cookbook/logging';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
 import type { RLEvaluator } from '../evaluators.js';
@@ -38,6 +38,7 @@ export const RL_LOSSES = ['importance_sampling', 'ppo', 'cispo', 'dro'] as const
 /** The RL training config. */
 export const RLTrainConfigSchema = z.object({
   ...runConfigShape,
+  ...checkpointConfigShape,
   modelName: z
     .string()
     .default('local/qwen3-tiny')
@@ -52,7 +53,6 @@ export const RLTrainConfigSchema = z.object({
   temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),
   loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
   evalEvery: z.number().int().nonnegative().default(20).describe('Evaluate the test set every N steps (0 = never)'),
-  saveEvery: z.number().int().nonnegative().default(20).describe('Checkpoint every N steps (0 = final only)'),
   numSubsteps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),
   lossFn: z.enum(RL_LOSSES).default('importance_sampling').describe('Policy-gradient loss computed by the service'),
   lossFnConfig: z
@@ -95,13 +95,6 @@ export const RLTrainConfigSchema = z.object({
     .positive()
     .default(64)
     .describe('Most groups rolled out at once (sync and streaming loops)'),
-  ttlSeconds: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(604800)
-    .describe('Lifetime of periodic checkpoints in seconds; null = forever'),
   streamMinibatchConfig: StreamMinibatchConfigSchema.nullable()
     .default(null)
     .describe('Streaming minibatches (null = off)'),
