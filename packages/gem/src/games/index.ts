@@ -4,9 +4,13 @@
  */
 import type { EnvFactory, EnvOptions } from '../core/registry.js';
 import { GuessTheNumber } from './guess-the-number.js';
+import { Mastermind } from './mastermind.js';
+import { Wordle } from './wordle.js';
 
 export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
+export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { guessTheNumberPlayer } from './players.js';
+export { Wordle, WordleOptions, wordleFeedback } from './wordle.js';
 
 /** One registrable game id. */
 export interface GameSpec {
@@ -31,4 +35,22 @@ export const GAME_SPECS: GameSpec[] = [
     factory: (o) => new GuessTheNumber(o),
     defaults: { minNumber: null, maxNumber: null },
   },
+  {
+    id: 'game:Mastermind-v0-hard',
+    factory: (o) => new Mastermind(o),
+    defaults: { codeLength: 4, numNumbers: 8, maxTurns: 30, duplicateNumbers: false },
+  },
+  {
+    id: 'game:Mastermind-v0-easy',
+    factory: (o) => new Mastermind(o),
+    defaults: { codeLength: 2, numNumbers: 6, maxTurns: 10, duplicateNumbers: false },
+  },
+  {
+    id: 'game:Mastermind-v0-random',
+    factory: (o) => new Mastermind(o),
+    defaults: { codeLength: null, numNumbers: null, duplicateNumbers: false },
+  },
+  { id: 'game:Wordle-v0-hard', factory: (o) => new Wordle(o), defaults: { wordLength: 5, maxTurns: 25 } },
+  { id: 'game:Wordle-v0-easy', factory: (o) => new Wordle(o), defaults: { wordLength: 3, maxTurns: 15 } },
+  { id: 'game:Wordle-v0-random', factory: (o) => new Wordle(o), defaults: { wordLength: null } },
 ];
