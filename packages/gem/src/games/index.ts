@@ -3,12 +3,16 @@
  * GEM's registered parameters as defaults. `null` parameters select a random variant (redrawn at every reset).
  */
 import type { EnvFactory, EnvOptions } from '../core/registry.js';
+import { FifteenPuzzle } from './fifteen-puzzle.js';
+import { Game2048 } from './game-2048.js';
 import { GuessTheNumber } from './guess-the-number.js';
 import { Hangman } from './hangman.js';
 import { Mastermind } from './mastermind.js';
 import { TowerOfHanoi } from './tower-of-hanoi.js';
 import { Wordle } from './wordle.js';
 
+export { type FifteenBoard, FifteenPuzzle, FifteenPuzzleOptions } from './fifteen-puzzle.js';
+export { Game2048, Game2048Options, slide2048 } from './game-2048.js';
 export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
 export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
@@ -75,4 +79,20 @@ export const GAME_SPECS: GameSpec[] = [
     factory: (o) => new TowerOfHanoi(o),
     defaults: { numDisks: null, maxTurns: null },
   },
+  { id: 'game:FifteenPuzzle-v0-easy', factory: (o) => new FifteenPuzzle(o), defaults: { numRows: 2, maxTurns: 10 } },
+  { id: 'game:FifteenPuzzle-v0-hard', factory: (o) => new FifteenPuzzle(o), defaults: { numRows: 4, maxTurns: 50 } },
+  // GEM registers this id but its constructor crashes on the unset size; here it works (size redrawn each reset).
+  {
+    id: 'game:FifteenPuzzle-v0-random',
+    factory: (o) => new FifteenPuzzle(o),
+    defaults: { numRows: null, maxTurns: null },
+  },
+  { id: 'game:Game2048-v0-easy', factory: (o) => new Game2048(o), defaults: { targetTile: 64, maxTurns: 50 } },
+  { id: 'game:Game2048-v0-hard', factory: (o) => new Game2048(o), defaults: { targetTile: 512, maxTurns: 50 } },
+  {
+    id: 'game:Game2048-v0-extreme-hard',
+    factory: (o) => new Game2048(o),
+    defaults: { targetTile: 2048, maxTurns: 100 },
+  },
+  { id: 'game:Game2048-v0-random', factory: (o) => new Game2048(o), defaults: { targetTile: null, maxTurns: null } },
 ];
