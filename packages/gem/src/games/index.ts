@@ -8,6 +8,8 @@ import { Game2048 } from './game-2048.js';
 import { GuessTheNumber } from './guess-the-number.js';
 import { Hangman } from './hangman.js';
 import { Mastermind } from './mastermind.js';
+import { Minesweeper } from './minesweeper.js';
+import { Sudoku } from './sudoku.js';
 import { TowerOfHanoi } from './tower-of-hanoi.js';
 import { Wordle } from './wordle.js';
 
@@ -16,7 +18,9 @@ export { Game2048, Game2048Options, slide2048 } from './game-2048.js';
 export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
 export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
+export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export { guessTheNumberPlayer, towerOfHanoiPlayer } from './players.js';
+export { Sudoku, SudokuOptions } from './sudoku.js';
 export { TowerOfHanoi, TowerOfHanoiOptions } from './tower-of-hanoi.js';
 export { Wordle, WordleOptions, wordleFeedback } from './wordle.js';
 
@@ -95,4 +99,26 @@ export const GAME_SPECS: GameSpec[] = [
     defaults: { targetTile: 2048, maxTurns: 100 },
   },
   { id: 'game:Game2048-v0-random', factory: (o) => new Game2048(o), defaults: { targetTile: null, maxTurns: null } },
+  {
+    id: 'game:Minesweeper-v0-easy',
+    factory: (o) => new Minesweeper(o),
+    defaults: { rows: 5, cols: 5, numMines: 5, maxTurns: 25 },
+  },
+  {
+    id: 'game:Minesweeper-v0-hard',
+    factory: (o) => new Minesweeper(o),
+    defaults: { rows: 8, cols: 8, numMines: 12, maxTurns: 64 },
+  },
+  {
+    id: 'game:Minesweeper-v0-random',
+    factory: (o) => new Minesweeper(o),
+    defaults: { rows: null, cols: null, numMines: null, maxTurns: null },
+  },
+  { id: 'game:Sudoku-v0-easy', factory: (o) => new Sudoku(o), defaults: { scale: 4, clues: 10, maxTurns: 15 } },
+  { id: 'game:Sudoku-v0-hard', factory: (o) => new Sudoku(o), defaults: { scale: 9, clues: 50, maxTurns: 50 } },
+  {
+    id: 'game:Sudoku-v0-random',
+    factory: (o) => new Sudoku(o),
+    defaults: { scale: null, clues: null, maxTurns: null },
+  },
 ];
