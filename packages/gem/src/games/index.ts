@@ -3,6 +3,7 @@
  * GEM's registered parameters as defaults. `null` parameters select a random variant (redrawn at every reset).
  */
 import type { EnvFactory, EnvOptions } from '../core/registry.js';
+import { Crosswords } from './crosswords.js';
 import { FifteenPuzzle } from './fifteen-puzzle.js';
 import { Game2048 } from './game-2048.js';
 import { GuessTheNumber } from './guess-the-number.js';
@@ -11,8 +12,10 @@ import { Mastermind } from './mastermind.js';
 import { Minesweeper } from './minesweeper.js';
 import { Sudoku } from './sudoku.js';
 import { TowerOfHanoi } from './tower-of-hanoi.js';
+import { WordSearch } from './word-search.js';
 import { Wordle } from './wordle.js';
 
+export { Crosswords, CrosswordsOptions } from './crosswords.js';
 export { type FifteenBoard, FifteenPuzzle, FifteenPuzzleOptions } from './fifteen-puzzle.js';
 export { Game2048, Game2048Options, slide2048 } from './game-2048.js';
 export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
@@ -22,6 +25,7 @@ export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export { guessTheNumberPlayer, towerOfHanoiPlayer } from './players.js';
 export { Sudoku, SudokuOptions } from './sudoku.js';
 export { TowerOfHanoi, TowerOfHanoiOptions } from './tower-of-hanoi.js';
+export { WordSearch, WordSearchOptions } from './word-search.js';
 export { Wordle, WordleOptions, wordleFeedback } from './wordle.js';
 
 /** One registrable game id. */
@@ -120,5 +124,35 @@ export const GAME_SPECS: GameSpec[] = [
     id: 'game:Sudoku-v0-random',
     factory: (o) => new Sudoku(o),
     defaults: { scale: null, clues: null, maxTurns: null },
+  },
+  {
+    id: 'game:Crosswords-v0-easy',
+    factory: (o) => new Crosswords(o),
+    defaults: { numWords: 3, maxTurns: 30, hardcore: false },
+  },
+  {
+    id: 'game:Crosswords-v0-hard',
+    factory: (o) => new Crosswords(o),
+    defaults: { numWords: 3, maxTurns: 40, hardcore: true },
+  },
+  {
+    id: 'game:Crosswords-v0-random',
+    factory: (o) => new Crosswords(o),
+    defaults: { numWords: null, maxTurns: null, hardcore: null },
+  },
+  {
+    id: 'game:WordSearch-v0-easy',
+    factory: (o) => new WordSearch(o),
+    defaults: { numWords: 5, maxTurns: 20, hardcore: false },
+  },
+  {
+    id: 'game:WordSearch-v0-hard',
+    factory: (o) => new WordSearch(o),
+    defaults: { numWords: 5, maxTurns: 20, hardcore: true },
+  },
+  {
+    id: 'game:WordSearch-v0-random',
+    factory: (o) => new WordSearch(o),
+    defaults: { numWords: null, maxTurns: null, hardcore: null },
   },
 ];

@@ -1,0 +1,15 @@
+/**
+ * The large English word list behind GEM's hardcore word games (see `web2-words-data.ts` for its source).
+ */
+import { gunzipSync } from 'node:zlib';
+import { WEB2_WORDS_GZIP_BASE64 } from './web2-words-data.js';
+
+let cache: readonly string[] | undefined;
+
+/** The 234,937 words of web2 (mixed case, as listed), decoded on first call. */
+export function web2Words(): readonly string[] {
+  if (cache === undefined) {
+    cache = gunzipSync(Buffer.from(WEB2_WORDS_GZIP_BASE64, 'base64')).toString('utf8').split('\n');
+  }
+  return cache;
+}
