@@ -13,3 +13,15 @@ export function web2Words(): readonly string[] {
   }
   return cache;
 }
+
+const byLength = new Map<number, readonly string[]>();
+
+/** The alphabetic, all lower-case web2 words of a length (GEM's Hangman filter), cached per length. */
+export function web2LowerWordsOfLength(length: number): readonly string[] {
+  let words = byLength.get(length);
+  if (words === undefined) {
+    words = web2Words().filter((w) => w.length === length && /^[a-z]+$/.test(w));
+    byLength.set(length, words);
+  }
+  return words;
+}
