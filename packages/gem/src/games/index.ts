@@ -10,6 +10,7 @@ import { GuessTheNumber } from './guess-the-number.js';
 import { Hangman } from './hangman.js';
 import { Mastermind } from './mastermind.js';
 import { Minesweeper } from './minesweeper.js';
+import { Sokoban } from './sokoban.js';
 import { Sudoku } from './sudoku.js';
 import { TowerOfHanoi } from './tower-of-hanoi.js';
 import { WordSearch } from './word-search.js';
@@ -23,6 +24,7 @@ export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export { guessTheNumberPlayer, towerOfHanoiPlayer } from './players.js';
+export { Sokoban, SokobanOptions } from './sokoban.js';
 export { Sudoku, SudokuOptions } from './sudoku.js';
 export { TowerOfHanoi, TowerOfHanoiOptions } from './tower-of-hanoi.js';
 export { WordSearch, WordSearchOptions } from './word-search.js';
@@ -154,5 +156,20 @@ export const GAME_SPECS: GameSpec[] = [
     id: 'game:WordSearch-v0-random',
     factory: (o) => new WordSearch(o),
     defaults: { numWords: null, maxTurns: null, hardcore: null },
+  },
+  {
+    id: 'game:Sokoban-v0-easy',
+    factory: (o) => new Sokoban(o),
+    defaults: { dimRoom: [6, 6], numBoxes: 2, maxTurns: 20 },
+  },
+  {
+    id: 'game:Sokoban-v0-hard',
+    factory: (o) => new Sokoban(o),
+    defaults: { dimRoom: [8, 8], numBoxes: 4, maxTurns: 50 },
+  },
+  {
+    id: 'game:Sokoban-v0-random',
+    factory: (o) => new Sokoban(o),
+    defaults: { dimRoom: null, numBoxes: null, maxTurns: null },
   },
 ];
