@@ -23,7 +23,14 @@ export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
 export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
-export { guessTheNumberPlayer, towerOfHanoiPlayer } from './players.js';
+export {
+  guessTheNumberPlayer,
+  hangmanPlayer,
+  mastermindPlayer,
+  sudokuPlayer,
+  towerOfHanoiPlayer,
+  wordlePlayer,
+} from './players.js';
 export { Sokoban, SokobanOptions } from './sokoban.js';
 export { Sudoku, SudokuOptions } from './sudoku.js';
 export { TowerOfHanoi, TowerOfHanoiOptions } from './tower-of-hanoi.js';

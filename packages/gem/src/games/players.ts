@@ -2,7 +2,16 @@
  * Scripted players for warm starts and demonstrations: each reads the observation history of an episode (the
  * reset observation, then every step observation, as separate strings or already concatenated) and returns the
  * next action as a `\boxed{…}` string. They read only what a model sees, never the env's hidden state.
+ *
+ * Players of board games (Hangman's grid, Sudoku) read the LAST board in the text, which GEM puts in
+ * `info.suffix`, not in the observation: pass `[...observations, info.suffix]`, or the output of a `concat`
+ * observation wrapper (which appends the suffix).
  */
+import { pyList } from '../core/boxed.js';
+import { basicWordsOfLength } from './internal/en-basic-words.js';
+import { countSudokuSolutions, type SudokuGrid, sudokuSafe } from './internal/sudoku-grid.js';
+import { mastermindPegs } from './mastermind.js';
+import { wordleFeedback } from './wordle.js';
 
 /** Joins a history given as one string or a list of observations. */
 function historyText(history: string | readonly string[]): string {
@@ -58,4 +67,150 @@ export function towerOfHanoiPlayer(history: string | readonly string[]): string 
   }
   const move = hanoiNext(pos, n, 'C') ?? ['A', 'B'];
   return `\\boxed{${move[0]} ${move[1]}}`;
+}
+
+/** Every code of `length` digits from 1..`digits` (distinct digits unless `duplicates`), in lexicographic order. */
+function allCodes(length: number, digits: number, duplicates: boolean): number[][] {
+  const out: number[][] = [];
+  const code: number[] = [];
+  const rec = (): void => {
+    if (code.length === length) {
+      out.push([...code]);
+      return;
+    }
+    for (let d = 1; d <= digits; d++) {
+      if (!duplicates && code.includes(d)) continue;
+      code.push(d);
+      rec();
+      code.pop();
+    }
+  };
+  rec();
+  return out;
+}
+
+/**
+ * Mastermind by consistency: enumerates the codes the instructions allow and plays the first one (in
+ * lexicographic order) that agrees with every black/white feedback so far. Solves 4 digits of 1..8 in about 6
+ * guesses on average.
+ */
+export function mastermindPlayer(history: string | readonly string[]): string {
+  const text = historyText(history);
+  const length = Number(/guess the secret (\d+) digit code/.exec(text)?.[1] ?? 4);
+  const digits = Number(/digits from 1 to (\d+)/.exec(text)?.[1] ?? 6);
+  const duplicates = /Duplicate numbers are allowed/.test(text);
+  const feedback: [number[], number, number][] = [];
+  for (const m of text.matchAll(
+    /you guessed \[([\d, ]+)\]\. This guess receives (\d+) black peg\(s\) and (\d+) white/g,
+  )) {
+    feedback.push([m[1]!.split(', ').map(Number), Number(m[2]), Number(m[3])]);
+  }
+  const tried = new Set(feedback.map(([g]) => pyList(g)));
+  const fits = (code: number[]): boolean =>
+    !tried.has(pyList(code)) &&
+    feedback.every(([g, b, w]) => {
+      const [b2, w2] = mastermindPegs(code, g);
+      return b2 === b && w2 === w;
+    });
+  const pick = allCodes(length, digits, duplicates).find(fits) ?? Array.from({ length }, (_, i) => (i % digits) + 1);
+  return `\\boxed{${pick.join(' ')}}`;
+}
+
+/**
+ * Wordle over the Basic English list the secret comes from: keeps the words whose feedback would match every
+ * `Feedback:` block so far and plays the first one not yet guessed.
+ */
+export function wordlePlayer(history: string | readonly string[]): string {
+  const text = historyText(history);
+  const length = Number(/guess the secret (\d+)-letter word/.exec(text)?.[1] ?? 5);
+  const seen: [string, string][] = [];
+  for (const m of text.matchAll(/Feedback:\n([A-Z]+)\n\[([^\]]*)\]/g)) {
+    seen.push([m[1]!, m[2]!.replace(/[^GXY]/g, '')]);
+  }
+  const tried = new Set(seen.map(([g]) => g));
+  const words = basicWordsOfLength(length).map((w) => w.toUpperCase());
+  const pick =
+    words.find((w) => !tried.has(w) && seen.every(([g, f]) => wordleFeedback(w, g).join('') === f)) ??
+    words.find((w) => !tried.has(w)) ??
+    'A'.repeat(length);
+  return `\\boxed{${pick}}`;
+}
+
+/**
+ * Hangman over the Basic English list: keeps the words that fit the last grid shown (`C00 C01 …` over the
+ * letters) and the letters known to be absent; guesses the word once one candidate is left, else the unguessed
+ * letter that most candidates contain.
+ */
+export function hangmanPlayer(history: string | readonly string[]): string {
+  const text = historyText(history);
+  const length = Number(/guess the (\d+)-letter word/.exec(text)?.[1] ?? 5);
+  const guessed = new Set<string>();
+  const absent = new Set<string>();
+  for (const m of text.matchAll(/you (?:successfully )?guessed (?:a letter )?'([A-Z])'/g)) guessed.add(m[1]!);
+  for (const m of text.matchAll(/guessed a letter '([A-Z])' that is not in/g)) absent.add(m[1]!);
+  const wrongWords = new Set([...text.matchAll(/You guessed '([A-Z]{2,})' which is incorrect/g)].map((m) => m[1]!));
+  let pattern: string[] | undefined;
+  for (const m of text.matchAll(/C00[ C\d]*\n((?: {2}[A-Z_] )+)/g)) {
+    pattern = [...m[1]!.matchAll(/ {2}([A-Z_]) /g)].map((x) => x[1]!);
+  }
+  const present = [...guessed].filter((c) => !absent.has(c));
+  const fits = (w: string): boolean =>
+    !wrongWords.has(w) &&
+    (pattern !== undefined || present.every((c) => w.includes(c))) &&
+    [...w].every((c, i) => {
+      const shown = pattern?.[i];
+      if (shown !== undefined && shown !== '_') return c === shown;
+      return !absent.has(c) && !(pattern !== undefined && guessed.has(c));
+    });
+  const candidates = basicWordsOfLength(length)
+    .map((w) => w.toUpperCase())
+    .filter(fits);
+  if (candidates.length === 1) return `\\boxed{${candidates[0]}}`;
+  const counts = new Map<string, number>();
+  for (const w of candidates) for (const c of new Set(w)) if (!guessed.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  const best = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
+  const fallback = [...'ETAOINSHRDLCUMWFGYPBVKJXQZ'].find((c) => !guessed.has(c)) ?? 'E';
+  return `\\boxed{${best ?? fallback}}`;
+}
+
+/** Solves a Sudoku grid in place by backtracking (cells in row-major order); false if it has no solution. */
+function solveSudoku(grid: SudokuGrid): boolean {
+  const n = grid.length;
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      if (grid[r]![c] !== 0) continue;
+      for (let d = 1; d <= n; d++) {
+        if (!sudokuSafe(grid, r, c, d)) continue;
+        grid[r]![c] = d;
+        if (solveSudoku(grid)) return true;
+      }
+      grid[r]![c] = 0;
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Sudoku: reads the last board shown (`R1  5  .  | …` rows), solves it (GEM's puzzles have one solution) and
+ * fills the first empty cell. Plays `\boxed{1 1 1}` when no board is in the history.
+ */
+export function sudokuPlayer(history: string | readonly string[]): string {
+  const text = historyText(history);
+  const boards = text.split(/(?=\s{3}C1 )/);
+  const rows = [...(boards[boards.length - 1] ?? '').matchAll(/^R\d+ (.*)$/gm)].map((m) =>
+    m[1]!
+      .replace(/\|/g, ' ')
+      .trim()
+      .split(/\s+/)
+      .map((x) => (x === '.' ? 0 : Number(x))),
+  );
+  const n = rows.length;
+  if ((n !== 4 && n !== 9) || rows.some((r) => r.length !== n)) return '\\boxed{1 1 1}';
+  const grid = rows.map((r) => [...r]);
+  if (countSudokuSolutions(grid, 1) === 0 || !solveSudoku(grid)) return '\\boxed{1 1 1}';
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) if (rows[r]![c] === 0) return `\\boxed{${r + 1} ${c + 1} ${grid[r]![c]}}`;
+  }
+  return '\\boxed{1 1 1}';
 }

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { Env } from '../core/env.js';
+import { GAME_SPECS } from './index.js';
+import { hangmanPlayer, mastermindPlayer, sudokuPlayer, wordlePlayer } from './players.js';
+
+type Player = (history: readonly string[]) => string;
+
+/** Plays one episode feeding the player every observation plus the latest suffix; returns the return and turns. */
+async function play(env: Env, player: Player, seed: number): Promise<{ total: number; won: boolean; turns: number }> {
+  const r = await env.reset(seed);
+  const history = [r.observation];
+  let suffix = String(r.info.suffix ?? '');
+  let total = 0;
+  for (let turns = 1; ; turns++) {
+    const s = await env.step(player([...history, suffix]));
+    total += s.reward;
+    history.push(s.observation);
+    suffix = String(s.info.suffix ?? '');
+    if (s.terminated || s.truncated)
+      return {
+        total,
+        won: s.terminated && !s.truncated && s.reward > 0 && s.observation.startsWith('Congratulations'),
+        turns,
+      };
+  }
+}
+
+function make(id: string): Env {
+  const spec = GAME_SPECS.find((s) => s.id === id)!;
+  return spec.factory({ ...spec.defaults });
+}
+
+describe('players', () => {
+  const cases: [string, Player, number][] = [
+    ['game:Mastermind-v0-easy', mastermindPlayer, 20],
+    ['game:Mastermind-v0-hard', mastermindPlayer, 10],
+    ['game:Wordle-v0-easy', wordlePlayer, 20],
+    ['game:Wordle-v0-hard', wordlePlayer, 20],
+    ['game:Hangman-v0-easy', hangmanPlayer, 20],
+    ['game:Hangman-v0-hard', hangmanPlayer, 20],
+    ['game:Sudoku-v0-easy', sudokuPlayer, 10],
+    ['game:Sudoku-v0-hard', sudokuPlayer, 3],
+  ];
+  for (const [id, player, episodes] of cases) {
+    it(`${id}: wins every seeded episode with return 1`, async () => {
+      const env = make(id);
+      for (let seed = 0; seed < episodes; seed++) {
+        const { total, won } = await play(env, player, seed);
+        expect(won, `${id} seed ${seed}`).toBe(true);
+        expect(total, `${id} seed ${seed}`).toBeCloseTo(1, 10);
+      }
+    });
+  }
+});
