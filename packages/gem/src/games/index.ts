@@ -24,9 +24,12 @@ export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export {
+  fifteenPuzzlePlayer,
   guessTheNumberPlayer,
   hangmanPlayer,
   mastermindPlayer,
+  minesweeperPlayer,
+  sokobanPlayer,
   sudokuPlayer,
   towerOfHanoiPlayer,
   wordlePlayer,

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Env } from '../core/env.js';
+import { FifteenPuzzle } from './fifteen-puzzle.js';
 import { GAME_SPECS } from './index.js';
-import { hangmanPlayer, mastermindPlayer, sudokuPlayer, wordlePlayer } from './players.js';
+import {
+  fifteenPuzzlePlayer,
+  hangmanPlayer,
+  mastermindPlayer,
+  minesweeperPlayer,
+  sokobanPlayer,
+  sudokuPlayer,
+  wordlePlayer,
+} from './players.js';
 
 type Player = (history: readonly string[]) => string;
 
@@ -31,6 +40,27 @@ function make(id: string): Env {
 }
 
 describe('players', () => {
+  it('fifteenPuzzlePlayer solves 3x3 boards within 31 moves', async () => {
+    const env = new FifteenPuzzle({ numRows: 3, maxTurns: 31 });
+    for (let seed = 0; seed < 5; seed++) {
+      const { won } = await play(env, fifteenPuzzlePlayer, seed);
+      expect(won, `seed ${seed}`).toBe(true);
+    }
+  });
+
+  it('minesweeperPlayer clears most easy boards (deduction, then the safest guess)', async () => {
+    const env = make('game:Minesweeper-v0-easy');
+    let wins = 0;
+    let total = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      const r = await play(env, minesweeperPlayer, seed);
+      if (r.won) wins++;
+      total += r.total;
+    }
+    expect(wins).toBeGreaterThanOrEqual(9);
+    expect(total / 20).toBeGreaterThan(0.7);
+  });
+
   const cases: [string, Player, number][] = [
     ['game:Mastermind-v0-easy', mastermindPlayer, 20],
     ['game:Mastermind-v0-hard', mastermindPlayer, 10],
@@ -40,6 +70,8 @@ describe('players', () => {
     ['game:Hangman-v0-hard', hangmanPlayer, 20],
     ['game:Sudoku-v0-easy', sudokuPlayer, 10],
     ['game:Sudoku-v0-hard', sudokuPlayer, 3],
+    ['game:FifteenPuzzle-v0-easy', fifteenPuzzlePlayer, 10],
+    ['game:Sokoban-v0-easy', sokobanPlayer, 10],
   ];
   for (const [id, player, episodes] of cases) {
     it(`${id}: wins every seeded episode with return 1`, async () => {

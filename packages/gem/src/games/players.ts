@@ -9,6 +9,7 @@
  */
 import { pyList } from '../core/boxed.js';
 import { basicWordsOfLength } from './internal/en-basic-words.js';
+import { minesweeperMove, slidingPuzzleMove, sokobanMove } from './internal/solvers.js';
 import { countSudokuSolutions, type SudokuGrid, sudokuSafe } from './internal/sudoku-grid.js';
 import { mastermindPegs } from './mastermind.js';
 import { wordleFeedback } from './wordle.js';
@@ -213,4 +214,88 @@ export function sudokuPlayer(history: string | readonly string[]): string {
     for (let c = 0; c < n; c++) if (rows[r]![c] === 0) return `\\boxed{${r + 1} ${c + 1} ${grid[r]![c]}}`;
   }
   return '\\boxed{1 1 1}';
+}
+
+/** The lines after the last `marker` in the text, up to the first blank line. */
+function lastBlock(text: string, marker: string): string[] {
+  const at = text.lastIndexOf(marker);
+  if (at < 0) return [];
+  const lines = text.slice(at + marker.length).split('\n');
+  const end = lines.findIndex((l) => l.trim() === '');
+  return end < 0 ? lines : lines.slice(0, end);
+}
+
+/**
+ * The sliding puzzle: reads the last board shown and plays the first move of a shortest solution (IDA* with
+ * Manhattan distance; 2x2 and 3x3 boards solve at once, 4x4 within a node budget, else any legal move).
+ */
+export function fifteenPuzzlePlayer(history: string | readonly string[]): string {
+  const rows = lastBlock(historyText(history), 'Here is the current board layout: \n').map((l) =>
+    l
+      .trim()
+      .split(/\s+/)
+      .map((t) => (t === '__' ? 0 : Number(t))),
+  );
+  const n = rows.length;
+  if (n < 2 || rows.some((r) => r.length !== n || r.some((t) => Number.isNaN(t)))) return '\\boxed{up}';
+  const tiles = rows.flat();
+  const move = slidingPuzzleMove(tiles, n, n <= 3 ? 5_000_000 : 300_000);
+  if (move !== undefined) return `\\boxed{${move}}`;
+  const blank = tiles.indexOf(0);
+  const legal = [
+    Math.floor(blank / n) < n - 1 ? 'up' : undefined,
+    Math.floor(blank / n) > 0 ? 'down' : undefined,
+    blank % n < n - 1 ? 'left' : undefined,
+    blank % n > 0 ? 'right' : undefined,
+  ].filter((m) => m !== undefined);
+  return `\\boxed{${legal[0] ?? 'up'}}`;
+}
+
+/**
+ * Sokoban: reads the last board shown and plays the first move of a shortest solution found by breadth-first
+ * search (a target hidden under the player is inferred from the box count); any open move when the search
+ * budget runs out.
+ */
+export function sokobanPlayer(history: string | readonly string[]): string {
+  const rows = lastBlock(historyText(history), 'Here is the current board layout:\n').map((l) => l.trim().split(' '));
+  const cols = rows[0]?.length ?? 0;
+  const cells = rows.flat();
+  if (cols === 0 || rows.some((r) => r.length !== cols) || !cells.includes('P')) return '\\boxed{up}';
+  const player = cells.indexOf('P');
+  const boxes = cells.flatMap((v, i) => (v === 'X' || v === '√' ? [i] : []));
+  const targets = new Set(cells.flatMap((v, i) => (v === 'O' || v === '√' ? [i] : [])));
+  if (targets.size < boxes.length) targets.add(player);
+  const walls = cells.map((v) => v === '#');
+  const move = sokobanMove({ cols, walls, targets, player, boxes });
+  if (move !== undefined) return `\\boxed{${move}}`;
+  const open = (
+    [
+      ['up', -cols],
+      ['down', cols],
+      ['left', -1],
+      ['right', 1],
+    ] as const
+  ).find(([, d]) => !walls[player + d] && !boxes.includes(player + d));
+  return `\\boxed{${open?.[0] ?? 'up'}}`;
+}
+
+/**
+ * Minesweeper: reads the last board shown; reveals the centre first, then makes single-cell deductions (reveal
+ * around satisfied numbers, flag when the hidden neighbours must all be mines), else reveals the hidden cell with
+ * the least estimated risk. GEM only declares a win at a reveal made once every mine is flagged, so it assumes
+ * GEM's mine count, floor(cells / 5) (every registered variant), to keep the last safe cell for last.
+ */
+export function minesweeperPlayer(history: string | readonly string[]): string {
+  const block = lastBlock(historyText(history), 'Here is the current board layout:\n');
+  const view = block.slice(1).map((line) => {
+    const cells: number[] = [];
+    for (let i = 3; i + 2 <= line.length; i += 3) {
+      const ch = line[i + 1]!;
+      cells.push(ch === '.' ? -1 : ch === 'F' ? -2 : Number(ch));
+    }
+    return cells;
+  });
+  if (view.length === 0 || view[0]!.length === 0) return '\\boxed{reveal 0 0}';
+  const mines = Math.floor((view.length * view[0]!.length) / 5);
+  return `\\boxed{${minesweeperMove(view, mines)}}`;
 }
