@@ -25,6 +25,7 @@ export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export {
   fifteenPuzzlePlayer,
+  game2048Player,
   guessTheNumberPlayer,
   hangmanPlayer,
   mastermindPlayer,
@@ -33,6 +34,7 @@ export {
   sudokuPlayer,
   towerOfHanoiPlayer,
   wordlePlayer,
+  wordSearchPlayer,
 } from './players.js';
 export { Sokoban, SokobanOptions } from './sokoban.js';
 export { Sudoku, SudokuOptions } from './sudoku.js';

@@ -4,12 +4,14 @@ import { FifteenPuzzle } from './fifteen-puzzle.js';
 import { GAME_SPECS } from './index.js';
 import {
   fifteenPuzzlePlayer,
+  game2048Player,
   hangmanPlayer,
   mastermindPlayer,
   minesweeperPlayer,
   sokobanPlayer,
   sudokuPlayer,
   wordlePlayer,
+  wordSearchPlayer,
 } from './players.js';
 
 type Player = (history: readonly string[]) => string;
@@ -47,6 +49,24 @@ describe('players', () => {
       expect(won, `seed ${seed}`).toBe(true);
     }
   });
+
+  for (const [id, player, minWins] of [
+    ['game:Game2048-v0-easy', game2048Player, 14],
+    ['game:WordSearch-v0-easy', wordSearchPlayer, 15],
+  ] as const) {
+    it(`${id}: the player wins most seeded episodes`, async () => {
+      const env = make(id);
+      let wins = 0;
+      let total = 0;
+      for (let seed = 0; seed < 20; seed++) {
+        const r = await play(env, player, seed);
+        if (r.won) wins++;
+        total += r.total;
+      }
+      expect(wins).toBeGreaterThanOrEqual(minWins);
+      expect(total / 20).toBeGreaterThan(0.8);
+    });
+  }
 
   it('minesweeperPlayer clears most easy boards (deduction, then the safest guess)', async () => {
     const env = make('game:Minesweeper-v0-easy');

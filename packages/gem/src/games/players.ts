@@ -8,8 +8,9 @@
  * observation wrapper (which appends the suffix).
  */
 import { pyList } from '../core/boxed.js';
-import { basicWordsOfLength } from './internal/en-basic-words.js';
-import { minesweeperMove, slidingPuzzleMove, sokobanMove } from './internal/solvers.js';
+import { slide2048 } from './game-2048.js';
+import { basicWordsOfLength, EN_BASIC_WORDS } from './internal/en-basic-words.js';
+import { game2048Move, minesweeperMove, slidingPuzzleMove, sokobanMove } from './internal/solvers.js';
 import { countSudokuSolutions, type SudokuGrid, sudokuSafe } from './internal/sudoku-grid.js';
 import { mastermindPegs } from './mastermind.js';
 import { wordleFeedback } from './wordle.js';
@@ -298,4 +299,67 @@ export function minesweeperPlayer(history: string | readonly string[]): string {
   if (view.length === 0 || view[0]!.length === 0) return '\\boxed{reveal 0 0}';
   const mines = Math.floor((view.length * view[0]!.length) / 5);
   return `\\boxed{${minesweeperMove(view, mines)}}`;
+}
+
+/**
+ * 2048: reads the last board shown and plays the move that leaves the most empty cells (one-ply greedy, keeping
+ * the big tile in the bottom-left corner). Reaches 64 within 50 turns on most boards.
+ */
+export function game2048Player(history: string | readonly string[]): string {
+  const rows = lastBlock(historyText(history), 'Current board:\n')
+    .filter((l) => /^[\s.\d]+$/.test(l))
+    .map((l) =>
+      l
+        .trim()
+        .split(/\s+/)
+        .map((t) => (t === '.' ? 0 : Number(t))),
+    );
+  const n = rows.length;
+  if (n < 2 || rows.some((r) => r.length !== n)) return '\\boxed{down}';
+  return `\\boxed{${game2048Move(rows, slide2048)}}`;
+}
+
+/**
+ * WordSearch: reads the last grid shown and looks across and down (both ways) for Basic English words of three
+ * or more letters not yet claimed; plays the longest one not tried, else a random-looking straight segment.
+ * Hardcore grids hide words the Basic English list lacks, so it finds fewer there.
+ */
+export function wordSearchPlayer(history: string | readonly string[]): string {
+  const text = historyText(history);
+  const grid = lastBlock(text, 'Current Board:\n')
+    .slice(1)
+    .filter((l) => /^R\d\d /.test(l))
+    .map((l) => [...l.slice(4).matchAll(/[ [](.)[ \]] ?/g)].map((m) => m[1]!));
+  const n = grid.length;
+  if (n === 0) return '\\boxed{0 0 0 1}';
+  const tried = new Set(
+    [...text.matchAll(/coordinates \((\d+), (\d+)\) to \((\d+), (\d+)\)/g)].map((m) => m.slice(1, 5).join(' ')),
+  );
+  for (const m of text.matchAll(/you tried \((\d+), (\d+)\) to \((\d+), (\d+)\)/g)) tried.add(m.slice(1, 5).join(' '));
+  const dictionary = new Set(EN_BASIC_WORDS.filter((w) => w.length >= 3).map((w) => w.toUpperCase()));
+  const found: [number, string][] = [];
+  for (let i = 0; i < n; i++) {
+    for (let a = 0; a < n; a++) {
+      for (let b = a + 2; b < n; b++) {
+        const across = grid[i]!.slice(a, b + 1).join('');
+        const down = grid
+          .slice(a, b + 1)
+          .map((row) => row[i])
+          .join('');
+        const moves: [string, string, string][] = [
+          [across, `${i} ${a} ${i} ${b}`, `${i} ${b} ${i} ${a}`],
+          [down, `${a} ${i} ${b} ${i}`, `${b} ${i} ${a} ${i}`],
+        ];
+        for (const [word, fwd, back] of moves) {
+          if (dictionary.has(word) && !tried.has(fwd) && !tried.has(back)) found.push([word.length, fwd]);
+        }
+      }
+    }
+  }
+  found.sort((x, y) => y[0] - x[0]);
+  if (found.length > 0) return `\\boxed{${found[0]![1]}}`;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) if (!tried.has(`${i} 0 ${i} ${j}`)) return `\\boxed{${i} 0 ${i} ${j}}`;
+  }
+  return '\\boxed{0 0 0 1}';
 }

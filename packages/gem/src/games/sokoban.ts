@@ -5,7 +5,7 @@
  * moves pay 0; all boxes on targets wins 1.0; at the turn limit the reward is the fraction of boxes on targets.
  * Board symbols: `#` wall, `_` floor, `O` target, `√` box on target, `X` box, `P` player (also on a target).
  */
-import { ConfigError, TrainingError } from '@cookbook/core';
+import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
@@ -109,8 +109,9 @@ export class Sokoban extends GameEnv {
       room = generateRoom(rows, cols, this.numBoxes, steps, this.rng);
     }
     if (room === undefined) {
-      throw new TrainingError(
+      throw new ConfigError(
         `Sokoban: could not generate a ${rows}x${cols} room with ${this.numBoxes} boxes after 50,000 tries; use fewer boxes or a larger room`,
+        { key: 'numBoxes' },
       );
     }
     this.fixed = room.fixed.cells;

@@ -195,3 +195,28 @@ export function minesweeperMove(view: MineView, mines: number): string {
   const pick = [...hiddenCells].sort((a, b) => riskOf(a) - riskOf(b))[0]!;
   return `reveal ${pick[0]} ${pick[1]}`;
 }
+
+/**
+ * 2048 by one-ply lookahead: the move (of those that change the board) leaving the most empty cells, ties broken
+ * by the larger corner tile and then in the order down, left, right, up.
+ */
+export function game2048Move(
+  board: number[][],
+  slide: (b: number[][], m: 'up' | 'down' | 'left' | 'right') => number[][],
+): string {
+  let best: string | undefined;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  const n = board.length;
+  for (const m of ['down', 'left', 'right', 'up'] as const) {
+    const next = slide(board, m);
+    if (next.every((row, r) => row.every((v, c) => v === board[r]![c]))) continue;
+    const empty = next.flat().filter((v) => v === 0).length;
+    const corner = next[n - 1]![0]!;
+    const score = empty * 1e6 + corner;
+    if (score > bestScore) {
+      bestScore = score;
+      best = m;
+    }
+  }
+  return best ?? 'down';
+}
