@@ -21,6 +21,7 @@ export {
   type ReadJsonlOptions,
   readJsonlDataset,
 } from './dataset/dataset-env.js';
+export * from './games/index.js';
 export {
   discountedReturns,
   type GemTransition,
