@@ -2,6 +2,19 @@
  * @cookbook/gem — GEM-style text environments for RL of language models: the env API and registry, vector envs,
  * wrappers, dataset envs, the games, an adapter to `@cookbook/rl`'s env interfaces, and the GEM trainer.
  */
+
+export {
+  type CookbookEnv,
+  type CookbookEnvGroupBuilder,
+  type CookbookInitialObservation,
+  type CookbookRLDataset,
+  type CookbookStepResult,
+  type GemAdapterOptions,
+  GemCookbookEnv,
+  GemEnvGroupBuilder,
+  type GemPlayer,
+  GemRLDataset,
+} from './adapter/cookbook-env.js';
 export { lastBoxed, lastMatch, pyList, pyRound } from './core/boxed.js';
 export type { Env, EnvInfo, ResetResult, StepResult } from './core/env.js';
 export { LanguageGameReward, TERMINAL_STATE } from './core/env.js';
