@@ -51,6 +51,11 @@ export {
   GemTrainConfigSchema,
   type GemTrainDeps,
 } from './trainer/config.js';
+export {
+  type GemDemonstrationOptions,
+  type GemDemonstrations,
+  gemDemonstrationDatums,
+} from './trainer/demonstrations.js';
 export { applyTemplate, promptTokens, stopCondition, TEMPLATE_NAMES, type TemplateName } from './trainer/templates.js';
 export { episodeSeed, type GemTrainValue, gemRenderer, trainGem } from './trainer/train.js';
 export {
