@@ -91,7 +91,9 @@ const mean = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : xs.reduc
 export const gem = defineRecipe({
   name: 'gem',
   description:
-    'GEM trainer (REINFORCE + ReBN) on GEM games / math / QA (default: GuessTheNumber-v0-easy on local/qwen3-tiny, warm-started, offline)',
+    'GEM trainer (REINFORCE + ReBN) on GEM games / math / QA. Default: game:GuessTheNumber-v0-easy offline on ' +
+    'local/qwen3-tiny, a tiny random-weight stand-in (2 layers, hidden 64) warm-started on scripted-player games; ' +
+    'it shows the mechanics and the learning signal, not model quality',
   schema: gemSchema,
   async run(config, io) {
     const renderer = gemRenderer(config);
