@@ -3,6 +3,7 @@ import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
+import { gem } from './recipes/gem.js';
 import { mathRl } from './recipes/math-rl.js';
 import { multiplayer } from './recipes/multiplayer.js';
 import { promptDistillation } from './recipes/prompt-distillation.js';
@@ -20,6 +21,7 @@ export const recipes: Recipe[] = [
   rlLoop,
   mathRl,
   multiplayer,
+  gem,
   evalRecipe,
   evalCompare,
   serve,

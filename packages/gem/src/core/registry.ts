@@ -5,6 +5,8 @@
  * Invariant: an id is registered once; `make` of an unknown id names the closest registered id.
  */
 import { ConfigError, closestMatch } from '@cookbook/core';
+import { DATASET_SPECS } from '../dataset/specs.js';
+import { GAME_SPECS } from '../games/index.js';
 import type { Env } from './env.js';
 
 /** Options passed to an env factory (registered defaults merged with the caller's). */
@@ -20,15 +22,25 @@ interface EnvSpec {
 }
 
 const registry = new Map<string, EnvSpec>();
+let builtinsLoaded = false;
+
+/** Registers the built-in envs on first use (no import side effects: the package is `sideEffects: false`). */
+function ensureBuiltins(): void {
+  if (builtinsLoaded) return;
+  builtinsLoaded = true;
+  for (const spec of [...GAME_SPECS, ...DATASET_SPECS]) registry.set(spec.id, { ...spec });
+}
 
 /** Registers `id`. Throws {@link ConfigError} if the id is taken. */
 export function registerEnv(id: string, factory: EnvFactory, defaults: EnvOptions = {}): void {
+  ensureBuiltins();
   if (registry.has(id)) throw new ConfigError(`env id "${id}" is already registered`);
   registry.set(id, { id, factory, defaults });
 }
 
 /** Makes an env by id with `{...registered defaults, ...options}`; sets `env.envId`. */
 export function make(id: string, options: EnvOptions = {}): Env {
+  ensureBuiltins();
   const spec = registry.get(id);
   if (spec === undefined) {
     const hint = closestMatch(id, [...registry.keys()]);
@@ -41,5 +53,6 @@ export function make(id: string, options: EnvOptions = {}): Env {
 
 /** Every registered id, sorted. */
 export function registeredEnvIds(): string[] {
+  ensureBuiltins();
   return [...registry.keys()].sort();
 }

@@ -1,0 +1,165 @@
+/**
+ * `cookbook gem`: the GEM trainer (`@cookbook/gem`: REINFORCE with per-turn discounted returns, return
+ * batch-normalisation and the importance-sampling loss) on a GEM env — games such as `game:GuessTheNumber-v0-easy`,
+ * or single-turn math / QA from a JSONL file (`math:jsonl`, `qa:jsonl` with `env_kwargs.path=…`).
+ *
+ * Offline by default: the built-in `local/qwen3-tiny`, a tiny random-weight stand-in (Qwen3 architecture and
+ * tokenizer, hidden size 64, 2 layers) that cannot play anything by itself. So the recipe first warm-starts it
+ * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of a scripted player — bisection for
+ * GuessTheNumber, the optimal solver for TowerofHanoi — that makes a random move `warm_start_noise` of the time, then
+ * improves it by RL. The figures show the mechanics and the learning signal on a tiny model, not model quality.
+ *
+ * Improvements on the seed script: every episode is seeded from `seed` (the seed used the clock), a one-transition
+ * batch gets advantage 0 instead of NaN, failed sampling is retried and then counted (`sampler/failed_episodes`)
+ * instead of silently dropping the episode, and the subsample uses a seeded RNG instead of numpy's global one.
+ */
+import { join } from 'node:path';
+import { ConfigError, configToKeyStyle } from '@cookbook/core';
+import {
+  applyWrappers,
+  GemTrainConfigSchema,
+  gemDemonstrationDatums,
+  gemRenderer,
+  getWrapperFns,
+  guessTheNumberPlayer,
+  make,
+  towerOfHanoiPlayer,
+  trainGem,
+} from '@cookbook/gem';
+import { REPORT_FILE } from '@cookbook/logging';
+import { warmStart } from '@cookbook/supervised';
+import { z } from 'zod';
+import { defineRecipe } from '../recipe.js';
+import { connectService } from './common.js';
+
+const lib = GemTrainConfigSchema.shape;
+
+/** Scripted players by env id prefix (they read the concatenated observation history). */
+const PLAYERS: [string, (observation: string) => string][] = [
+  ['game:GuessTheNumber-', guessTheNumberPlayer],
+  ['game:TowerofHanoi-', towerOfHanoiPlayer],
+];
+
+export const gemSchema = GemTrainConfigSchema.extend({
+  logPath: lib.logPath.default('.cookbook-runs/gem'),
+  modelName: lib.modelName.default('local/qwen3-tiny'),
+  batchSize: lib.batchSize.default(16),
+  learningRate: lib.learningRate.default(2e-3),
+  loraRank: lib.loraRank.default(8),
+  maxTokens: lib.maxTokens.default(8),
+  maxSteps: lib.maxSteps.default(40),
+  numEnv: lib.numEnv.default(8),
+  template: lib.template.default('qwen3_game'),
+  warmStart: z
+    .enum(['auto', 'on', 'off'])
+    .default('auto')
+    .describe(
+      'SFT on scripted-player games before RL: auto = for local/ models when env_id has a player (GuessTheNumber, TowerofHanoi)',
+    ),
+  warmStartEpisodes: z.number().int().positive().default(64).describe('Player episodes demonstrated'),
+  warmStartSteps: z.number().int().positive().default(24).describe('SFT steps of the warm start'),
+  warmStartBatchSize: z.number().int().positive().default(16).describe('Turns per warm-start SFT step'),
+  warmStartLearningRate: z.number().positive().default(1e-2).describe('Warm-start learning rate (linear decay)'),
+  warmStartNoise: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe('Probability that a demonstrated move is random instead of the player’s (leaves RL room to improve)'),
+});
+
+type GemRecipeConfig = z.infer<typeof gemSchema>;
+
+function playerFor(envId: string): ((observation: string) => string) | undefined {
+  return PLAYERS.find(([prefix]) => envId.startsWith(prefix))?.[1];
+}
+
+function wantsWarmStart(config: GemRecipeConfig): boolean {
+  if (config.warmStart === 'off' || config.loadCheckpointPath !== null) return false;
+  const player = playerFor(config.envId);
+  if (config.warmStart === 'on' && player === undefined) {
+    throw new ConfigError(
+      `warm_start=on: no scripted player for ${config.envId} (players: ${PLAYERS.map(([p]) => `${p}*`).join(', ')})`,
+      { key: 'warm_start' },
+    );
+  }
+  return player !== undefined && (config.warmStart === 'on' || config.modelName.startsWith('local/'));
+}
+
+const mean = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+export const gem = defineRecipe({
+  name: 'gem',
+  description:
+    'GEM trainer (REINFORCE + ReBN) on GEM games / math / QA. Default: game:GuessTheNumber-v0-easy offline on ' +
+    'local/qwen3-tiny, a tiny random-weight stand-in (2 layers, hidden 64) warm-started on scripted-player games; ' +
+    'it shows the mechanics and the learning signal, not model quality',
+  schema: gemSchema,
+  async run(config, io) {
+    const renderer = gemRenderer(config);
+    const service = await connectService(config.baseUrl);
+    try {
+      let loadCheckpointPath = config.loadCheckpointPath;
+      if (wantsWarmStart(config)) {
+        const wrappers = getWrapperFns(config.envWrappers, { renderer });
+        const demos = await gemDemonstrationDatums({
+          makeEnv: () => applyWrappers(make(config.envId, { ...config.envKwargs }), wrappers),
+          player: playerFor(config.envId)!,
+          episodes: config.warmStartEpisodes,
+          renderer,
+          template: config.template,
+          seed: config.seed + 1_000_003,
+          noise: config.warmStartNoise,
+        });
+        io.err(
+          `warm start: ${demos.datums.length} turns from ${config.warmStartEpisodes} player episodes (mean return ${demos.meanReturn.toFixed(3)}, noise ${config.warmStartNoise})`,
+        );
+        const ws = await warmStart({
+          service,
+          baseModel: config.modelName,
+          loraRank: config.loraRank,
+          demonstrations: { datums: demos.datums },
+          sft: {
+            steps: config.warmStartSteps,
+            batchSize: config.warmStartBatchSize,
+            learningRate: config.warmStartLearningRate,
+          },
+          seed: config.seed,
+          name: `gem-${config.envId.replace(/[^A-Za-z0-9._-]/g, '_')}`,
+          log: io.err,
+        });
+        loadCheckpointPath = ws.statePath;
+      }
+      const result = await trainGem(
+        { ...config, loadCheckpointPath },
+        {
+          serviceClient: service,
+          renderer,
+          console: false,
+          log: io.err,
+          hparams: configToKeyStyle(gemSchema, { ...config, loadCheckpointPath }, { keyStyle: 'snake_case' }),
+          onStep: (step, m) =>
+            io.out(
+              `step ${String(step).padStart(4)}  return ${(m['sampler/episode_return'] ?? 0).toFixed(3)}` +
+                `  turns ${(m['sampler/num_turns_per_episode'] ?? 0).toFixed(2)}` +
+                `  entropy ${(m['sampler/token_entropy'] ?? 0).toFixed(3)}` +
+                `  sample ${(m['time/sample'] ?? 0).toFixed(1)}s  train ${(m['time/train'] ?? 0).toFixed(1)}s`,
+            ),
+        },
+      );
+      const returns = result.value?.episodeReturns ?? [];
+      if (returns.length >= 3) {
+        const third = Math.floor(returns.length / 3);
+        io.out(
+          `sampler/episode_return: first third ${mean(returns.slice(0, third)).toFixed(3)} → last third ${mean(returns.slice(-third)).toFixed(3)} over ${returns.length} steps`,
+        );
+      }
+      if ((result.value?.failedEpisodes ?? 0) > 0) {
+        io.err(`gem: ${result.value?.failedEpisodes} episodes were abandoned after sampling failures (see metrics)`);
+      }
+      if (result.stepsRun > 0) io.out(`report: ${join(config.logPath, REPORT_FILE)}`);
+    } finally {
+      await service.close();
+    }
+  },
+});

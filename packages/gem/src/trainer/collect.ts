@@ -1,0 +1,139 @@
+/**
+ * Episode collection of the GEM trainer (step 3 of the seed's algorithm): rounds of one episode per env, all envs
+ * concurrently, until the buffer holds at least `batchSize` transitions.
+ *
+ * Differences from the seed: every episode is reset with a seed derived from (config seed, step, round, env), so a
+ * step replays exactly on resume; a failed sample call is retried `retries` times, and an episode that still fails
+ * is counted (and reported by the caller) instead of vanishing; a run of rounds that all fail stops the run with a
+ * {@link TrainingError} instead of looping forever.
+ */
+import { type ModelInput, type StopCondition, TrainingError } from '@cookbook/core';
+import type { SamplingClientLike } from '@cookbook/tinker-client';
+import type { Env } from '../core/env.js';
+import type { GemTransition } from './algorithm.js';
+
+/** One played episode. */
+export interface Episode {
+  transitions: GemTransition[];
+  observations: string[];
+  actions: string[];
+}
+
+/** Options of {@link collectEpisodes}. */
+export interface CollectOptions {
+  envs: readonly Env[];
+  sampler: Pick<SamplingClientLike, 'sample'>;
+  prompt: (observation: string) => ModelInput;
+  decode: (tokens: readonly number[]) => string;
+  stop: StopCondition;
+  maxTokens: number;
+  temperature: number;
+  batchSize: number;
+  retries: number;
+  /** Seed of the episode of env `env` in round `round`. */
+  episodeSeed: (round: number, env: number) => number;
+  /** Turns per episode before it is cut (a guard against an env that never ends). Default 1000. */
+  maxTurns?: number;
+  onProgress?: (transitions: number) => void;
+  signal?: AbortSignal;
+}
+
+/** What a collection returns. */
+export interface CollectResult {
+  episodes: Episode[];
+  /** Episodes abandoned because sampling kept failing. */
+  failedEpisodes: number;
+  /** Sample calls that failed and were retried (successfully or not). */
+  sampleErrors: number;
+  /** Turns whose generation hit max_tokens. */
+  truncatedTurns: number;
+  lastError: string | undefined;
+}
+
+const FAILING_ROUNDS_LIMIT = 3;
+
+/** Collects episodes until `batchSize` transitions. @throws TrainingError when 3 rounds in a row produce nothing. */
+export async function collectEpisodes(options: CollectOptions): Promise<CollectResult> {
+  const result: CollectResult = {
+    episodes: [],
+    failedEpisodes: 0,
+    sampleErrors: 0,
+    truncatedTurns: 0,
+    lastError: undefined,
+  };
+  let transitions = 0;
+  let failingRounds = 0;
+  for (let round = 0; transitions < options.batchSize; round++) {
+    if (options.signal?.aborted && transitions > 0) break;
+    const played = await Promise.all(
+      options.envs.map((env, i) => playEpisode(env, options.episodeSeed(round, i), options, result)),
+    );
+    let gained = 0;
+    for (const ep of played) {
+      if (ep === undefined) continue;
+      result.episodes.push(ep);
+      gained += ep.transitions.length;
+    }
+    transitions += gained;
+    options.onProgress?.(transitions);
+    failingRounds = gained === 0 ? failingRounds + 1 : 0;
+    if (failingRounds >= FAILING_ROUNDS_LIMIT) {
+      throw new TrainingError(
+        `no episode could be played in ${FAILING_ROUNDS_LIMIT} rounds (${result.failedEpisodes} failed episodes); last sampling error: ${result.lastError ?? 'none'}`,
+      );
+    }
+  }
+  return result;
+}
+
+async function playEpisode(
+  env: Env,
+  seed: number,
+  options: CollectOptions,
+  result: CollectResult,
+): Promise<Episode | undefined> {
+  const episode: Episode = { transitions: [], observations: [], actions: [] };
+  let { observation } = await env.reset(seed);
+  const maxTurns = options.maxTurns ?? 1000;
+  for (let turn = 0; turn < maxTurns; turn++) {
+    const prompt = options.prompt(observation);
+    let sampled: { tokens: number[]; logprobs?: number[] | undefined; stopReason: string } | undefined;
+    for (let attempt = 0; attempt <= options.retries && sampled === undefined; attempt++) {
+      try {
+        const response = await options.sampler.sample({
+          prompt,
+          numSamples: 1,
+          samplingParams: { maxTokens: options.maxTokens, temperature: options.temperature, stop: options.stop },
+        });
+        const seq = response.sequences[0];
+        if (seq === undefined || seq.logprobs === undefined || seq.logprobs.length !== seq.tokens.length) {
+          throw new TrainingError('the sampler returned no sequence with per-token logprobs');
+        }
+        sampled = seq;
+      } catch (error) {
+        result.sampleErrors++;
+        result.lastError = error instanceof Error ? error.message : String(error);
+      }
+    }
+    if (sampled === undefined) {
+      result.failedEpisodes++;
+      return undefined;
+    }
+    if (sampled.stopReason === 'length') result.truncatedTurns++;
+    const action = options.decode(sampled.tokens);
+    const step = await env.step(action);
+    const done = step.terminated || step.truncated;
+    episode.observations.push(observation);
+    episode.actions.push(action);
+    episode.transitions.push({
+      obsTokens: prompt.toInts(),
+      actTokens: sampled.tokens,
+      actLogprobs: sampled.logprobs!,
+      reward: step.reward,
+      done,
+    });
+    if (done) return episode;
+    observation = step.observation;
+  }
+  return episode;
+}

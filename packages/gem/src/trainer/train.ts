@@ -1,0 +1,236 @@
+/**
+ * The GEM trainer (GEM `examples/train_tinker/tinker_train.py`) written against the run contract: every step saves
+ * the weights for a fresh on-policy sampler, plays episodes on `numEnv` envs concurrently until `batchSize`
+ * transitions, computes per-turn discounted returns, ReBN over all transitions, subsamples exactly `batchSize`
+ * (seeded), builds one datum per transition (advantage on the action tokens) and takes one `importance_sampling`
+ * step. Runs inside `runLoop`: log-dir policy, `metrics.jsonl`, `checkpoints.jsonl`, resume at the exact next step,
+ * SIGINT stops at a step boundary with a resumable checkpoint.
+ *
+ * Improvements on the seed (documented in the recipe): seeded envs and subsampling instead of the clock and numpy's
+ * global RNG; no NaN advantage from a one-transition batch; failed sampling is retried, then counted in
+ * `sampler/failed_episodes` (never dropped silently).
+ */
+import { performance } from 'node:perf_hooks';
+import { configToKeyStyle } from '@cookbook/core';
+import {
+  appendCheckpointRecord,
+  type CheckpointRecord,
+  checkpointName,
+  type RunResult,
+  runLoop,
+  submitCheckpointSave,
+} from '@cookbook/logging';
+import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { ServiceClient, type TrainingClientLike } from '@cookbook/tinker-client';
+import type { Env } from '../core/env.js';
+import { make } from '../core/registry.js';
+import { Rng } from '../core/rng.js';
+import { applyWrappers, getWrapperFns } from '../wrappers/factory.js';
+import {
+  discountedReturns,
+  type GemTransition,
+  learnerLogprobs,
+  rebn,
+  samplerLearnerMetrics,
+  subsample,
+  transitionDatum,
+} from './algorithm.js';
+import { collectEpisodes } from './collect.js';
+import { type GemTrainConfig, type GemTrainConfigInput, GemTrainConfigSchema, type GemTrainDeps } from './config.js';
+import { promptTokens, stopCondition } from './templates.js';
+
+type GemTrainingClient = Pick<
+  TrainingClientLike,
+  'forwardBackward' | 'optimStep' | 'saveState' | 'saveWeightsForSampler' | 'saveWeightsAndGetSamplingClient'
+>;
+
+/** What {@link trainGem} returns in `value`. */
+export interface GemTrainValue {
+  /** `sampler/episode_return` of every step run by this call, in order. */
+  episodeReturns: number[];
+  /** Episodes abandoned because sampling failed, over the whole call. */
+  failedEpisodes: number;
+}
+
+/** A 31-bit seed from the run seed, the step, the round and the env. */
+export function episodeSeed(seed: number, step: number, round: number, env: number): number {
+  let h = 0x811c9dc5;
+  for (const x of [seed, step, round, env]) {
+    h = Math.imul(h ^ (x & 0xffff), 0x01000193);
+    h = Math.imul(h ^ (x >>> 16), 0x01000193);
+  }
+  return (h >>> 1) & 0x7fffffff;
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** The renderer of a run: explicit, else `rendererName`, else the model's recommended one. */
+export function gemRenderer(config: Pick<GemTrainConfig, 'modelName' | 'rendererName'>): Renderer {
+  return getRenderer(
+    config.rendererName ?? getRecommendedRendererName(config.modelName),
+    getTokenizer(config.modelName),
+  );
+}
+
+/**
+ * Runs the GEM trainer.
+ * @throws ConfigError for an unknown env id or wrapper; TrainingError when sampling keeps failing.
+ */
+export async function trainGem(
+  configInput: GemTrainConfigInput,
+  deps: GemTrainDeps = {},
+): Promise<RunResult<GemTrainValue>> {
+  const config = GemTrainConfigSchema.parse(configInput);
+  let renderer: Renderer | undefined = deps.renderer;
+  let envs: Env[] = [];
+  let templateWarning: string | undefined;
+  return runLoop<GemTrainValue>(
+    {
+      ...config,
+      config: deps.hparams ?? configToKeyStyle(GemTrainConfigSchema, config, { keyStyle: 'snake_case' }),
+      console: deps.console ?? true,
+      progress: deps.progress ?? true,
+      ...(deps.log ? { log: deps.log } : {}),
+      ...(deps.logDirOptions ? { logDirOptions: deps.logDirOptions } : {}),
+      prepare: () => {
+        // Bad env ids, wrappers or data fail here, before an old run folder is deleted.
+        renderer ??= gemRenderer(config);
+        const wrappers = getWrapperFns(config.envWrappers, { renderer });
+        envs = Array.from({ length: config.numEnv }, (_, i) =>
+          deps.makeEnv
+            ? deps.makeEnv(i)
+            : applyWrappers(make(config.envId, { ...config.envKwargs, seed: config.seed + i }), wrappers),
+        );
+        if (config.template === 'no' && !config.envWrappers.includes('concat_chat')) {
+          templateWarning = 'template=no sends the raw observation: pair it with env_wrappers=concat_chat';
+        }
+      },
+    },
+    async (run) => {
+      if (templateWarning !== undefined) run.log(`gem: ${templateWarning}`);
+      const total = config.maxSteps;
+      const value: GemTrainValue = { episodeReturns: [], failedEpisodes: 0 };
+      if (run.startStep >= total) return { totalSteps: total, endStep: run.startStep, value };
+      run.setTotalSteps(total);
+      const r = renderer!;
+      const service =
+        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+      let training: GemTrainingClient;
+      if (run.resumeFrom?.state_path !== undefined) {
+        training = await service.createTrainingClientFromState(run.resumeFrom.state_path, { optimizer: true });
+      } else if (config.loadCheckpointPath !== null) {
+        training = await service.createTrainingClientFromState(config.loadCheckpointPath, { optimizer: false });
+      } else {
+        training = await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank });
+      }
+      const stop = stopCondition(r);
+      const saveAt = async (name: string, step: number, final: boolean): Promise<CheckpointRecord> => {
+        const paths = await submitCheckpointSave(training, name, { kind: final ? 'both' : 'state' });
+        const record: CheckpointRecord = { name, step, ...(final ? { final: true } : {}), ...paths };
+        appendCheckpointRecord(config.logPath, record);
+        return record;
+      };
+
+      let step = run.startStep;
+      for (; step < total && !run.signal.aborted; step++) {
+        const t0 = performance.now();
+        if (config.saveEvery > 0 && step > 0 && step % config.saveEvery === 0 && step !== run.startStep) {
+          await saveAt(checkpointName(step), step, false);
+        }
+        const sampler = await training.saveWeightsAndGetSamplingClient();
+        const collected = await collectEpisodes({
+          envs,
+          sampler,
+          prompt: (obs) => promptTokens(config.template, obs, r),
+          decode: (tokens) => r.tokenizer.decode(tokens),
+          stop,
+          maxTokens: config.maxTokens,
+          temperature: config.temperature,
+          batchSize: config.batchSize,
+          retries: config.samplingRetries,
+          episodeSeed: (round, env) => episodeSeed(config.seed, step, round, env),
+          onProgress: (n) => run.setProgressDetail(`transitions ${Math.min(n, config.batchSize)}/${config.batchSize}`),
+        });
+        const tSample = (performance.now() - t0) / 1000;
+        const episodes = collected.episodes;
+        value.failedEpisodes += collected.failedEpisodes;
+        if (collected.failedEpisodes > 0) {
+          run.log(
+            `gem: step ${step}: ${collected.failedEpisodes} episode(s) abandoned after ${config.samplingRetries} retries (${collected.lastError ?? ''})`,
+          );
+        }
+        for (const ep of episodes.slice(0, 2)) {
+          deps.onEpisode?.({
+            step,
+            observations: ep.observations,
+            actions: ep.actions,
+            rewards: ep.transitions.map((t) => t.reward),
+          });
+        }
+        const returns_E = episodes.map((ep) => ep.transitions.reduce((a, t) => a + t.reward, 0));
+        const all: { t: GemTransition; g: number }[] = [];
+        for (const ep of episodes) {
+          const gs = discountedReturns(
+            ep.transitions.map((t) => t.reward),
+            config.gamma,
+          );
+          ep.transitions.forEach((t, i) => {
+            all.push({ t, g: gs[i]! });
+          });
+        }
+        const advantages = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
+        const withAdv = all.map((x, i) => ({ t: x.t, a: advantages[i]! }));
+        const batch = subsample(withAdv, config.batchSize, new Rng(episodeSeed(config.seed, step, 0x7fff, 0x7fff)));
+        const datums = batch.map((x) => transitionDatum(x.t, x.a));
+
+        const t1 = performance.now();
+        const fb = Promise.resolve(training.forwardBackward(datums, config.lossFn));
+        const optim = Promise.resolve(
+          training.optimStep({ learningRate: config.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 }),
+        );
+        fb.catch(() => undefined);
+        optim.catch(() => undefined);
+        const fbOut = await fb;
+        await optim;
+        const tTrain = (performance.now() - t1) / 1000;
+        const diag = samplerLearnerMetrics(
+          batch.map((x) => x.t),
+          fbOut.lossFnOutputs.map((o) => learnerLogprobs(o)),
+        );
+        const metrics: Record<string, number> = {
+          'sampler/episode_return': mean(returns_E),
+          'sampler/num_turns_per_episode': mean(episodes.map((ep) => ep.transitions.length)),
+          'sampler/action_num_tokens': mean(
+            episodes.map((ep) => ep.transitions.reduce((a, t) => a + t.actTokens.length, 0)),
+          ),
+          'sampler/num_episodes': episodes.length,
+          'sampler/num_transitions': all.length,
+          'sampler/failed_episodes': collected.failedEpisodes,
+          'sampler/sample_errors': collected.sampleErrors,
+          'sampler/unfinished_rollout': all.length === 0 ? 0 : collected.truncatedTurns / all.length,
+          'sampler/token_entropy': diag.tokenEntropy,
+          'train/kl_sample_train_v1': diag.klV1,
+          'train/kl_sample_train_v2': diag.klV2,
+          'train/n_samples': datums.length,
+          'time/sample': tSample,
+          'time/train': tTrain,
+          'time/total': (performance.now() - t0) / 1000,
+        };
+        for (const [k, v] of Object.entries(fbOut.metrics)) metrics[`train/${k}`] = v;
+        value.episodeReturns.push(metrics['sampler/episode_return']!);
+        run.logger.logMetrics(metrics, step);
+        deps.onStep?.(step, metrics);
+      }
+
+      let finalCheckpoint: CheckpointRecord | undefined;
+      if (step < total) {
+        if (step > run.startStep) await saveAt(checkpointName(step), step, false);
+      } else {
+        finalCheckpoint = await saveAt('final', step, true);
+      }
+      return { totalSteps: total, endStep: step, finalCheckpoint, value };
+    },
+  );
+}
