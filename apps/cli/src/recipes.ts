@@ -1,6 +1,7 @@
 /** The recipes this CLI knows, in the order `--help` lists them. */
 import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
+import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
 import { mathRl } from './recipes/math-rl.js';
@@ -24,4 +25,5 @@ export const recipes: Recipe[] = [
   evalCompare,
   serve,
   cache,
+  dpo,
 ];

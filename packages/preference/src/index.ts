@@ -44,6 +44,31 @@ export {
   parseHhTranscript,
   ultraFeedbackRowToComparison,
 } from './hub-comparisons.js';
+export {
+  PairwisePreferenceDataset,
+  type PairwisePreferenceDatasetOptions,
+  PairwisePreferenceGroupBuilder,
+  type PairwisePreferenceGroupOptions,
+  type TournamentPattern,
+  tournamentPairs,
+  tournamentRewards,
+} from './pairwise-env.js';
+export {
+  COMPLETION_A_HEADER,
+  COMPLETION_B_HEADER,
+  ComparisonEvaluator,
+  type ComparisonEvaluatorOptions,
+  chatPreferenceModel,
+  comparisonToChat,
+  comparisonToRewardDatum,
+  PREFERENCE_HEADER,
+  type PreferenceModel,
+  preferenceFromText,
+  preferShorter,
+  type RewardModelDatasetOptions,
+  rewardModelDatasets,
+  winRateMetrics,
+} from './preference-model.js';
 export { FORMAT_COMPARISONS_TEST, FORMAT_COMPARISONS_TRAIN } from './shipped-data.js';
 export {
   type DpoServiceClient,

@@ -80,7 +80,11 @@ export const DpoTrainConfigSchema = z.object({
     .nullable()
     .default(8192)
     .describe('Tokens per sequence (cut from the end); null = no limit'),
-  shuffleSeed: z.number().int().default(0).describe('Seed of the per-epoch shuffle (epoch e uses seed + e)'),
+  seed: z
+    .number()
+    .int()
+    .default(0)
+    .describe('Seed of the LoRA initialisation and of the per-epoch shuffle (epoch e uses seed + e)'),
   adamBeta1: z.number().min(0).lt(1).default(0.9).describe('Adam β1'),
   adamBeta2: z.number().min(0).lt(1).default(0.95).describe('Adam β2'),
   adamEps: z.number().positive().default(1e-8).describe('Adam ε'),
@@ -216,6 +220,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
         client = await service.createLoraTrainingClient({
           baseModel: config.modelName,
           rank: config.loraRank,
+          seed: config.seed,
           userMetadata,
         });
       }
@@ -276,7 +281,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
       const batchAt = (step: number): { data: Datum[]; ref: Promise<number[]> } => {
         const epoch = Math.floor(step / nBatches);
         if (epoch !== currentEpoch) {
-          train!.setEpoch(config.shuffleSeed + epoch);
+          train!.setEpoch(config.seed + epoch);
           currentEpoch = epoch;
         }
         const data = train!.getBatch(step % nBatches);
