@@ -9,7 +9,9 @@ import { multiplayer } from './recipes/multiplayer.js';
 import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
+import { rlhfPipeline } from './recipes/rlhf-pipeline.js';
 import { serve } from './recipes/serve.js';
+import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 
@@ -26,4 +28,6 @@ export const recipes: Recipe[] = [
   serve,
   cache,
   dpo,
+  shorter,
+  rlhfPipeline,
 ];
