@@ -29,7 +29,7 @@ export function sigmoid(x: number): number {
 }
 
 /** The DPO metrics of one batch. */
-export interface DpoMetrics {
+export type DpoMetrics = {
   dpo_loss: number;
   /** Share of pairs whose chosen reward is strictly above the rejected one. */
   accuracy: number;
@@ -40,7 +40,7 @@ export interface DpoMetrics {
   /** mean(β·r_r). */
   rejected_reward: number;
   num_pairs: number;
-}
+};
 
 /** The DPO loss, its metrics and the per-pair gradient factor, from per-pair sequence logprobs. */
 export function dpoFromSequenceLogprobs(

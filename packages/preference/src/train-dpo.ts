@@ -326,7 +326,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
         metrics['time/total'] = (now - lastEnd) / 1000;
         lastEnd = now;
         const logged: Record<string, number> = {
-          ...(dpo as unknown as Record<string, number>),
+          ...dpo,
           num_tokens: data.reduce((a, d) => a + d.modelInput.length, 0),
           learning_rate: lr,
           progress: done / totalSteps,
