@@ -73,4 +73,44 @@ describe('trainDpo on the embedded service', () => {
     const checkpoints = readFileSync(join(logPath, 'checkpoints.jsonl'), 'utf8');
     expect(checkpoints).toContain('"reference_sampler_path"');
   });
+
+  it('resumes an interrupted run against the same frozen reference', async () => {
+    const logPath = join(dir, 'resume');
+    const train = readComparisonFile(FORMAT_COMPARISONS_TRAIN).slice(0, 8);
+    const config = {
+      logPath,
+      learningRate: 1e-2,
+      loraRank: 4,
+      batchSize: 2,
+      maxSteps: 3,
+      evalEvery: 0,
+      saveEvery: 1,
+      maxLength: 64,
+      behaviorIfLogDirExists: 'resume' as const,
+    };
+    const deps = {
+      dataset: { train },
+      serviceClient: service as unknown as DpoServiceClient,
+      console: false,
+      progress: false,
+      writeReport: false,
+      log: () => {},
+    };
+    class Stop extends Error {}
+    await expect(
+      trainDpo(config, {
+        ...deps,
+        onStepLogged: (step) => {
+          if (step === 1) throw new Stop('stop');
+        },
+      }),
+    ).rejects.toBeInstanceOf(Stop);
+    const first = readFileSync(join(logPath, 'checkpoints.jsonl'), 'utf8').trim().split('\n');
+    const reference = (JSON.parse(first[0]!) as { reference_sampler_path: string }).reference_sampler_path;
+    const resumed = await trainDpo(config, deps);
+    expect(resumed.status).toBe('completed');
+    expect(resumed.startStep).toBe(1);
+    expect(resumed.value?.referencePath).toBe(reference);
+    expect(rows(logPath).map((r) => r.step)).toEqual([0, 1, 2]);
+  });
 });

@@ -86,8 +86,8 @@ export const dpoSchema = DpoTrainConfigSchema.omit({ recipeName: true }).extend(
   loraRank: lib.loraRank.default(8),
   batchSize: lib.batchSize.default(8),
   maxLength: lib.maxLength.default(128),
-  maxSteps: lib.maxSteps.default(10),
-  evalEvery: lib.evalEvery.default(5),
+  maxSteps: lib.maxSteps.default(8),
+  evalEvery: lib.evalEvery.default(8),
   saveEvery: lib.saveEvery.default(0),
 });
 
