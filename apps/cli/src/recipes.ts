@@ -1,6 +1,7 @@
 /** The recipes this CLI knows, in the order `--help` lists them. */
 import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
+import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
 import { gem } from './recipes/gem.js';
@@ -9,7 +10,9 @@ import { multiplayer } from './recipes/multiplayer.js';
 import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
+import { rlhfPipeline } from './recipes/rlhf-pipeline.js';
 import { serve } from './recipes/serve.js';
+import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 
@@ -26,4 +29,7 @@ export const recipes: Recipe[] = [
   evalCompare,
   serve,
   cache,
+  dpo,
+  shorter,
+  rlhfPipeline,
 ];

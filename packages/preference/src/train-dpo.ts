@@ -1,0 +1,372 @@
+/**
+ * The DPO training loop (upstream `preference/train_dpo.py`) on the shared run contract (`runLoop`). Per step:
+ * evaluations (they see the weights before the step), reference sequence logprobs of the batch from a frozen sampler,
+ * then `forwardBackwardCustom` with the DPO loss and the optimizer step, submitted back to back.
+ *
+ * Deliberate differences: the reference logprobs of the next batch are requested while the current step trains (the
+ * reference is frozen, so this changes no number); the reference sampler path is stored in every checkpoint record,
+ * so a resumed run compares against the same starting weights, not the resumed ones; a periodic checkpoint holds
+ * exactly the first `step` updates and names the next batch (as the SFT loop).
+ */
+import { performance } from 'node:perf_hooks';
+import { ConfigError, computeScheduleLrMultiplier, configToKeyStyle, type Datum, timed } from '@cookbook/core';
+import {
+  type Evaluator,
+  type EvaluatorOrBuilder,
+  NLLEvaluator,
+  resolveEvaluators,
+  runEvaluators,
+} from '@cookbook/eval';
+import {
+  appendCheckpointRecord,
+  type CheckLogDirOptions,
+  type CheckpointRecord,
+  checkpointConfigShape,
+  checkpointName,
+  type RunResult,
+  resumeStepOf,
+  runConfigShape,
+  runLoop,
+  submitCheckpointSave,
+  type TextSink,
+} from '@cookbook/logging';
+import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import type { SupervisedDataset } from '@cookbook/supervised';
+import {
+  type AdamParams,
+  ServiceClient,
+  type ServiceClientLike,
+  type TrainingClientLike,
+} from '@cookbook/tinker-client';
+import { z } from 'zod';
+import { type ComparisonDatasetBuilder, type ComparisonDatasets, dpoDataset, dpoDatums } from './dpo-data.js';
+import { DpoPairEvaluator, type ReferenceLogprobs, referenceSequenceLogprobs } from './dpo-evaluator.js';
+import { type DpoMetrics, dpoLoss } from './dpo-loss.js';
+
+/** The DPO config (upstream `train_dpo.Config`): one description and one default per field. */
+export const DpoTrainConfigSchema = z.object({
+  ...runConfigShape,
+  ...checkpointConfigShape,
+  modelName: z
+    .string()
+    .default('local/qwen3-tiny')
+    .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
+  rendererName: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe("Chat format of the comparisons; null = the model's recommended renderer"),
+  recipeName: z.string().nullable().default(null).describe("Recipe name stored in the run's metadata"),
+  loadCheckpointPath: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('Start from these weights (tinker://…/weights/…) with a fresh optimizer; ignored when resuming'),
+  referenceCheckpoint: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe('Sampler weights (tinker://…/sampler_weights/…) of the reference; null = a frozen copy of the start'),
+  learningRate: z.number().positive().default(1e-5).describe('Adam learning rate at step 0'),
+  lrSchedule: z.enum(['linear', 'cosine', 'constant']).default('linear').describe('Learning-rate schedule'),
+  numEpochs: z.number().int().positive().default(1).describe('Passes over the training comparisons'),
+  dpoBeta: z.number().positive().default(0.1).describe('β: scale of the implicit reward β·(π − ref)'),
+  loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
+  batchSize: z.number().int().positive().default(256).describe('Comparisons (pairs) per step; 2× datums'),
+  maxLength: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(8192)
+    .describe('Tokens per sequence (cut from the end); null = no limit'),
+  seed: z
+    .number()
+    .int()
+    .default(0)
+    .describe('Seed of the LoRA initialisation and of the per-epoch shuffle (epoch e uses seed + e)'),
+  adamBeta1: z.number().min(0).lt(1).default(0.9).describe('Adam β1'),
+  adamBeta2: z.number().min(0).lt(1).default(0.95).describe('Adam β2'),
+  adamEps: z.number().positive().default(1e-8).describe('Adam ε'),
+  evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
+  infrequentEvalEvery: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(100)
+    .describe('Steps between infrequent evaluations (0 = never)'),
+  maxSteps: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('Stop after this many steps in total (across resumes); null = all epochs'),
+});
+/** The parsed DPO config. */
+export type DpoTrainConfig = z.infer<typeof DpoTrainConfigSchema>;
+/** The DPO config before defaults. */
+export type DpoTrainConfigInput = z.input<typeof DpoTrainConfigSchema>;
+
+/** What the DPO loop calls on a training client. */
+export type DpoTrainingClient = Pick<
+  TrainingClientLike,
+  'forward' | 'forwardBackwardCustom' | 'optimStep' | 'saveState' | 'saveWeightsForSampler'
+> &
+  Partial<Pick<TrainingClientLike, 'saveWeightsAndGetSamplingClient'>>;
+
+/** What the DPO loop calls on the service. */
+export interface DpoServiceClient {
+  createLoraTrainingClient(
+    ...args: Parameters<ServiceClientLike['createLoraTrainingClient']>
+  ): Promise<DpoTrainingClient>;
+  createTrainingClientFromState(
+    ...args: Parameters<ServiceClientLike['createTrainingClientFromState']>
+  ): Promise<DpoTrainingClient>;
+  createSamplingClient(args: { baseModel?: string; modelPath?: string }): Promise<ReferenceLogprobs>;
+}
+
+/** What the DPO loop needs besides its config. */
+export interface DpoTrainDeps {
+  /** The comparisons (or a builder, run before anything is written). */
+  dataset: ComparisonDatasetBuilder | ComparisonDatasets;
+  /** Renders comparisons; default: `rendererName` (or the model's recommended renderer) over the model's tokenizer. */
+  renderer?: Renderer;
+  /**
+   * Evaluators run every `evalEvery` steps. With a test set the loop adds `test/nll`, `test/bpb` (NLL of the chosen
+   * completions) and the held-out DPO metrics `test/pair_accuracy`, `test/dpo_loss`, `test/margin`.
+   */
+  evaluators?: readonly EvaluatorOrBuilder[];
+  /** Evaluators run every `infrequentEvalEvery` steps. */
+  infrequentEvaluators?: readonly EvaluatorOrBuilder[];
+  /** The service. Default: a new ServiceClient on `baseUrl` (closed at the end). */
+  serviceClient?: DpoServiceClient;
+  /** Written to config.json instead of the parsed config, in snake_case. */
+  hparams?: unknown;
+  console?: boolean | TextSink;
+  progress?: boolean | TextSink;
+  writeReport?: boolean;
+  log?: (line: string) => void;
+  logDirOptions?: CheckLogDirOptions;
+  /** Called after each step's metrics are logged. */
+  onStepLogged?: (step: number, metrics: Record<string, number>) => void;
+}
+
+/** What {@link trainDpo} returns: the shared result, with the training client and the reference sampler path. */
+export type DpoTrainResult = RunResult<{ trainingClient: DpoTrainingClient; referencePath: string | undefined }>;
+
+/** The renderer of a run: `deps.renderer`, else `rendererName` or the model's recommended one. */
+function rendererOf(config: DpoTrainConfig, deps: DpoTrainDeps): Renderer {
+  if (deps.renderer) return deps.renderer;
+  const name = config.rendererName ?? getRecommendedRendererName(config.modelName);
+  return getRenderer(name, getTokenizer(config.modelName));
+}
+
+/**
+ * Trains `modelName` with DPO on `deps.dataset`, logging to `logPath`; resumes from the last checkpoint when the log
+ * dir exists and the behaviour is `resume`.
+ */
+export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): Promise<DpoTrainResult> {
+  const config = DpoTrainConfigSchema.parse(input);
+  const { numEpochs, saveEvery, evalEvery, infrequentEvalEvery, ttlSeconds, dpoBeta: beta } = config;
+  let train: SupervisedDataset | undefined;
+  let testDatums: Datum[] | undefined;
+  let renderer: Renderer | undefined;
+  return runLoop(
+    {
+      ...config,
+      config: deps.hparams ?? configToKeyStyle(DpoTrainConfigSchema, config, { keyStyle: 'snake_case' }),
+      console: deps.console ?? true,
+      progress: deps.progress ?? true,
+      writeReport: deps.writeReport ?? true,
+      ...(deps.log ? { log: deps.log } : {}),
+      ...(deps.logDirOptions ? { logDirOptions: deps.logDirOptions } : {}),
+      prepare: async () => {
+        renderer = rendererOf(config, deps);
+        const data = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
+        train = dpoDataset(data.train, config.batchSize, renderer, config.maxLength);
+        if (data.test !== undefined && data.test.length > 0) {
+          testDatums = dpoDatums(data.test, renderer, config.maxLength);
+        }
+      },
+    },
+    async (run) => {
+      const log = run.log;
+      const nBatches = train!.length;
+      const totalSteps = Math.min(nBatches * numEpochs, config.maxSteps ?? Number.POSITIVE_INFINITY);
+      const resumeFrom = run.resumeFrom;
+      const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom, nBatches);
+      if (startStep >= totalSteps) {
+        return { totalSteps, endStep: startStep, finalCheckpoint: resumeFrom };
+      }
+      run.setTotalSteps(totalSteps);
+      const service: DpoServiceClient =
+        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+      const userMetadata: Record<string, unknown> = {};
+      if (config.rendererName) userMetadata.renderer_name = config.rendererName;
+      if (config.recipeName) userMetadata.recipe_name = config.recipeName;
+
+      let client: DpoTrainingClient;
+      if (resumeFrom !== undefined) {
+        log(`resuming from checkpoint "${resumeFrom.name}" (${resumeFrom.state_path}) at step ${startStep}`);
+        client = await service.createTrainingClientFromState(resumeFrom.state_path!, { optimizer: true, userMetadata });
+      } else if (config.loadCheckpointPath) {
+        log(`loading weights from ${config.loadCheckpointPath} (fresh optimizer)`);
+        client = await service.createTrainingClientFromState(config.loadCheckpointPath, {
+          optimizer: false,
+          userMetadata,
+        });
+      } else {
+        client = await service.createLoraTrainingClient({
+          baseModel: config.modelName,
+          rank: config.loraRank,
+          seed: config.seed,
+          userMetadata,
+        });
+      }
+
+      // The reference: a given checkpoint, the one a resumed run used, or a frozen snapshot of the starting weights.
+      let referencePath: string | undefined =
+        config.referenceCheckpoint ??
+        (typeof resumeFrom?.reference_sampler_path === 'string' ? resumeFrom.reference_sampler_path : undefined);
+      if (referencePath === undefined) {
+        if (resumeFrom !== undefined) {
+          throw new ConfigError(
+            `checkpoint "${resumeFrom.name}" names no reference_sampler_path; pass reference_checkpoint=… to resume`,
+            { key: 'reference_checkpoint' },
+          );
+        }
+        const saved = await client.saveWeightsForSampler('reference', { ...(ttlSeconds ? { ttlSeconds } : {}) });
+        if (saved.path === undefined) {
+          throw new ConfigError(
+            'the service returned no path for the reference snapshot; pass reference_checkpoint=…',
+            {
+              key: 'reference_checkpoint',
+            },
+          );
+        }
+        referencePath = saved.path;
+        log(`reference: frozen snapshot of the starting weights at ${referencePath}`);
+      } else log(`reference: ${referencePath}`);
+      const reference = await service.createSamplingClient({ modelPath: referencePath });
+
+      const evaluators: Evaluator[] = await resolveEvaluators(deps.evaluators);
+      if (testDatums !== undefined) {
+        const tokenizer = renderer!.tokenizer;
+        evaluators.push(new NLLEvaluator(chosenOnly(testDatums), 'test', tokenizer));
+        evaluators.push(new DpoPairEvaluator({ datums: testDatums, reference, beta, name: 'test' }));
+      }
+      const infrequent = await resolveEvaluators(deps.infrequentEvaluators);
+      const evaluate = (list: readonly Evaluator[], step: number) =>
+        runEvaluators(
+          list,
+          { training: client, sampler: client.saveWeightsAndGetSamplingClient?.bind(client) },
+          { step, logPath: config.logPath, log },
+        );
+      const adam = (lr: number): AdamParams => ({
+        learningRate: lr,
+        beta1: config.adamBeta1,
+        beta2: config.adamBeta2,
+        eps: config.adamEps,
+      });
+      const record = (done: number): Omit<CheckpointRecord, 'name'> => ({
+        epoch: Math.floor(done / nBatches),
+        batch: done % nBatches,
+        step: done,
+        reference_sampler_path: referencePath,
+      });
+
+      // Batches with their reference logprobs, requested one step ahead.
+      let currentEpoch = -1;
+      const batchAt = (step: number): { data: Datum[]; ref: Promise<number[]> } => {
+        const epoch = Math.floor(step / nBatches);
+        if (epoch !== currentEpoch) {
+          train!.setEpoch(config.seed + epoch);
+          currentEpoch = epoch;
+        }
+        const data = train!.getBatch(step % nBatches);
+        const ref = referenceSequenceLogprobs(reference, data);
+        ref.catch(() => undefined);
+        return { data, ref };
+      };
+
+      log(
+        `DPO on ${config.modelName}: ${totalSteps} steps of ${config.batchSize} pairs, β ${beta}, from step ${startStep}`,
+      );
+      let step = startStep;
+      let next = batchAt(step);
+      let lastEnd = performance.now();
+      for (; step < totalSteps && !run.signal.aborted; step++) {
+        const metrics: Record<string, number> = {};
+        if (evalEvery > 0 && step % evalEvery === 0 && evaluators.length > 0) {
+          Object.assign(metrics, await timed('evaluation', metrics, () => evaluate(evaluators, step)));
+        }
+        if (infrequentEvalEvery > 0 && step % infrequentEvalEvery === 0 && infrequent.length > 0) {
+          Object.assign(metrics, await timed('infrequent_evaluation', metrics, () => evaluate(infrequent, step)));
+        }
+        const { data, ref } = next;
+        const refLogprobs = await timed('reference_logprobs', metrics, () => ref);
+        if (step + 1 < totalSteps) next = batchAt(step + 1);
+        const lr = config.learningRate * computeScheduleLrMultiplier(config.lrSchedule, step, totalSteps);
+        let dpo: DpoMetrics | undefined;
+        const t0 = performance.now();
+        const fb = client.forwardBackwardCustom(data, (d, logprobs) => {
+          const out = dpoLoss(d, logprobs, refLogprobs, beta);
+          dpo = out.metrics;
+          return { loss: out.loss, gradLogprobs: out.gradLogprobs };
+        });
+        const optim = client.optimStep(adam(lr));
+        await fb;
+        metrics['time/forward_backward'] = (performance.now() - t0) / 1000;
+        const t1 = performance.now();
+        const opt = await optim;
+        metrics['time/optim'] = (performance.now() - t1) / 1000;
+        const done = step + 1;
+        const now = performance.now();
+        metrics['time/total'] = (now - lastEnd) / 1000;
+        lastEnd = now;
+        const logged: Record<string, number> = {
+          ...dpo,
+          num_tokens: data.reduce((a, d) => a + d.modelInput.length, 0),
+          learning_rate: lr,
+          progress: done / totalSteps,
+          epoch: Math.floor(step / nBatches),
+          ...opt.metrics,
+          ...metrics,
+        };
+        run.logger.logMetrics(logged, step);
+        deps.onStepLogged?.(step, logged);
+        if (saveEvery > 0 && done % saveEvery === 0 && done < totalSteps) {
+          const name = checkpointName(done);
+          const paths = await submitCheckpointSave(client, name, { kind: 'both', ttlSeconds });
+          appendCheckpointRecord(config.logPath, { name, ...record(done), ...paths });
+        }
+      }
+
+      if (step < totalSteps) {
+        if (step > startStep && !(saveEvery > 0 && step % saveEvery === 0)) {
+          const name = checkpointName(step);
+          const paths = await submitCheckpointSave(client, name, { kind: 'both', ttlSeconds });
+          appendCheckpointRecord(config.logPath, { name, ...record(step), ...paths });
+        }
+        return { totalSteps, endStep: step, value: { trainingClient: client, referencePath } };
+      }
+      const finalEvals = [...(evalEvery > 0 ? evaluators : []), ...(infrequentEvalEvery > 0 ? infrequent : [])];
+      if (finalEvals.length > 0) {
+        const finalMetrics: Record<string, number> = {};
+        Object.assign(finalMetrics, await timed('evaluation', finalMetrics, () => evaluate(finalEvals, totalSteps)));
+        run.logger.logMetrics({ ...finalMetrics, progress: 1 }, totalSteps);
+      }
+      const paths = await submitCheckpointSave(client, 'final', { kind: 'both', ttlSeconds: null });
+      const finalCheckpoint: CheckpointRecord = { name: 'final', ...record(totalSteps), final: true, ...paths };
+      appendCheckpointRecord(config.logPath, finalCheckpoint);
+      log(`done: final checkpoint ${paths.state_path ?? ''} (sampler ${paths.sampler_path ?? 'none'})`);
+      return { totalSteps, endStep: totalSteps, finalCheckpoint, value: { trainingClient: client, referencePath } };
+    },
+  );
+}
+
+/** The chosen datums (even positions) of interleaved pairs. */
+function chosenOnly(datums: readonly Datum[]): Datum[] {
+  return datums.filter((_, i) => i % 2 === 0);
+}
