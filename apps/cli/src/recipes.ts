@@ -5,6 +5,8 @@ import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
 import { mathRl } from './recipes/math-rl.js';
 import { multiplayer } from './recipes/multiplayer.js';
+import { offPolicyDistillation } from './recipes/off-policy-distillation.js';
+import { onPolicyDistillation } from './recipes/on-policy-distillation.js';
 import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
@@ -24,4 +26,6 @@ export const recipes: Recipe[] = [
   evalCompare,
   serve,
   cache,
+  onPolicyDistillation,
+  offPolicyDistillation,
 ];
