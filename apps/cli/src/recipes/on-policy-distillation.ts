@@ -13,6 +13,7 @@ import { configToKeyStyle, type Message } from '@cookbook/core';
 import { OnPolicyDistillationConfigSchema, PromptDataset, trainOnPolicyDistillation } from '@cookbook/distillation';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { seededPermutation } from '@cookbook/supervised';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -35,7 +36,7 @@ export const onPolicyDistillationSchema = OnPolicyDistillationConfigSchema.omit(
   groupSize: z.number().int().positive().default(4).describe('Answers sampled per prompt'),
   groupsPerBatch: z.number().int().positive().default(8).describe('Prompts per training step (hosted example: 1024)'),
   maxTokens: lib.maxTokens.default(12),
-  maxSteps: lib.maxSteps.default(20),
+  maxSteps: lib.maxSteps.default(10),
   evalEvery: lib.evalEvery.default(0),
   saveEvery: lib.saveEvery.default(0),
   numGroupsToLog: lib.numGroupsToLog.default(2),
@@ -67,7 +68,8 @@ export const onPolicyDistillation = defineRecipe({
     const rendererName = config.rendererName ?? getRecommendedRendererName(config.modelName);
     const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
     const conversations = readDistillationConversations(config.dataset);
-    const prompts = conversations.map(promptOf).filter((p) => p.length > 0);
+    const all = conversations.map(promptOf).filter((p) => p.length > 0);
+    const prompts = seededPermutation(all.length, config.seed).map((i) => all[i]!);
     const service = await connectService(config.baseUrl);
     try {
       const teacher = await resolveTeacher(service, config, conversations, renderer, io);
