@@ -7,6 +7,8 @@ import { evalCompare } from './recipes/eval-compare.js';
 import { gem } from './recipes/gem.js';
 import { mathRl } from './recipes/math-rl.js';
 import { multiplayer } from './recipes/multiplayer.js';
+import { offPolicyDistillation } from './recipes/off-policy-distillation.js';
+import { onPolicyDistillation } from './recipes/on-policy-distillation.js';
 import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
@@ -32,4 +34,6 @@ export const recipes: Recipe[] = [
   dpo,
   shorter,
   rlhfPipeline,
+  onPolicyDistillation,
+  offPolicyDistillation,
 ];

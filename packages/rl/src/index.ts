@@ -91,6 +91,7 @@ export {
   type SingleRolloutOptions,
 } from './rollouts.js';
 export {
+  type AdjustDataInfo,
   type AsyncConfig,
   AsyncConfigSchema,
   RL_LOSSES,

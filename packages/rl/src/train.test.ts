@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ModelInput } from '@cookbook/core';
+import { ModelInput, tensorFromFloat32 } from '@cookbook/core';
 import { readCheckpoints } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { BAD, BANDIT_PROMPT, FakeService, GOOD } from './__fixtures__/fake-tinker.js';
+import { lossInput } from './data-processing.js';
 import type { RLTrainConfigInput } from './train/config.js';
 import { train } from './train.js';
 import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from './types.js';
@@ -271,5 +272,33 @@ describe('no silent non-learning', () => {
     await train(config, { ...deps, log: (l) => lines.push(l) });
     expect(lines.filter((l) => l.includes('no training signal'))).toEqual([]);
     expect(readRows(logPath).some((r) => (r['env/all/frac_groups_with_signal'] ?? 0) > 0)).toBe(true);
+  });
+});
+
+describe('the adjustData hook', () => {
+  it('sees every datum with its group builder and step; its advantages train the policy and its metrics are logged', async () => {
+    // The reward is the same for every arm (no signal from the env); the hook alone rewards GOOD tokens.
+    const { logPath, service, config, deps } = setup({}, { goodToken: 99 });
+    const seen: { step: number; datums: number; tags: (string | undefined)[] }[] = [];
+    await train(config, {
+      ...deps,
+      adjustData: async (data_D, info) => {
+        seen.push({ step: info.step, datums: data_D.length, tags: info.builders_P.map((b) => b.logtreeTag?.()) });
+        expect(info.metadata_D).toHaveLength(data_D.length);
+        let good = 0;
+        for (const d of data_D) {
+          const target = lossInput(d, 'target_tokens').at(-1);
+          good += target === GOOD ? 1 : 0;
+          d.lossFnInputs.advantages = tensorFromFloat32(lossInput(d, 'mask').map((m) => (target === GOOD ? m : -m)));
+        }
+        return { 'hook/good_frac': good / data_D.length };
+      },
+    });
+    expect(seen.map((s) => s.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(seen[0]).toEqual({ step: 0, datums: 8, tags: ['bandit', 'bandit'] });
+    expect(sigmoid(service.trainers[0]!.theta)).toBeGreaterThan(0.85);
+    const rows = readRows(logPath);
+    expect(rows[0]).toHaveProperty(['hook/good_frac']);
+    expect(rows[7]!['hook/good_frac']!).toBeGreaterThan(rows[0]!['hook/good_frac']!);
   });
 });

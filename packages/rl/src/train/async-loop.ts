@@ -129,7 +129,7 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
       const builders = collected.map((r) => r.builder);
       Object.assign(metrics, computeTrajectoryMetrics(groups, tagsOf(builders)));
       exportSummaries(ctx, i, groups, builders, steps);
-      const data_D = await prepareData(ctx, groups, metrics);
+      const data_D = await prepareData(ctx, groups, metrics, builders);
       const sampler = await trainAndUpdate(ctx, i, data_D, metrics);
       current = { sampler, step: i + 1, policy: ctx.policyFor(sampler) };
       logStep(ctx, i, metrics, stepStart);

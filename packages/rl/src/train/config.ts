@@ -3,12 +3,13 @@
  * and what the loop needs besides it. Non-serialisable inputs (dataset builder, evaluators, service client,
  * callbacks) are {@link RLTrainDeps}.
  */
-import type { TokenCompleter } from '@cookbook/core';
+import type { Datum, TokenCompleter } from '@cookbook/core';
 import type { EvaluatorOrBuilder, SamplingClientEvaluator } from '@cookbook/eval';
 import { type CheckLogDirOptions, checkpointConfigShape, type RunResult, runConfigShape } from '@cookbook/logging';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
-import type { RLDatasetBuilder } from '../types.js';
+import type { DatumMetadata } from '../data-processing.js';
+import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '../types.js';
 
 /** Streaming minibatches: train on each minibatch of groups as soon as its rollouts finish. */
 export const StreamMinibatchConfigSchema = z.object({
@@ -127,6 +128,24 @@ export interface RLTrainDeps {
   onStep?: (step: number, metrics: Record<string, number>) => void;
   /** Written to config.json instead of the parsed config (e.g. a recipe's own fields). */
   hparams?: unknown;
+  /**
+   * Adjusts the assembled datums before training (after advantages and the KL penalty): e.g. on-policy distillation
+   * subtracts a teacher's reverse KL from `advantages`. May mutate `data_D`'s loss inputs; returns metrics to log.
+   */
+  adjustData?: (data_D: Datum[], info: AdjustDataInfo) => Promise<Record<string, number>>;
+}
+
+/** What {@link RLTrainDeps.adjustData} sees besides the datums. */
+export interface AdjustDataInfo {
+  /** Group and trajectory of each datum (indices into `groups_P`). */
+  metadata_D: readonly DatumMetadata[];
+  groups_P: readonly TrajectoryGroup[];
+  /** The builder of each group (same order as `groups_P`). */
+  builders_P: readonly EnvGroupBuilder[];
+  /** The loop's service client (to create samplers, e.g. a teacher). */
+  service: RLServiceClient;
+  /** The training step. */
+  step: number;
 }
 
 /** What a run returns. */

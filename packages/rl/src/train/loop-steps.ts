@@ -21,6 +21,7 @@ import {
   assembleTrainingData,
   computeAdvantages,
   incorporateKlPenalty,
+  lossInput,
   removeConstantRewardGroups,
 } from '../data-processing.js';
 import { Semaphore } from '../internal/concurrency.js';
@@ -141,20 +142,32 @@ export function exportSummaries(
   writeRolloutSummaries(join(ctx.config.logPath, iterationDir(step), 'train_rollout_summaries.jsonl'), summaries);
 }
 
-/** Advantages, datums and the KL penalty for a set of groups. */
+/**
+ * Advantages, datums, the KL penalty and the `adjustData` hook for a set of groups. `builders` are the groups'
+ * builders in the same order (the hook sees them).
+ */
 export async function prepareData(
   ctx: LoopContext,
   groups: TrajectoryGroup[],
   metrics: Record<string, number>,
+  builders: readonly EnvGroupBuilder[] = [],
 ): Promise<Datum[]> {
   const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
   const advantages_P_G = computeAdvantages(kept);
-  const { data_D } = assembleTrainingData(kept, advantages_P_G);
-  if (!advantages_P_G.some((g) => g.some((a) => a !== 0))) noteNoSignal(ctx, metrics);
+  const { data_D, metadata_D } = assembleTrainingData(kept, advantages_P_G);
   if (ctx.config.klPenaltyCoef > 0 && ctx.reference !== undefined && data_D.length > 0) {
     const kl = await incorporateKlPenalty(data_D, ctx.reference, ctx.config.klPenaltyCoef, ctx.config.klDiscountFactor);
     for (const [k, v] of Object.entries(kl)) metrics[k] = v;
   }
+  let signal = advantages_P_G.some((g) => g.some((a) => a !== 0));
+  if (ctx.deps.adjustData !== undefined && data_D.length > 0) {
+    const builders_P = kept.map((g) => builders[groups.indexOf(g)]!);
+    const step = metrics['progress/batch'] ?? ctx.startStep;
+    const info = { metadata_D, groups_P: kept, builders_P, service: ctx.service, step };
+    Object.assign(metrics, await ctx.deps.adjustData(data_D, info));
+    signal = data_D.some((d) => lossInput(d, 'advantages').some((a) => a !== 0));
+  }
+  if (!signal) noteNoSignal(ctx, metrics);
   return data_D;
 }
 

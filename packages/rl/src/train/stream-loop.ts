@@ -81,14 +81,16 @@ export async function doStreamMinibatchTraining(
     for (let s = 0; s < nSub; s++) {
       for (let m = 0; m < stream.numMinibatches; m++) {
         const mini: TrajectoryGroup[] = [];
+        const miniBuilders: EnvGroupBuilder[] = [];
         while (mini.length < perMinibatch) {
           const item = await Promise.race([finished.get(), failure]);
           mini.push(item.group);
+          miniBuilders.push(item.builder);
           allBuilders.push(item.builder);
         }
         lastSampleDone = performance.now();
         allGroups.push(...mini);
-        const data = await prepareData(ctx, mini, metrics);
+        const data = await prepareData(ctx, mini, metrics, miniBuilders);
         if (data.length === 0) continue;
         allData.push(...data);
         submitted.forwardBackwards.push(submitForwardBackward(data, ctx.training, opts));

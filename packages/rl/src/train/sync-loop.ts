@@ -30,7 +30,7 @@ export async function doSyncTraining(ctx: LoopContext, sampler0: RLSamplingClien
     metrics['time/sample'] = (performance.now() - t0) / 1000;
     Object.assign(metrics, computeTrajectoryMetrics(groups, tagsOf(builders)));
     exportSummaries(ctx, i, groups, builders);
-    const data_D = await prepareData(ctx, groups, metrics);
+    const data_D = await prepareData(ctx, groups, metrics, builders);
     sampler = await trainAndUpdate(ctx, i, data_D, metrics);
     logStep(ctx, i, metrics, stepStart);
   }
