@@ -12,6 +12,7 @@ export {
   removeConstantRewardGroups,
   removeMask,
   trajectoryToData,
+  transformAdvantages,
 } from './data-processing.js';
 export { collectDemonstrations } from './demonstrations.js';
 export {
@@ -91,6 +92,8 @@ export {
   type SingleRolloutOptions,
 } from './rollouts.js';
 export {
+  ADVANTAGE_TRANSFORMS,
+  type AdvantageTransform,
   type AsyncConfig,
   AsyncConfigSchema,
   RL_LOSSES,

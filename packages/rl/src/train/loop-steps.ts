@@ -22,6 +22,7 @@ import {
   computeAdvantages,
   incorporateKlPenalty,
   removeConstantRewardGroups,
+  transformAdvantages,
 } from '../data-processing.js';
 import { Semaphore } from '../internal/concurrency.js';
 import { computeKlSampleTrain, computePostKl } from '../metrics.js';
@@ -149,7 +150,8 @@ export async function prepareData(
 ): Promise<Datum[]> {
   const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
   const advantages_P_G = computeAdvantages(kept);
-  const { data_D } = assembleTrainingData(kept, advantages_P_G);
+  const { data_D } = assembleTrainingData(kept, transformAdvantages(advantages_P_G, ctx.config.advantageTransform));
+  // The signal the rewards carry, before any diagnostic transform.
   if (!advantages_P_G.some((g) => g.some((a) => a !== 0))) noteNoSignal(ctx, metrics);
   if (ctx.config.klPenaltyCoef > 0 && ctx.reference !== undefined && data_D.length > 0) {
     const kl = await incorporateKlPenalty(data_D, ctx.reference, ctx.config.klPenaltyCoef, ctx.config.klDiscountFactor);
