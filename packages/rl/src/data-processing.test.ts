@@ -7,6 +7,7 @@ import {
   removeConstantRewardGroups,
   removeMask,
   trajectoryToData,
+  transformAdvantages,
 } from './data-processing.js';
 import { type Trajectory, TrajectoryGroup, type Transition } from './types.js';
 
@@ -153,5 +154,23 @@ describe('KL penalty', () => {
     expect(adv[0]).toBe(0);
     expect(adv[1]).toBeCloseTo(-0.1, 6);
     expect(adv[2]).toBeCloseTo(0.1, 6);
+  });
+});
+
+describe('transformAdvantages (the diagnostic control)', () => {
+  it('negates or zeroes every advantage and leaves none untouched', () => {
+    const adv = computeAdvantages([group([1, 0, 0, 1]), group([0, 0, 1, 0])]);
+    expect(transformAdvantages(adv, 'none')).toBe(adv);
+    expect(transformAdvantages(adv, 'negate')).toEqual([
+      [-0.5, 0.5, 0.5, -0.5],
+      [0.25, 0.25, -0.75, 0.25],
+    ]);
+    expect(
+      transformAdvantages(adv, 'zero')
+        .flat()
+        .every((a) => Object.is(a, 0)),
+    ).toBe(true);
+    expect(transformAdvantages([[0]], 'negate')[0]![0]).toBe(0);
+    expect(Object.is(transformAdvantages([[0]], 'negate')[0]![0], -0)).toBe(false);
   });
 });

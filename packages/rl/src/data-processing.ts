@@ -19,6 +19,17 @@ export function computeAdvantages(groups_P: readonly TrajectoryGroup[]): number[
 }
 
 /**
+ * Applies a diagnostic control to `advantages_P_G`: `negate` flips every sign (the policy is pushed away from what
+ * earned reward), `zero` removes every advantage (the update has no policy-gradient signal), `none` returns the
+ * input. A control run that still improves shows the improvement does not come from RL.
+ */
+export function transformAdvantages(advantages_P_G: number[][], transform: 'none' | 'negate' | 'zero'): number[][] {
+  if (transform === 'none') return advantages_P_G;
+  // `0 - a` rather than `-a`: a zero advantage stays +0 (no -0 in logs and datums).
+  return advantages_P_G.map((g) => g.map((a) => (transform === 'negate' ? 0 - a : 0)));
+}
+
+/**
  * Drop the groups whose trajectories all earned the same total reward (their advantages are all zero). When every
  * group is constant, one is kept so the step still runs.
  */

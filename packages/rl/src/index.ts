@@ -12,6 +12,7 @@ export {
   removeConstantRewardGroups,
   removeMask,
   trajectoryToData,
+  transformAdvantages,
 } from './data-processing.js';
 export { collectDemonstrations } from './demonstrations.js';
 export {
@@ -92,6 +93,8 @@ export {
 } from './rollouts.js';
 export {
   type AdjustDataInfo,
+  ADVANTAGE_TRANSFORMS,
+  type AdvantageTransform,
   type AsyncConfig,
   AsyncConfigSchema,
   RL_LOSSES,

@@ -6,11 +6,19 @@
 
 import type { MessageCompleter } from '@cookbook/core';
 import { TinkerMessageCompleter } from '@cookbook/renderers';
-import { GuessNumberDataset, RuleBasedAnswerer, TicTacToeDataset, TwentyQuestionsDataset } from '@cookbook/rl';
+import {
+  collectDemonstrations,
+  GuessNumberDataset,
+  type RLDataset,
+  RuleBasedAnswerer,
+  TicTacToeDataset,
+  TwentyQuestionsDataset,
+} from '@cookbook/rl';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
+import { GAME_WARM_START, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
+import { DEMONSTRATION_SEED_OFFSET, warmStartFields } from './rl-warm-start.js';
 
 export const multiplayerSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
@@ -22,6 +30,7 @@ export const multiplayerSchema = rlRecipeSchema.extend({
     .default('rule_based')
     .describe('twenty_questions: the scripted answerer, or answerer_model through the service'),
   answererModel: z.string().nullable().default(null).describe('twenty_questions answerer model; null = model_name'),
+  ...warmStartFields(GAME_WARM_START),
 });
 
 export const multiplayer = defineRecipe({
@@ -40,26 +49,35 @@ export const multiplayer = defineRecipe({
         answerer = new TinkerMessageCompleter({ samplingClient: sampler, renderer, maxTokens: 5, temperature: 0 });
       }
       const n = numBatches(config);
-      const { groupsPerBatch, groupSize, seed } = config;
-      const datasetBuilder = async () => {
+      const { groupsPerBatch, groupSize } = config;
+      const trainSet = (seed: number, batches: number): RLDataset => {
         if (config.env === 'guess_number') {
           const opts = { low: 0, high: config.guessHigh, maxTurns: config.maxTurns };
-          return { train: new GuessNumberDataset(renderer, groupsPerBatch, groupSize, n, seed, opts) };
+          return new GuessNumberDataset(renderer, groupsPerBatch, groupSize, batches, seed, opts);
         }
         if (config.env === 'twenty_questions') {
           const opts = { maxQuestions: config.maxTurns };
-          return {
-            train: new TwentyQuestionsDataset(renderer, answerer, groupsPerBatch, groupSize, n, seed, opts),
-          };
+          return new TwentyQuestionsDataset(renderer, answerer, groupsPerBatch, groupSize, batches, seed, opts);
         }
-        // Self-play: group_size games per group, both seats trained; the test set plays X against a random O.
+        // Self-play: group_size / 2 games per group, both seats trained.
         const games = Math.max(1, Math.floor(groupSize / 2));
-        return {
-          train: new TicTacToeDataset(renderer, groupsPerBatch, games, n, 'self', seed),
-          test: new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', seed + 1),
-        };
+        return new TicTacToeDataset(renderer, groupsPerBatch, games, batches, 'self', seed);
       };
-      await runRlRecipe(multiplayerSchema, config, datasetBuilder, io);
+      const datasetBuilder = async () => {
+        const train = trainSet(config.seed, n);
+        if (config.env !== 'tic_tac_toe') return { train };
+        // The test set plays X against a random O: its win rate is the headline of self-play.
+        return { train, test: new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', config.seed + 1) };
+      };
+      const demoSet = () => trainSet(config.seed + DEMONSTRATION_SEED_OFFSET, 1_000);
+      await runRlRecipe(multiplayerSchema, config, datasetBuilder, io, {
+        warmStartName: `multiplayer-${config.env}`,
+        demonstrations:
+          config.env === 'twenty_questions'
+            ? undefined
+            : () => collectDemonstrations(demoSet(), config.warmStartExamples),
+        headline: config.env === 'tic_tac_toe' ? 'test/env/all/win' : 'env/all/reward/total',
+      });
     } finally {
       await answererService?.close();
     }

@@ -9,12 +9,13 @@ import {
   ConfigError,
   configToKeyStyle,
   type Datum,
+  type Message,
   ModelInput,
   resolveLearningRate,
   tensorFromFloat32,
   tensorFromInt64,
 } from '@cookbook/core';
-import { appendCheckpointRecord, REPORT_FILE, runLoop } from '@cookbook/logging';
+import { appendCheckpointRecord, REPORT_FILE, readMetrics, runLoop } from '@cookbook/logging';
 import {
   extractBoxed,
   fetchHubRows,
@@ -25,11 +26,13 @@ import {
   type MathProblem,
   parseGsm8kRow,
   RLTrainConfigSchema,
+  transformAdvantages,
 } from '@cookbook/rl';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
-import { rlRenderer } from './rl-common.js';
+import { headlineSummary, MATH_WARM_START, maxOperandField, rlRenderer } from './rl-common.js';
+import { DEMONSTRATION_SEED_OFFSET, resolveWarmStart, warmStartFields } from './rl-warm-start.js';
 
 const lib = RLTrainConfigSchema.shape;
 
@@ -42,22 +45,41 @@ export const rlLoopSchema = RLTrainConfigSchema.pick({
   modelName: true,
   learningRate: true,
   loraRank: true,
+  loadCheckpointPath: true,
+  advantageTransform: true,
 }).extend({
   logPath: lib.logPath.default('.cookbook-runs/rl_loop'),
   rendererName: rendererNameField,
   env: z.enum(['arithmetic', 'gsm8k']).default('arithmetic').describe('arithmetic (generated) or gsm8k'),
   online: z.boolean().default(false).describe('gsm8k: read openai/gsm8k from the Hub (network)'),
   gsm8kPath: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
+  maxOperand: maxOperandField,
   batchSize: z.number().int().positive().default(4).describe('Problems per step (hosted example: 128)'),
   groupSize: z.number().int().positive().default(4).describe('Answers sampled per problem (hosted example: 16)'),
   maxTokens: lib.maxTokens.default(8),
   maxSteps: lib.maxSteps.default(5),
   seed: z.number().int().default(0).describe('Seed of generated problems'),
+  ...warmStartFields(MATH_WARM_START),
 });
 
-async function loadProblems(config: z.infer<typeof rlLoopSchema>, count: number): Promise<MathProblem[]> {
+type RlLoopConfig = z.infer<typeof rlLoopSchema>;
+
+function suffixOf(config: RlLoopConfig): string {
+  return config.env === 'arithmetic' ? '' : ' Provide a numerical answer written inside \\boxed{}.';
+}
+
+/** Problem → demonstration: the question as the loop asks it, answered by the reference. */
+function demonstrationOf(config: RlLoopConfig, problem: MathProblem): Message[] {
+  const answer = config.env === 'arithmetic' ? problem.answer : `\\boxed{${problem.answer}}`;
+  return [
+    { role: 'user', content: problem.question + suffixOf(config), trainable: false },
+    { role: 'assistant', content: answer, trainable: true },
+  ];
+}
+
+async function loadProblems(config: RlLoopConfig, count: number, seed = config.seed): Promise<MathProblem[]> {
   if (config.env === 'arithmetic') {
-    return generateArithmeticProblems(count, config.seed).map(({ x, y }) => ({
+    return generateArithmeticProblems(count, seed, config.maxOperand).map(({ x, y }) => ({
       question: `What is ${x} + ${y}?`,
       answer: String(x + y),
     }));
@@ -88,7 +110,7 @@ export const rlLoop = defineRecipe({
     let problems: MathProblem[] = [];
     const grade = (text: string, answer: string) =>
       config.env === 'arithmetic' ? lastInteger(text) === Number(answer) : gradeAnswer(extractBoxed(text), answer);
-    const suffix = config.env === 'arithmetic' ? '' : ' Provide a numerical answer written inside \\boxed{}.';
+    const suffix = suffixOf(config);
     const result = await runLoop(
       {
         ...config,
@@ -104,15 +126,31 @@ export const rlLoop = defineRecipe({
         const service = run.own(await connectService(config.baseUrl));
         const resume = run.resumeFrom?.state_path;
         if (run.startStep >= maxSteps) return { totalSteps: maxSteps, endStep: run.startStep };
-        const training =
+        const warm =
           resume === undefined
+            ? await resolveWarmStart(config, {
+                name: `rl_loop-${config.env}`,
+                service,
+                renderer,
+                demonstrations: async () => {
+                  const seed = config.seed + DEMONSTRATION_SEED_OFFSET;
+                  const demos = await loadProblems(config, config.warmStartExamples, seed);
+                  return demos.slice(0, config.warmStartExamples).map((p) => demonstrationOf(config, p));
+                },
+                io,
+              })
+            : null;
+        const start = resume ?? warm ?? config.loadCheckpointPath;
+        const training =
+          start === null
             ? await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank })
-            : await service.createTrainingClientFromState(resume, { optimizer: true });
+            : await service.createTrainingClientFromState(start, { optimizer: resume !== undefined });
+        let noSignalSteps = 0;
         let sampler = await training.saveWeightsAndGetSamplingClient();
         const stop = renderer.getStopSequences();
         let step = run.startStep;
         for (; step < maxSteps && !run.signal.aborted; step++) {
-          const start = performance.now();
+          const stepStart = performance.now();
           const batch = problems.slice(step * config.batchSize, (step + 1) * config.batchSize);
           const data_D: Datum[] = [];
           const rewards: number[] = [];
@@ -136,8 +174,10 @@ export const rlLoop = defineRecipe({
                 return; // no signal: every advantage would be 0
               }
               const promptTokens = prompt.toInts();
+              // Centred rewards; the diagnostic control (advantage_transform) negates or zeroes them.
+              const [advantages_G] = transformAdvantages([rewards_G.map((r) => r - mean)], config.advantageTransform);
               res.sequences.forEach((seq, g) => {
-                const advantage = rewards_G[g]! - mean;
+                const advantage = advantages_G![g]!;
                 const tokens = [...promptTokens, ...seq.tokens];
                 const n = promptTokens.length;
                 const logprobs = seq.logprobs ?? seq.tokens.map(() => 0);
@@ -164,10 +204,21 @@ export const rlLoop = defineRecipe({
             sampler = await training.saveWeightsAndGetSamplingClient();
           }
           const reward = rewards.reduce((a, b) => a + b, 0) / Math.max(1, rewards.length);
-          const seconds = (performance.now() - start) / 1000;
+          const seconds = (performance.now() - stepStart) / 1000;
+          if (skipped === batch.length) {
+            noSignalSteps++;
+            if (noSignalSteps === 1) {
+              run.log(
+                `rl_loop: step ${step} has no training signal: in every group all answers earned the same reward, ` +
+                  'so every group was skipped and nothing was learned (see env/all/frac_groups_with_signal). Start ' +
+                  'from a model that sometimes succeeds (warm_start=on, a checkpoint) or make the task easier.',
+              );
+            }
+          }
           run.logger.logMetrics(
             {
               'env/all/reward/total': reward,
+              'env/all/frac_groups_with_signal': batch.length === 0 ? 0 : (batch.length - skipped) / batch.length,
               'progress/skipped_groups': skipped,
               datums: data_D.length,
               'time/total': seconds,
@@ -178,6 +229,11 @@ export const rlLoop = defineRecipe({
             `step ${String(step).padStart(4)}  reward ${reward.toFixed(3)}  skipped ${skipped}  ${seconds.toFixed(2)}s`,
           );
         }
+        if (noSignalSteps > 0) {
+          run.log(
+            `rl_loop: ${noSignalSteps} of ${step - run.startStep} steps had no training signal (all groups skipped)`,
+          );
+        }
         const final = await training.saveState('final');
         const finalCheckpoint = { name: 'final', step, final: step >= maxSteps, state_path: final.path };
         appendCheckpointRecord(config.logPath, finalCheckpoint);
@@ -185,6 +241,12 @@ export const rlLoop = defineRecipe({
         return { totalSteps: maxSteps, endStep: step, finalCheckpoint };
       },
     );
-    if (result.status === 'completed') io.out(`report: ${join(config.logPath, REPORT_FILE)}`);
+    if (result.status === 'completed') {
+      if (result.stepsRun > 0) {
+        const { rows } = await readMetrics(join(config.logPath, 'metrics.jsonl'));
+        io.out(headlineSummary('env/all/reward/total', rows));
+      }
+      io.out(`report: ${join(config.logPath, REPORT_FILE)}`);
+    }
   },
 });

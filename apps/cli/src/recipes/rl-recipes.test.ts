@@ -12,6 +12,7 @@ import { mathRl } from './math-rl.js';
 import { multiplayer } from './multiplayer.js';
 import { rlBasic } from './rl-basic.js';
 import { rlLoop } from './rl-loop.js';
+import { usesWarmStart, type WarmStartConfig } from './rl-warm-start.js';
 
 const ours: Recipe[] = [rlBasic, rlLoop, mathRl, multiplayer];
 
@@ -44,6 +45,30 @@ describe('RL recipes: config', () => {
     expect(await runCli(['math_rl', 'env=algebra'], ours, c.io)).toBe(2);
     expect(c.err.join('\n')).toMatch(/env=algebra: expected one of "arithmetic", "math", "gsm8k"/);
     expect(await runCli(['multiplayer', 'env=chess'], ours, c.io)).toBe(2);
+  });
+
+  it('warm start: auto for the built-in models only, never over a checkpoint; on refuses what it cannot do', () => {
+    const base: WarmStartConfig = {
+      warmStart: 'auto',
+      warmStartSteps: 1,
+      warmStartExamples: 1,
+      warmStartBatchSize: 1,
+      warmStartLearningRate: 1e-2,
+      modelName: 'local/qwen3-tiny',
+      loraRank: 4,
+      seed: 0,
+      loadCheckpointPath: null,
+    };
+    expect(usesWarmStart(base)).toBe(true);
+    expect(usesWarmStart({ ...base, modelName: 'Qwen/Qwen3-8B' })).toBe(false);
+    expect(usesWarmStart({ ...base, loadCheckpointPath: 'tinker://run/weights/x' })).toBe(false);
+    expect(usesWarmStart(base, false)).toBe(false);
+    expect(usesWarmStart({ ...base, warmStart: 'off' })).toBe(false);
+    expect(usesWarmStart({ ...base, warmStart: 'on', modelName: 'Qwen/Qwen3-8B' })).toBe(true);
+    expect(() => usesWarmStart({ ...base, warmStart: 'on', loadCheckpointPath: 'tinker://run/weights/x' })).toThrow(
+      /load_checkpoint_path/,
+    );
+    expect(() => usesWarmStart({ ...base, warmStart: 'on' }, false)).toThrow(/no demonstrations/);
   });
 
   it('learning-rate defaults', () => {
@@ -107,6 +132,7 @@ describe('RL recipes on the embedded service', () => {
       'max_tokens=2',
       'lora_rank=4',
       'save_every=1',
+      'warm_start=off',
       `behavior_if_log_dir_exists=${behavior}`,
     ];
     expect(await runCli(args(2, 'raise'), ours, capture().io)).toBe(0);
@@ -135,6 +161,7 @@ describe('RL recipes on the embedded service', () => {
       'group_size=2',
       'max_tokens=2',
       'lora_rank=4',
+      'warm_start=off',
       `behavior_if_log_dir_exists=${behavior}`,
     ];
     expect(await runCli(args('raise'), ours, capture().io)).toBe(0);
@@ -152,7 +179,7 @@ describe('RL recipes on the embedded service', () => {
     expect(readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
-  const small = ['max_steps=2', 'groups_per_batch=2', 'group_size=2', 'max_tokens=3', 'lora_rank=4'];
+  const small = ['max_steps=2', 'groups_per_batch=2', 'group_size=2', 'max_tokens=3', 'lora_rank=4', 'warm_start=off'];
   const cases: [string, string[]][] = [
     ['rl_basic', []],
     ['math_rl', ['env=math', 'num_test_problems=2', 'eval_every=1']],
@@ -167,7 +194,7 @@ describe('RL recipes on the embedded service', () => {
       const c = capture();
       const extra =
         name === 'rl_loop'
-          ? ['max_steps=2', 'batch_size=2', 'group_size=2', 'max_tokens=3', 'lora_rank=4']
+          ? ['max_steps=2', 'batch_size=2', 'group_size=2', 'max_tokens=3', 'lora_rank=4', 'warm_start=off']
           : [...small, 'behavior_if_log_dir_exists=raise'];
       const code = await runCli(
         [name, `log_path=${logPath}`, `base_url=${server.baseURL}`, ...extra, ...args],

@@ -36,6 +36,11 @@ export type AsyncConfig = z.infer<typeof AsyncConfigSchema>;
 /** The policy-gradient losses the service computes. */
 export const RL_LOSSES = ['importance_sampling', 'ppo', 'cispo', 'dro'] as const;
 
+/** What the loop does to the advantages before training: `none` (RL), or a diagnostic control. */
+export const ADVANTAGE_TRANSFORMS = ['none', 'negate', 'zero'] as const;
+/** One of {@link ADVANTAGE_TRANSFORMS}. */
+export type AdvantageTransform = (typeof ADVANTAGE_TRANSFORMS)[number];
+
 /** The RL training config. */
 export const RLTrainConfigSchema = z.object({
   ...runConfigShape,
@@ -69,6 +74,13 @@ export const RLTrainConfigSchema = z.object({
     .default(null)
     .describe('Reference model of the KL penalty; null = model_name'),
   computePostKl: z.boolean().default(false).describe('Log the KL between the policy before and after each step'),
+  advantageTransform: z
+    .enum(ADVANTAGE_TRANSFORMS)
+    .default('none')
+    .describe(
+      'Diagnostic control: negate or zero every advantage before training (none = normal RL). A run with negate or ' +
+        'zero must not improve; if it does, the rise comes from somewhere else than RL (e.g. the warm start)',
+    ),
   removeConstantRewardGroups: z
     .boolean()
     .default(false)

@@ -23,6 +23,7 @@ import {
   incorporateKlPenalty,
   lossInput,
   removeConstantRewardGroups,
+  transformAdvantages,
 } from '../data-processing.js';
 import { Semaphore } from '../internal/concurrency.js';
 import { computeKlSampleTrain, computePostKl } from '../metrics.js';
@@ -154,11 +155,12 @@ export async function prepareData(
 ): Promise<Datum[]> {
   const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
   const advantages_P_G = computeAdvantages(kept);
-  const { data_D, metadata_D } = assembleTrainingData(kept, advantages_P_G);
+  const { data_D, metadata_D } = assembleTrainingData(kept, transformAdvantages(advantages_P_G, ctx.config.advantageTransform));
   if (ctx.config.klPenaltyCoef > 0 && ctx.reference !== undefined && data_D.length > 0) {
     const kl = await incorporateKlPenalty(data_D, ctx.reference, ctx.config.klPenaltyCoef, ctx.config.klDiscountFactor);
     for (const [k, v] of Object.entries(kl)) metrics[k] = v;
   }
+  // The signal the rewards carry, before any diagnostic transform (a distillation hook may add its own).
   let signal = advantages_P_G.some((g) => g.some((a) => a !== 0));
   if (ctx.deps.adjustData !== undefined && data_D.length > 0) {
     const builders_P = kept.map((g) => builders[groups.indexOf(g)]!);

@@ -1,0 +1,129 @@
+/**
+ * The offline starting point of the RL recipes. The built-in models (`local/…`: random weights, a tiny stand-in that
+ * shows the mechanics and the learning signal, not model quality) never answer in format, so every reward in a group
+ * is equal and RL has nothing to learn from. Real post-training starts from a model that already follows
+ * instructions; offline, a short SFT warm start on demonstrations the environment produces (reference answers, a
+ * bisection player, a rule player) stands in for it. It is trained once and cached (`@cookbook/supervised`'s
+ * `warmStart`), so the next run starts at once. It is deliberately short: RL must still have room to improve.
+ */
+import { ConfigError, type Message } from '@cookbook/core';
+import type { Renderer } from '@cookbook/renderers';
+import { type WarmStartServiceClient, warmStart } from '@cookbook/supervised';
+import { z } from 'zod';
+import type { RecipeIO } from '../recipe.js';
+
+/** A recipe's default warm-start strength (tuned per task so the RL metric starts well below its ceiling). */
+export interface WarmStartDefaults {
+  steps: number;
+  examples: number;
+  batchSize: number;
+  learningRate: number;
+}
+
+/** The warm-start fields a recipe adds to its schema, with its own defaults. */
+export function warmStartFields(d: WarmStartDefaults) {
+  return {
+    warmStart: z
+      .enum(['auto', 'on', 'off'])
+      .default('auto')
+      .describe(
+        'SFT warm start before RL on demonstrations the environment produces (reference answers, a scripted ' +
+          'player), trained once and cached beside the embedded service data. auto = on for the built-in local/* ' +
+          'models (random weights) unless load_checkpoint_path is given; off for real checkpoints and the hosted service',
+      ),
+    warmStartSteps: z
+      .number()
+      .int()
+      .positive()
+      .default(d.steps)
+      .describe('Warm start: SFT steps (kept short so that RL starts well below the ceiling)'),
+    warmStartExamples: z
+      .number()
+      .int()
+      .positive()
+      .default(d.examples)
+      .describe('Warm start: demonstrations generated from problems seeded apart from the training set'),
+    warmStartBatchSize: z.number().int().positive().default(d.batchSize).describe('Warm start: datums per SFT step'),
+    warmStartLearningRate: z
+      .number()
+      .positive()
+      .default(d.learningRate)
+      .describe('Warm start: Adam learning rate of the first SFT step (decays linearly to 0)'),
+  };
+}
+
+/** The warm-start fields, parsed. */
+export interface WarmStartConfig {
+  warmStart: 'auto' | 'on' | 'off';
+  warmStartSteps: number;
+  warmStartExamples: number;
+  warmStartBatchSize: number;
+  warmStartLearningRate: number;
+  modelName: string;
+  loraRank: number;
+  seed: number;
+  loadCheckpointPath?: string | null;
+}
+
+/** Offset of the demonstrations' seed from the run's: demonstrations come from other problems than training. */
+export const DEMONSTRATION_SEED_OFFSET = 7919;
+
+/** Whether the run warm-starts: `on`, or `auto` with a built-in model and no checkpoint to start from. */
+export function usesWarmStart(config: WarmStartConfig, hasDemonstrations = true): boolean {
+  if (config.warmStart === 'off') return false;
+  const fromCheckpoint = config.loadCheckpointPath !== undefined && config.loadCheckpointPath !== null;
+  if (config.warmStart === 'on') {
+    if (fromCheckpoint) {
+      throw new ConfigError(
+        'warm_start=on trains the base model from scratch, but load_checkpoint_path is set: give one or the other',
+        { key: 'warm_start' },
+      );
+    }
+    if (!hasDemonstrations) {
+      throw new ConfigError('this environment produces no demonstrations, so it cannot be warm-started', {
+        key: 'warm_start',
+      });
+    }
+    return true;
+  }
+  return !fromCheckpoint && hasDemonstrations && config.modelName.startsWith('local/');
+}
+
+/**
+ * Runs (or loads from the cache) the warm start of a recipe and returns the state to start RL from, or null when the
+ * run does not warm-start. `name` names the cache entry (recipe and task). Progress goes to `io.err`; one summary
+ * line (trained or cached, with its wall time) to `io.out`.
+ */
+export async function resolveWarmStart(
+  config: WarmStartConfig,
+  options: {
+    name: string;
+    service: WarmStartServiceClient;
+    renderer: Renderer;
+    demonstrations: (() => Promise<Message[][]>) | undefined;
+    io: RecipeIO;
+  },
+): Promise<string | null> {
+  const demonstrations = options.demonstrations;
+  if (!usesWarmStart(config, demonstrations !== undefined) || demonstrations === undefined) return null;
+  const conversations = await demonstrations();
+  const result = await warmStart({
+    service: options.service,
+    baseModel: config.modelName,
+    loraRank: config.loraRank,
+    demonstrations: { conversations, renderer: options.renderer },
+    sft: {
+      steps: config.warmStartSteps,
+      batchSize: config.warmStartBatchSize,
+      learningRate: config.warmStartLearningRate,
+    },
+    seed: config.seed,
+    name: options.name,
+    log: options.io.err,
+  });
+  options.io.out(
+    `warm start: ${result.cached ? 'cached' : 'trained'} in ${result.seconds.toFixed(1)}s ` +
+      `(SFT loss ${result.initialLoss.toFixed(3)} → ${result.finalLoss.toFixed(3)}; RL starts from ${result.statePath})`,
+  );
+  return result.statePath;
+}
