@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CookbookError } from '@cookbook/core';
+import type { ClockCycle } from './clock-cycle.js';
 import type {
   EngineFailure,
   EngineOp,
@@ -54,6 +55,8 @@ export interface EngineHostOptions {
   heapMb?: number;
   /** Called when a worker stops unexpectedly, with the residents it held. */
   onLost?: (residents: string[], reason: string) => void;
+  /** Hold operations given a cycle in `run` until that cycle starts (the opt-in clock-cycle model). */
+  clock?: ClockCycle | undefined;
 }
 
 interface Queued {
@@ -63,6 +66,8 @@ interface Queued {
   owner: string | undefined;
   /** Why it was cancelled while running. */
   cancelled?: string;
+  /** The clock cycle it was admitted to (undefined: it runs as soon as the worker is free). */
+  cycle: number | undefined;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
@@ -78,6 +83,11 @@ interface Slot {
 }
 
 let nextOpId = 0;
+
+/** The model or sampler an operation acts on. */
+function residentOf(op: EngineOp): string {
+  return 'modelId' in op ? op.modelId : op.samplerId;
+}
 
 /** How a worker thread is started: the built `.js`, or the `.ts` source through tsx (tests, `pnpm cookbook`). */
 function spawn(data: EngineWorkerData, heapMb: number): Worker {
@@ -99,9 +109,12 @@ export class EngineHost {
   private readonly onLost: (residents: string[], reason: string) => void;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
+  private readonly clock: ClockCycle | undefined;
 
   constructor(options: EngineHostOptions = {}) {
     const n = Math.max(1, Math.floor(options.threads ?? 1));
+    this.clock = options.clock;
+    if (this.clock) this.clock.onBoundary = () => this.pumpAll();
     this.heapMb = options.heapMb ?? 4096;
     this.onLost = options.onLost ?? (() => undefined);
     this.slots = Array.from({ length: n }, () => ({
@@ -134,17 +147,42 @@ export class EngineHost {
     this.slots[worker]?.residents.delete(resident);
   }
 
-  /** Queue `op` on `worker`; resolves with its result. */
+  /**
+   * Queue `op` on `worker`; resolves with its result. With a clock, an operation given the `cycle` it was admitted
+   * to starts only once that cycle runs.
+   */
   run<K extends EngineOpKind>(
     worker: number,
     op: Extract<EngineOp, { kind: K }>,
     owner?: string,
+    cycle?: number,
   ): Promise<EngineOpResult[K]> {
     if (this.closed) return Promise.reject(new EngineWorkerLost('the engine is shut down'));
     const slot = this.slots[worker]!;
+    const clock = this.clock;
+    const gated = clock !== undefined && cycle !== undefined;
     return new Promise<EngineOpResult[K]>((resolve, reject) => {
       nextOpId = (nextOpId % 0x7fff_ffff) + 1; // ids fit the Int32 cancel flag
-      slot.queue.push({ id: nextOpId, op, owner, resolve: resolve as (v: unknown) => void, reject });
+      const q: Queued = {
+        id: nextOpId,
+        op,
+        owner,
+        cycle: gated ? cycle : undefined,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      };
+      if (gated) {
+        clock.queued(cycle);
+        q.resolve = (v) => {
+          clock.settled(cycle);
+          resolve(v as EngineOpResult[K]);
+        };
+        q.reject = (e) => {
+          clock.settled(cycle);
+          reject(e);
+        };
+      }
+      slot.queue.push(q);
       this.pump(slot);
     });
   }
@@ -194,9 +232,30 @@ export class EngineHost {
     );
   }
 
-  /** Picks the operation a free worker runs next (FIFO today; the seam for clock cycles and batching). */
+  /**
+   * Picks the operation a free worker runs next: FIFO, except that with a clock an operation waiting for its cycle
+   * is passed over by later ones that may run now — never by one for the same model or sampler, so each resident's
+   * operations keep their order.
+   */
   private next(slot: Slot): Queued | undefined {
-    return slot.queue.shift();
+    const clock = this.clock;
+    if (!clock) return slot.queue.shift();
+    const waiting = new Set<string>();
+    for (let i = 0; i < slot.queue.length; i++) {
+      const q = slot.queue[i]!;
+      const who = residentOf(q.op);
+      if ((q.cycle === undefined || clock.eligible(q.cycle)) && !waiting.has(who)) {
+        slot.queue.splice(i, 1);
+        if (q.cycle !== undefined) clock.started(q.op.kind);
+        return q;
+      }
+      waiting.add(who);
+    }
+    return undefined;
+  }
+
+  private pumpAll(): void {
+    for (const slot of this.slots) this.pump(slot);
   }
 
   private start(slot: Slot): Worker {

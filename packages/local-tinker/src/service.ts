@@ -83,6 +83,11 @@ export class LocalTinkerService {
     return this.state.futures;
   }
 
+  /** The clock-cycle model (per-cycle records), when the service runs with one. */
+  get clock() {
+    return this.state.clock;
+  }
+
   /** The bounds this service enforces on one request. */
   get limits() {
     return this.state.limits;
