@@ -76,6 +76,24 @@ describe('the clock-cycle model', () => {
     expect(o[0]!.tick).toBe(f[0]!.tick + 2);
   });
 
+  it('a model takes one optimizer step per cycle: a second step submitted at once runs in the next cycle', async () => {
+    const s = await clocked();
+    const { model } = await sessionAndModel(s);
+    const from = s.clock!.records.length;
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      ids.push(await submit(s, 'forward_backward', fb(model)));
+      ids.push(await submit(s, 'optim_step', optim(model)));
+    }
+    await Promise.all(ids.map((id) => result(s, id)));
+    const ran = s.clock!.records.slice(from);
+    expect(ran.map((r) => r.ops)).toEqual([
+      { forwardBackward: 1, optimStep: 1 },
+      { forwardBackward: 1, optimStep: 1 },
+    ]);
+    expect(ran[1]!.tick).toBe(ran[0]!.tick + 1);
+  });
+
   it('work submitted while a cycle runs waits for the next boundary; requests keep their seq order', async () => {
     const s = await clocked();
     const { model } = await sessionAndModel(s);

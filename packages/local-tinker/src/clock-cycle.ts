@@ -1,7 +1,8 @@
 /**
  * The opt-in clock-cycle model of the hosted service (tinker-api.md §5.3): training and sampling work runs in
  * lock-step cycles of `cycleMs`. Invariants: a request is admitted to the cycle after the one running (or the next
- * one to start) when it arrives, and its engine operation never starts before that cycle's boundary; a cycle lasts
+ * one to start) when it arrives, and its engine operation never starts before that cycle's boundary; a model takes
+ * at most one optimizer step per cycle (its later requests move to the next cycle); a cycle lasts
  * at least `cycleMs` and until every operation admitted to it (or earlier) has finished; futures that complete while
  * a cycle runs are released together at its end. Boundaries lie on a grid of `cycleMs` anchored at the end of the
  * last cycle (a cycle that overruns moves the grid), so a loop that submits its next request only after a result
@@ -57,6 +58,8 @@ export class ClockCycle {
   /** Engine operations queued or running, by the cycle they were admitted to. */
   private readonly inFlight = new Map<number, number>();
   private ops: Record<string, number> = {};
+  /** Models that took their optimizer step in the running cycle. */
+  private stepped = new Set<string>();
   private held: (() => void)[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private checkQueued = false;
@@ -100,9 +103,23 @@ export class ClockCycle {
     if (!this.running) this.schedule();
   }
 
-  /** An operation of `kind` started in the running cycle. */
-  started(kind: string): void {
+  /** An operation of `kind` on `resident` (a model or sampler) started in the running cycle. */
+  started(kind: string, resident: string): void {
     this.ops[kind] = (this.ops[kind] ?? 0) + 1;
+    if (kind === 'optimStep') this.stepped.add(resident);
+  }
+
+  /** True once `model` took its optimizer step in the running cycle (it takes one per cycle, as hosted). */
+  steppedThisCycle(model: string): boolean {
+    return this.stepped.has(model);
+  }
+
+  /** Move an operation admitted to `cycle` on to the next cycle; returns its new cycle. */
+  defer(cycle: number): number {
+    const next = this.cycle + 1;
+    this.inFlight.set(next, (this.inFlight.get(next) ?? 0) + 1);
+    this.settled(cycle);
+    return next;
   }
 
   /** An operation admitted to `cycle` finished (or failed, or was cancelled). */
@@ -153,6 +170,7 @@ export class ClockCycle {
     this.tick = tick;
     this.startMs = Date.now();
     this.ops = {};
+    this.stepped = new Set();
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.maybeEnd();

@@ -174,11 +174,11 @@ export class EngineHost {
       if (gated) {
         clock.queued(cycle);
         q.resolve = (v) => {
-          clock.settled(cycle);
+          clock.settled(q.cycle!);
           resolve(v as EngineOpResult[K]);
         };
         q.reject = (e) => {
-          clock.settled(cycle);
+          clock.settled(q.cycle!);
           reject(e);
         };
       }
@@ -244,9 +244,13 @@ export class EngineHost {
     for (let i = 0; i < slot.queue.length; i++) {
       const q = slot.queue[i]!;
       const who = residentOf(q.op);
+      if (q.cycle !== undefined && clock.eligible(q.cycle) && clock.steppedThisCycle(who)) {
+        // A model takes one optimizer step per cycle: what follows its step waits for the next cycle.
+        q.cycle = clock.defer(q.cycle);
+      }
       if ((q.cycle === undefined || clock.eligible(q.cycle)) && !waiting.has(who)) {
         slot.queue.splice(i, 1);
-        if (q.cycle !== undefined) clock.started(q.op.kind);
+        if (q.cycle !== undefined) clock.started(q.op.kind, who);
         return q;
       }
       waiting.add(who);
