@@ -347,7 +347,7 @@ export class Sampler {
     const out: { key: number; result?: SampleResult; error?: Error }[] = [];
     const finish = (m: Member, error?: Error) => {
       this.members.splice(this.members.indexOf(m), 1);
-      this.freeSlots.push(...m.slots);
+      for (const slot of m.slots) this.freeSlots.push(slot);
       if (error) {
         out.push({ key: m.key, error });
         return;
@@ -432,7 +432,8 @@ export class Sampler {
 
   /** Forget every request (after a failure: the caller fails them all). */
   reset(): void {
-    for (const m of this.members) this.freeSlots.push(...m.slots);
+    this.freeSlots = [];
+    this.slotsMade = 0;
     this.members = [];
     this.joining = [];
   }

@@ -4,11 +4,12 @@
  * operations are messages (`engine-protocol.ts`).
  *
  * The host keeps one FIFO queue per worker and sends a worker its next operation only when the previous one is done,
- * so queued work stays here, where it can be inspected, cancelled — and, later, held for a clock cycle or merged
- * into one batched decode (`next()` is the one place that picks what runs). Invariants: at most one operation is in
- * flight per worker; a cancelled queued operation never starts, a cancelled running sample stops at its next decode
- * step; a worker that dies (out of memory, a crash) fails only its own operations, reports the models and samplers it
- * held through `onLost`, and is replaced on the next operation.
+ * so queued work stays here, where it can be inspected, cancelled or held for its clock cycle (`next()` is the one
+ * place that picks what runs). Invariants: at most one operation is in flight per worker, except that samples for
+ * the sampler the running sample decodes on are sent at once to join its batch (`sendJoins`: continuous batching);
+ * a cancelled queued operation never starts, a cancelled running sample stops at its next decode step; a worker
+ * that dies (out of memory, a crash) fails only its own operations, reports the models and samplers it held
+ * through `onLost`, and is replaced on the next operation.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -16,14 +17,15 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CookbookError } from '@cookbook/core';
 import type { ClockCycle } from './clock-cycle.js';
-import type {
-  EngineFailure,
-  EngineOp,
-  EngineOpKind,
-  EngineOpResult,
-  EngineReady,
-  EngineResponse,
-  EngineWorkerData,
+import {
+  CANCEL_SLOTS,
+  type EngineFailure,
+  type EngineOp,
+  type EngineOpKind,
+  type EngineOpResult,
+  type EngineReady,
+  type EngineResponse,
+  type EngineWorkerData,
 } from './engine-protocol.js';
 
 /** An operation failed inside a worker; `name` is the engine error class (EngineInputError, …). */
@@ -75,9 +77,15 @@ interface Queued {
 interface Slot {
   worker: Worker | undefined;
   ready: Promise<void> | undefined;
+  /** The shared cancel ring and the next entry to write. */
   cancel: Int32Array;
+  cancelNext: number;
   queue: Queued[];
   running: Queued | undefined;
+  /** True once `running` was posted to the worker. */
+  sent: boolean;
+  /** Samples sent to join the batch the running sample decodes in, by id. */
+  joined: Map<number, Queued>;
   /** Models and samplers placed on this worker. */
   residents: Set<string>;
 }
@@ -108,6 +116,8 @@ export class EngineHost {
   private readonly heapMb: number;
   private readonly onLost: (residents: string[], reason: string) => void;
   private idleWaiters: (() => void)[] = [];
+  /** Samples sent to join a batch already decoding (continuous batching), since the start. */
+  samplesJoined = 0;
   private closed = false;
   private readonly clock: ClockCycle | undefined;
 
@@ -120,9 +130,12 @@ export class EngineHost {
     this.slots = Array.from({ length: n }, () => ({
       worker: undefined,
       ready: undefined,
-      cancel: new Int32Array(new SharedArrayBuffer(4)),
+      cancel: new Int32Array(new SharedArrayBuffer(4 * CANCEL_SLOTS)),
+      cancelNext: 0,
       queue: [],
       running: undefined,
+      sent: false,
+      joined: new Map(),
       residents: new Set(),
     }));
   }
@@ -199,11 +212,13 @@ export class EngineHost {
         } else keep.push(q);
       }
       slot.queue = keep;
-      const r = slot.running;
-      if (r && r.owner === owner && r.op.kind === 'sample') {
-        r.cancelled = reason;
-        Atomics.store(slot.cancel, 0, r.id);
-        n++;
+      for (const r of [slot.running, ...slot.joined.values()]) {
+        if (r && r.owner === owner && r.op.kind === 'sample') {
+          r.cancelled = reason;
+          Atomics.store(slot.cancel, slot.cancelNext, r.id);
+          slot.cancelNext = (slot.cancelNext + 1) % CANCEL_SLOTS;
+          n++;
+        }
       }
     }
     return n;
@@ -211,7 +226,7 @@ export class EngineHost {
 
   /** Operations queued or running, over all workers. */
   get pending(): number {
-    return this.slots.reduce((a, s) => a + s.queue.length + (s.running ? 1 : 0), 0);
+    return this.slots.reduce((a, s) => a + s.queue.length + s.joined.size + (s.running ? 1 : 0), 0);
   }
 
   /** Resolves once nothing is queued or running. */
@@ -285,14 +300,40 @@ export class EngineHost {
     return w;
   }
 
+  /**
+   * Sends the queued samples for the sampler the running sample decodes on to join its batch (continuous batching),
+   * in queue order, never past an earlier operation of that sampler that must run first.
+   */
+  private sendJoins(slot: Slot): void {
+    const r = slot.running;
+    const w = slot.worker;
+    if (!r || !slot.sent || !w || r.op.kind !== 'sample') return;
+    const sampler = r.op.samplerId;
+    for (let i = 0; i < slot.queue.length; i++) {
+      const q = slot.queue[i]!;
+      if (residentOf(q.op) !== sampler) continue;
+      if (q.op.kind !== 'sample' || (q.cycle !== undefined && !this.clock?.eligible(q.cycle))) break;
+      slot.queue.splice(i--, 1);
+      if (q.cycle !== undefined) this.clock?.started(q.op.kind, sampler);
+      slot.joined.set(q.id, q);
+      this.samplesJoined++;
+      w.postMessage({ id: q.id, op: q.op });
+    }
+  }
+
   private pump(slot: Slot): void {
-    if (slot.running || this.closed) return;
+    if (this.closed) return;
+    if (slot.running) {
+      this.sendJoins(slot);
+      return;
+    }
     const q = this.next(slot);
     if (!q) {
       this.checkIdle();
       return;
     }
     slot.running = q;
+    slot.sent = false;
     let worker: Worker;
     try {
       worker = slot.worker ?? this.start(slot);
@@ -308,6 +349,8 @@ export class EngineHost {
       () => {
         if (slot.worker !== worker || slot.running !== q) return;
         worker.postMessage({ id: q.id, op: q.op });
+        slot.sent = true;
+        this.sendJoins(slot);
       },
       (err: unknown) =>
         this.lose(slot, worker, `it failed to start: ${err instanceof Error ? err.message : String(err)}`),
@@ -315,13 +358,16 @@ export class EngineHost {
   }
 
   private finish(slot: Slot, m: EngineResponse): void {
-    const q = slot.running;
+    const joined = slot.joined.get(m.id);
+    const q = joined ?? slot.running;
     if (!q || q.id !== m.id) return;
-    slot.running = undefined;
+    if (joined) slot.joined.delete(m.id);
+    else slot.running = undefined;
     if (m.ok) q.resolve(m.value);
     else if (m.error.name === 'EngineCancelledError') q.reject(new EngineOpCancelled(q.cancelled ?? m.error.message));
     else q.reject(new EngineOpError(m.error, q.op.kind));
-    this.pump(slot);
+    if (joined) this.checkIdle();
+    else this.pump(slot);
   }
 
   /** A worker stopped: fail what it was running and report what it held; the next operation starts a new one. */
@@ -333,9 +379,12 @@ export class EngineHost {
     slot.residents.clear();
     const q = slot.running;
     slot.running = undefined;
+    const joined = [...slot.joined.values()];
+    slot.joined.clear();
     if (!this.closed) {
       const reason = `the engine worker stopped (${why})`;
       q?.reject(new EngineWorkerLost(reason));
+      for (const j of joined) j.reject(new EngineWorkerLost(reason));
       if (residents.length > 0) this.onLost(residents, reason);
       this.pump(slot);
     }

@@ -121,7 +121,7 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
     sampler.cacheLen = Math.max(sampler.cacheLen, len);
     const r = await state.call(
       worker,
-      { kind: 'sample', samplerId: sampler.id, prompt, options },
+      { kind: 'sample', samplerId: sampler.id, prompt, options, maxBatchBytes: limits.maxSampleBytes },
       sampler.sessionId,
       cycle,
     );
