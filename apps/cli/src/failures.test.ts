@@ -135,5 +135,8 @@ describe('cookbook serve options', () => {
     const defaults = serveOptions(serveSchema.parse({}), () => undefined);
     expect(defaults).toMatchObject({ sessionTimeoutMs: 300_000, maxRootBytes: null, engineThreads: 1 });
     expect(defaults.limits).toEqual(DEFAULT_LIMITS);
+    expect(defaults.clockCycleMs).toBeUndefined();
+    const clocked = serveOptions(serveSchema.parse({ clock_cycle_ms: 300, clock_cycle_log: 'c.jsonl' }), () => {});
+    expect(clocked).toMatchObject({ clockCycleMs: 300, clockCycleLogPath: 'c.jsonl' });
   });
 });

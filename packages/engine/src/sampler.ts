@@ -1,5 +1,7 @@
 // Sampler: batched autoregressive generation with a KV cache over a base model plus an optional LoRA snapshot.
-// The prompt is prefilled once and its KV prefix copied to every sample; samples then decode in lockstep.
+// A request's prompt is prefilled once and its KV prefix copied to every sample. Requests decode together
+// (continuous batching: `join` adds one between tokens, a sequence leaves when it stops), each with its own seed,
+// stops and logprobs, and with the same result as alone (`DECODE_ROWS`).
 import { EngineCancelledError, EngineInputError } from './errors.js';
 import { attentionForward } from './layers/attention.js';
 import { linearForward, loraForward } from './layers/linear.js';
@@ -9,8 +11,8 @@ import { swigluForward } from './layers/swiglu.js';
 import { embedForward, logSumExpRows, unembedForward } from './layers/unembed.js';
 import type { LoraWeights } from './lora.js';
 import type { BaseModel } from './model/base-model.js';
-import { loadTokenDecoder } from './model/token-decoder.js';
-import { Rng, randomSeed } from './prng.js';
+import type { Rng } from './prng.js';
+import { parseSampleRequest, type SampleRequest, type TextStream } from './sample-request.js';
 
 /** Options of one sample call (Tinker SamplingParams plus prompt-logprob flags). */
 export interface SampleOptions {
@@ -64,6 +66,32 @@ export interface SamplerOptions {
 }
 
 const PREFILL_ROWS = 256;
+/**
+ * Decode rows per block: products of at most this many rows take the kernel's few-row path, whose result for a row
+ * does not depend on the other rows (the same as one row alone), so a sequence decodes identically in any batch.
+ */
+const DECODE_ROWS = 8;
+
+/** A request in the batch. */
+interface Member {
+  key: number;
+  req: SampleRequest;
+  /** KV cache slot of each sample. */
+  slots: number[];
+  seqs: SampledSequence[];
+  streams: ({ d: TextStream; text: string } | null)[];
+  /** Samples still generating. */
+  active: number[];
+  /** Row of this.logits holding each active sample's pending logits. */
+  rows: Int32Array;
+  /** Tokens picked so far per sample. */
+  t: number;
+  /** Logits (and log-sum-exp) after the prompt, shared by all samples' first token. */
+  first: Float32Array | null;
+  firstLse: number;
+  promptLogprobs: (number | null)[] | undefined;
+  topkPrompt: ([number, number][] | null)[] | undefined;
+}
 
 /** Generates from a base model and an optional LoRA snapshot; synchronous, one call at a time per instance. */
 export class Sampler {
@@ -87,6 +115,11 @@ export class Sampler {
   private lse = new Float64Array(PREFILL_ROWS);
   private probs = new Float32Array(0);
   private idx = new Int32Array(0);
+  private members: Member[] = [];
+  private joining: Member[] = [];
+  private freeSlots: number[] = [];
+  private slotsMade = 0;
+  private nextKey = 0;
 
   constructor(
     readonly base: BaseModel,
@@ -112,25 +145,35 @@ export class Sampler {
     this.bufRows = rows;
   }
 
+  /** Grows the KV cache to hold `slots` sequences of `len` positions, keeping what the slots hold. */
   private ensureCache(slots: number, len: number): void {
     if (slots <= this.cacheSlots && len <= this.cacheLen) return;
     const c = this.base.config;
     const KD = c.numKvHeads * c.headDim;
+    const oldSlots = this.cacheSlots;
+    const oldLen = this.cacheLen;
     this.cacheSlots = Math.max(slots, this.cacheSlots);
     this.cacheLen = Math.max(len, this.cacheLen);
-    this.kCache = [];
-    this.vCache = [];
+    const keep = this.members.length > 0;
     for (let l = 0; l < c.numLayers; l++) {
-      this.kCache.push(new Float32Array(this.cacheSlots * this.cacheLen * KD));
-      this.vCache.push(new Float32Array(this.cacheSlots * this.cacheLen * KD));
+      const k = new Float32Array(this.cacheSlots * this.cacheLen * KD);
+      const v = new Float32Array(this.cacheSlots * this.cacheLen * KD);
+      if (keep) {
+        for (let s = 0; s < oldSlots; s++) {
+          k.set(this.kCache[l]!.subarray(s * oldLen * KD, (s + 1) * oldLen * KD), s * this.cacheLen * KD);
+          v.set(this.vCache[l]!.subarray(s * oldLen * KD, (s + 1) * oldLen * KD), s * this.cacheLen * KD);
+        }
+      }
+      this.kCache[l] = k;
+      this.vCache[l] = v;
     }
   }
 
   /**
-   * Runs `n` new tokens for each of the sequences in `slots` (rows ordered slot-major), all starting at position
-   * p0, appending their keys/values to the cache; leaves the final normed hidden states in `this.xn`.
+   * Runs `n` new tokens for each of the sequences in `slots` (rows ordered slot-major), sequence b starting at
+   * position p0[b], appending their keys/values to the cache; leaves the final normed hidden states in `this.xn`.
    */
-  private step(tokens: Int32Array, slots: Int32Array, n: number, p0: number): void {
+  private step(tokens: Int32Array, slots: Int32Array, n: number, p0: Int32Array): void {
     const c = this.base.config;
     const w = this.base.weights;
     const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KV, headDim: D } = c;
@@ -141,14 +184,16 @@ export class Sampler {
     const rows = slots.length * n;
     const L = this.cacheLen;
     const pos = new Int32Array(rows);
-    for (let r = 0; r < rows; r++) pos[r] = p0 + (r % n);
-    this.base.rope.ensure(p0 + n);
-    if (this.att.length < n * (p0 + n)) this.att = new Float32Array(n * (p0 + n));
+    let end = 0;
+    for (let r = 0; r < rows; r++) pos[r] = p0[Math.floor(r / n)]! + (r % n);
+    for (const p of p0) end = Math.max(end, p + n);
+    this.base.rope.ensure(end);
+    if (this.att.length < n * end) this.att = new Float32Array(n * end);
     embedForward(this.x, w.embed, tokens, rows, C);
     for (let l = 0; l < c.numLayers; l++) {
       const W = w.layers[l]!;
       const ll = this.lora?.layers[l];
-      rmsnormForward(this.xn, C, this.rstd, this.x, C, W.inputNorm, rows, C, eps);
+      rmsnormForward(this.xn, C, this.rstd, this.x, C, W.inputNorm, rows, C, eps, true);
       linearForward(this.qkv, QKV, this.xn, C, W.wQKV, rows, C, QKV, 0);
       if (ll?.q) loraForward(this.qkv, QKV, this.xn, C, this.h, ll.q, rows, C, QD);
       if (ll?.k) loraForward(this.qkv.subarray(QD), QKV, this.xn, C, this.h, ll.k, rows, C, KD);
@@ -178,10 +223,11 @@ export class Sampler {
       const vc = this.vCache[l]!;
       for (let b = 0; b < slots.length; b++) {
         const base = slots[b]! * L * KD;
+        const at = p0[b]!;
         for (let i = 0; i < n; i++) {
           const r = b * n + i;
-          kc.set(this.kr.subarray(r * KD, r * KD + KD), base + (p0 + i) * KD);
-          vc.set(this.qkv.subarray(r * QKV + QD + KD, r * QKV + QKV), base + (p0 + i) * KD);
+          kc.set(this.kr.subarray(r * KD, r * KD + KD), base + (at + i) * KD);
+          vc.set(this.qkv.subarray(r * QKV + QD + KD, r * QKV + QKV), base + (at + i) * KD);
         }
         attentionForward(
           this.o.subarray(b * n * QD),
@@ -193,12 +239,12 @@ export class Sampler {
           vc.subarray(base),
           KD,
           this.att,
-          { T: n, S: p0 + n, H, KV, D },
+          { T: n, S: at + n, H, KV, D },
         );
       }
       linearForward(this.x, C, this.o, QD, W.wO, rows, QD, C, 1);
       if (ll?.o) loraForward(this.x, C, this.o, QD, this.h, ll.o, rows, QD, C);
-      rmsnormForward(this.xn, C, this.rstd, this.x, C, W.postNorm, rows, C, eps);
+      rmsnormForward(this.xn, C, this.rstd, this.x, C, W.postNorm, rows, C, eps, true);
       linearForward(this.gu, 2 * I, this.xn, C, W.wGateUp, rows, C, 2 * I, 0);
       if (ll?.gate) loraForward(this.gu, 2 * I, this.xn, C, this.h, ll.gate, rows, C, I);
       if (ll?.up) loraForward(this.gu.subarray(I), 2 * I, this.xn, C, this.h, ll.up, rows, C, I);
@@ -206,187 +252,246 @@ export class Sampler {
       linearForward(this.x, C, this.act, I, W.wDown, rows, I, C, 1);
       if (ll?.down) loraForward(this.x, C, this.act, I, this.h, ll.down, rows, I, C);
     }
-    rmsnormForward(this.xn, C, this.rstd, this.x, C, w.finalNorm, rows, C, eps);
+    rmsnormForward(this.xn, C, this.rstd, this.x, C, w.finalNorm, rows, C, eps, true);
   }
 
-  /** Logits (and their log-sum-exp) of `n` rows of `this.xn` starting at `row`, into this.logits / this.lse. */
-  private logitsRows(row: number, n: number): void {
+  /**
+   * Logits (and their log-sum-exp) of `n` rows of `this.xn` starting at `row`, into this.logits / this.lse from row
+   * `dst` on (the buffers must hold them).
+   */
+  private logitsRows(row: number, n: number, dst: number): void {
     const c = this.base.config;
     const V = c.vocabSize;
     const C = c.hiddenSize;
-    if (this.logits.length < n * V) this.logits = new Float32Array(Math.max(n, 8) * V);
+    if (this.logits.length < (dst + n) * V) throw new EngineInputError('internal: logits buffer too small');
     const head = this.lora?.head ?? null;
-    unembedForward(this.logits, this.xn.subarray(row * C), this.base.weights.lmHead, head, this.h, n, C, V);
-    if (this.lse.length < n) this.lse = new Float64Array(n);
-    logSumExpRows(this.lse, this.logits, n, V);
+    const out = this.logits.subarray(dst * V);
+    unembedForward(out, this.xn.subarray(row * C), this.base.weights.lmHead, head, this.h, n, C, V);
+    if (this.lse.length < dst + n) {
+      const grown = new Float64Array(dst + n);
+      grown.set(this.lse);
+      this.lse = grown;
+    }
+    logSumExpRows(this.lse.subarray(dst), out, n, V);
   }
 
   /** Generates `numSamples` completions of `prompt`. Synchronous (run it in a worker to keep a server responsive). */
   sample(prompt: number[] | Int32Array, opts: SampleOptions): SampleResult {
+    if (this.batchSize > 0) throw new EngineInputError('this sampler is decoding a batch: join it instead');
+    const key = this.join(prompt, opts);
+    try {
+      for (;;) {
+        for (const f of this.decodeStep()) {
+          if (f.key !== key) continue;
+          if (f.error) throw f.error;
+          return f.result!;
+        }
+      }
+    } finally {
+      this.reset();
+    }
+  }
+
+  /** Requests joined or decoding. */
+  get batchSize(): number {
+    return this.members.length + this.joining.length;
+  }
+
+  /** Sequences decoding (or about to), over all requests. */
+  get batchSequences(): number {
+    let n = 0;
+    for (const m of this.members) n += m.active.length;
+    for (const m of this.joining) n += m.req.numSamples;
+    return n;
+  }
+
+  /**
+   * Adds a request to the batch (continuous batching): it is prefilled at the next {@link decodeStep} and decodes
+   * with the others from then on, keeping its own seed, stops and logprobs, so its result is the one `sample` gives
+   * alone. Throws EngineInputError for a bad request (nothing is allocated). Returns the key its result comes with.
+   */
+  join(prompt: number[] | Int32Array, opts: SampleOptions): number {
+    const req = parseSampleRequest(this.base, prompt, opts, this.opts);
+    const key = ++this.nextKey;
+    const seqs: SampledSequence[] = [];
+    const streams: ({ d: TextStream; text: string } | null)[] = [];
+    for (let s = 0; s < req.numSamples; s++) {
+      seqs.push({ tokens: [], logprobs: [], stopReason: 'length' });
+      streams.push(req.makeStream ? { d: req.makeStream(), text: '' } : null);
+    }
+    this.joining.push({
+      key,
+      req,
+      slots: [],
+      seqs,
+      streams,
+      active: [],
+      rows: new Int32Array(req.numSamples),
+      t: 0,
+      first: null,
+      firstLse: 0,
+      promptLogprobs: undefined,
+      topkPrompt: undefined,
+    });
+    return key;
+  }
+
+  /**
+   * One token for every sequence of the batch: each picks its next token (those that stop or reach max_tokens
+   * leave, and a request whose sequences all left is returned), requests that joined are prefilled, and the
+   * sequences still going run one decode step together (in row blocks whose results do not depend on the block, so
+   * batching never changes a sequence's tokens or logprobs). A cancelled request is returned with its error.
+   */
+  decodeStep(): { key: number; result?: SampleResult; error?: Error }[] {
+    const V = this.base.vocabSize;
+    const out: { key: number; result?: SampleResult; error?: Error }[] = [];
+    const finish = (m: Member, error?: Error) => {
+      this.members.splice(this.members.indexOf(m), 1);
+      for (const slot of m.slots) this.freeSlots.push(slot);
+      if (error) {
+        out.push({ key: m.key, error });
+        return;
+      }
+      const result: SampleResult = { sequences: m.seqs };
+      if (m.promptLogprobs) result.promptLogprobs = m.promptLogprobs;
+      if (m.topkPrompt) result.topkPromptLogprobs = m.topkPrompt;
+      out.push({ key: m.key, result });
+    };
+    // ---- pick: every sequence's next token from its pending logits
+    const going: { m: Member; s: number; tok: number }[] = [];
+    for (const m of [...this.members]) {
+      const r = m.req;
+      if (r.signal?.aborted) {
+        finish(m, new EngineCancelledError('sampling was cancelled'));
+        continue;
+      }
+      const keep: number[] = [];
+      const picked: number[] = [];
+      for (const s of m.active) {
+        const row = m.t === 0 ? m.first! : this.logits.subarray(m.rows[s]! * V, (m.rows[s]! + 1) * V);
+        const lse = m.t === 0 ? m.firstLse : this.lse[m.rows[s]!]!;
+        const tok = this.pick(row, V, r.temperature, r.topK, r.topP, r.rng);
+        const seq = m.seqs[s]!;
+        seq.tokens.push(tok);
+        seq.logprobs.push(row[tok]! - lse);
+        let done = r.stopTokens.has(tok);
+        const st = m.streams[s];
+        if (!done && st) {
+          const from = Math.max(0, st.text.length - r.maxStop + 1);
+          st.text += st.d.push(tok);
+          done = r.stopStrings.some((x) => st.text.indexOf(x, from) >= 0);
+        }
+        if (done) seq.stopReason = 'stop';
+        else {
+          keep.push(s);
+          picked.push(tok);
+        }
+      }
+      m.t++;
+      m.first = null;
+      m.active = keep;
+      if (keep.length === 0 || m.t >= r.maxTokens) finish(m);
+      else for (const [i, s] of keep.entries()) going.push({ m, s, tok: picked[i]! });
+    }
+    // ---- join: prefill the new requests (their first tokens are picked at the next step)
+    for (const m of this.joining.splice(0)) {
+      this.members.push(m);
+      try {
+        this.prefill(m);
+      } catch (err) {
+        if (!(err instanceof EngineCancelledError)) throw err;
+        finish(m, err);
+        continue;
+      }
+      if (m.req.maxTokens === 0) finish(m);
+    }
+    // ---- decode one step for the sequences still going, DECODE_ROWS at a time
+    const n = going.length;
+    if (n > 0) {
+      if (this.logits.length < n * V) this.logits = new Float32Array(n * V);
+      if (this.lse.length < n) this.lse = new Float64Array(Math.max(n, PREFILL_ROWS));
+      this.ensureRows(DECODE_ROWS);
+      for (let r0 = 0; r0 < n; r0 += DECODE_ROWS) {
+        const k = Math.min(DECODE_ROWS, n - r0);
+        const tokens = new Int32Array(k);
+        const slots = new Int32Array(k);
+        const pos = new Int32Array(k);
+        for (let i = 0; i < k; i++) {
+          const g = going[r0 + i]!;
+          tokens[i] = g.tok;
+          slots[i] = g.m.slots[g.s]!;
+          pos[i] = g.m.req.tokens.length + g.m.t - 1;
+          g.m.rows[g.s] = r0 + i;
+        }
+        this.step(tokens, slots, 1, pos);
+        this.logitsRows(0, k, r0);
+      }
+    }
+    return out;
+  }
+
+  /** Forget every request (after a failure: the caller fails them all). */
+  reset(): void {
+    this.freeSlots = [];
+    this.slotsMade = 0;
+    this.members = [];
+    this.joining = [];
+  }
+
+  /** Prefills `m`'s prompt into its first slot (prompt logprobs on the way), copies it to its other slots. */
+  private prefill(m: Member): void {
     const base = this.base;
+    const r = m.req;
     const V = base.vocabSize;
-    const P = prompt.length;
-    const S = opts.numSamples;
-    if (!Number.isInteger(S) || S < 1) throw new EngineInputError(`num_samples must be a positive integer, got ${S}`);
-    if (P === 0) throw new EngineInputError('prompt is empty');
-    if (P >= base.maxContextLength) {
-      throw new EngineInputError(`prompt has ${P} tokens; the model's context length is ${base.maxContextLength}`);
+    const P = r.tokens.length;
+    const S = r.numSamples;
+    for (let s = 0; s < S; s++) {
+      m.slots.push(this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.slotsMade++);
+      m.active.push(s);
     }
-    const tokens = Int32Array.from(prompt);
-    for (let i = 0; i < P; i++) {
-      if (!Number.isInteger(tokens[i]) || tokens[i]! < 0 || tokens[i]! >= V || tokens[i] !== Number(prompt[i])) {
-        throw new EngineInputError(`prompt token ${i} = ${prompt[i]} is outside the vocabulary [0, ${V})`);
-      }
-    }
-    const temperature = opts.temperature ?? 1;
-    const topK = opts.topK ?? -1;
-    const topP = opts.topP ?? 1;
-    if (!(temperature >= 0)) throw new EngineInputError(`temperature must be >= 0, got ${temperature}`);
-    if (!Number.isInteger(topK) || (topK < 1 && topK !== -1 && topK !== 0)) {
-      throw new EngineInputError(`top_k must be -1 (off) or a positive integer, got ${topK}`);
-    }
-    if (!(topP > 0 && topP <= 1)) throw new EngineInputError(`top_p must be in (0, 1], got ${topP}`);
-    const room = base.maxContextLength - P;
-    const maxTokens = Math.min(opts.maxTokens ?? room, room);
-    if (!Number.isInteger(maxTokens) || maxTokens < 0) {
-      throw new EngineInputError(`max_tokens must be a non-negative integer, got ${opts.maxTokens}`);
-    }
-    const k = opts.topkPromptLogprobs ?? 0;
-    if (!Number.isInteger(k) || k < 0) throw new EngineInputError(`topk_prompt_logprobs must be >= 0, got ${k}`);
-
-    // stops
-    const stop = opts.stop;
-    let stopTokens: Set<number>;
-    let stopStrings: string[] = [];
-    if (stop === null || stop === undefined) stopTokens = new Set(base.eosTokenIds);
-    else if (typeof stop === 'string') {
-      stopTokens = new Set();
-      stopStrings = [stop];
-    } else if (stop.every((s): s is number => typeof s === 'number')) stopTokens = new Set(stop as number[]);
-    else if (stop.every((s): s is string => typeof s === 'string')) {
-      stopTokens = new Set();
-      stopStrings = stop as string[];
-    } else throw new EngineInputError('stop must be a string, a list of strings or a list of token ids');
-    stopStrings = stopStrings.filter((s) => s.length > 0);
-    let makeStream: (() => { push(t: number): string }) | null = null;
-    if (stopStrings.length > 0) {
-      const hook = this.opts.decode;
-      if (hook) {
-        makeStream = () => {
-          const toks: number[] = [];
-          let prev = '';
-          return {
-            push(t: number) {
-              toks.push(t);
-              const s = hook(toks);
-              const d = s.startsWith(prev) ? s.slice(prev.length) : s;
-              prev = s;
-              return d;
-            },
-          };
-        };
-      } else if (base.tokenizerDir) {
-        const dec = loadTokenDecoder(base.tokenizerDir);
-        makeStream = () => dec.stream();
-      } else {
-        throw new EngineInputError('string stop sequences need a tokenizer: the model has no tokenizer.json');
-      }
-    }
-
-    const rng = new Rng(opts.seed ?? randomSeed());
-    this.ensureCache(S, P + maxTokens + 1);
-    this.ensureRows(Math.max(Math.min(P, PREFILL_ROWS), S));
-    if (this.logits.length < S * base.vocabSize) this.logits = new Float32Array(S * base.vocabSize);
-
-    // ---- prefill slot 0 in chunks of PREFILL_ROWS, collecting prompt logprobs on the way
-    const wantPrompt = opts.includePromptLogprobs === true || k > 0;
-    const promptLogprobs: (number | null)[] | undefined = opts.includePromptLogprobs ? [null] : undefined;
-    const topkPrompt: ([number, number][] | null)[] | undefined = k > 0 ? [null] : undefined;
-    const slot0 = new Int32Array([0]);
+    let need = this.cacheLen;
+    for (const x of this.members) need = Math.max(need, x.req.tokens.length + x.req.maxTokens + 1);
+    this.ensureCache(this.slotsMade, need);
+    this.ensureRows(Math.max(Math.min(P, PREFILL_ROWS), DECODE_ROWS));
+    if (this.logits.length < 64 * V) this.logits = new Float32Array(64 * V);
+    const k = r.topkPromptLogprobs;
+    const wantPrompt = r.includePromptLogprobs || k > 0;
+    if (r.includePromptLogprobs) m.promptLogprobs = [null];
+    if (k > 0) m.topkPrompt = [null];
+    const slot0 = new Int32Array([m.slots[0]!]);
     const C = base.config.hiddenSize;
     const lastRow = new Float32Array(C);
-    const cancelled = () => {
-      if (opts.signal?.aborted) throw new EngineCancelledError('sampling was cancelled');
-    };
     for (let p0 = 0; p0 < P; p0 += PREFILL_ROWS) {
-      cancelled();
+      if (r.signal?.aborted) throw new EngineCancelledError('sampling was cancelled');
       const n = Math.min(PREFILL_ROWS, P - p0);
-      this.step(tokens.subarray(p0, p0 + n), slot0, n, p0);
+      this.step(r.tokens.subarray(p0, p0 + n), slot0, n, new Int32Array([p0]));
       lastRow.set(this.xn.subarray((n - 1) * C, n * C));
       if (!wantPrompt) continue;
       for (let r0 = 0; r0 < n; r0 += 64) {
-        const m = Math.min(64, n - r0);
-        this.logitsRows(r0, m);
-        for (let i = 0; i < m; i++) {
+        const rows = Math.min(64, n - r0);
+        this.logitsRows(r0, rows, 0);
+        for (let i = 0; i < rows; i++) {
           const next = p0 + r0 + i + 1;
           if (next >= P) break;
           const lse = this.lse[i]!;
-          promptLogprobs?.push(this.logits[i * V + tokens[next]!]! - lse);
-          if (topkPrompt) topkPrompt.push(this.topk(i * V, k, lse));
+          m.promptLogprobs?.push(this.logits[i * V + r.tokens[next]!]! - lse);
+          if (m.topkPrompt) m.topkPrompt.push(this.topk(i * V, k, lse));
         }
       }
     }
     const KD = base.config.numKvHeads * base.config.headDim;
+    const L = this.cacheLen;
     for (let l = 0; l < base.config.numLayers; l++) {
-      for (let s = 1; s < S; s++) {
-        this.kCache[l]!.copyWithin(s * this.cacheLen * KD, 0, P * KD);
-        this.vCache[l]!.copyWithin(s * this.cacheLen * KD, 0, P * KD);
+      const from = m.slots[0]! * L * KD;
+      for (const s of m.slots.slice(1)) {
+        this.kCache[l]!.copyWithin(s * L * KD, from, from + P * KD);
+        this.vCache[l]!.copyWithin(s * L * KD, from, from + P * KD);
       }
-    }
-
-    // ---- decode in lockstep
-    const seqs: SampledSequence[] = [];
-    const streams = [];
-    for (let s = 0; s < S; s++) {
-      seqs.push({ tokens: [], logprobs: [], stopReason: 'length' });
-      streams.push(makeStream ? { d: makeStream(), text: '' } : null);
     }
     this.xn.set(lastRow);
-    let active = new Int32Array(S); // slots still generating; all share the prompt's last hidden state at first
-    for (let s = 0; s < S; s++) active[s] = s;
-    this.logitsRows(0, 1);
-    const first = this.logits.slice(0, V);
-    const firstLse = this.lse[0]!;
-    const maxStop = stopStrings.reduce((m, s) => Math.max(m, s.length), 0);
-    for (let t = 0; t < maxTokens && active.length > 0; t++) {
-      cancelled();
-      const next = new Int32Array(active.length);
-      const keep: number[] = [];
-      if (t > 0) this.logitsRows(0, active.length);
-      for (let b = 0; b < active.length; b++) {
-        const s = active[b]!;
-        const off = t === 0 ? 0 : b * V;
-        if (t === 0) this.logits.set(first, 0);
-        const lse = t === 0 ? firstLse : this.lse[b]!;
-        const tok = this.pick(off, V, temperature, topK, topP, rng);
-        const seq = seqs[s]!;
-        seq.tokens.push(tok);
-        seq.logprobs.push(this.logits[off + tok]! - lse);
-        next[b] = tok;
-        let done = stopTokens.has(tok);
-        const st = streams[s];
-        if (!done && st) {
-          const from = Math.max(0, st.text.length - maxStop + 1);
-          st.text += st.d.push(tok);
-          done = stopStrings.some((x) => st.text.indexOf(x, from) >= 0);
-        }
-        if (done) seq.stopReason = 'stop';
-        else keep.push(b);
-      }
-      if (keep.length === 0 || t + 1 >= maxTokens) break;
-      const nextSlots = new Int32Array(keep.length);
-      const nextTokens = new Int32Array(keep.length);
-      keep.forEach((b, i) => {
-        nextSlots[i] = active[b]!;
-        nextTokens[i] = next[b]!;
-      });
-      this.step(nextTokens, nextSlots, 1, P + t);
-      active = nextSlots;
-    }
-    const out: SampleResult = { sequences: seqs };
-    if (promptLogprobs) out.promptLogprobs = promptLogprobs;
-    if (topkPrompt) out.topkPromptLogprobs = topkPrompt;
-    return out;
+    this.logitsRows(0, 1, 0);
+    m.first = this.logits.slice(0, V);
+    m.firstLse = this.lse[0]!;
   }
 
   /** Top-k (token, logprob) of the logits row at `off`, most likely first. */
@@ -414,9 +519,8 @@ export class Sampler {
     return ids.map((id, i) => [id, vals[i]! - lse]);
   }
 
-  /** Picks a token from this.logits[0..V) under temperature / top-k / top-p. */
-  private pick(off: number, V: number, temperature: number, topK: number, topP: number, rng: Rng): number {
-    const logits = this.logits.subarray(off, off + V);
+  /** Picks a token from one row of logits under temperature / top-k / top-p. */
+  private pick(logits: Float32Array, V: number, temperature: number, topK: number, topP: number, rng: Rng): number {
     let best = 0;
     for (let v = 1; v < V; v++) if (logits[v]! > logits[best]!) best = v;
     if (temperature === 0) return best;

@@ -3,6 +3,7 @@
  * in-process service on 127.0.0.1 and says so once. Invariant: the service runs while at least one client holds it
  * (`acquireEmbeddedService`); the last `release()` stops it, so a script ends as soon as its clients are closed.
  */
+import { ConfigError } from '@cookbook/core';
 import { formatBytes, pruneCache } from './cache.js';
 import { defaultRoot, type LocalTinker, startLocalTinker } from './local-tinker.js';
 
@@ -23,17 +24,45 @@ async function enforceCap(root: string): Promise<void> {
   }
 }
 
+/**
+ * The clock-cycle options of the embedded service from the environment: `COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS`
+ * (cycle length, ms; unset or 0 = off) and `COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_LOG` (a file for per-cycle lines).
+ */
+export function clockOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): {
+  clockCycleMs?: number;
+  clockCycleLogPath?: string;
+} {
+  const raw = env.COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS;
+  if (raw === undefined || raw.trim() === '') return {};
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new ConfigError(`COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS must be a cycle length in ms (0 = off), got "${raw}"`, {
+      key: 'COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS',
+    });
+  }
+  if (ms === 0) return {};
+  const log = env.COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_LOG;
+  return { clockCycleMs: ms, ...(log ? { clockCycleLogPath: log } : {}) };
+}
+
 let embedded: Promise<LocalTinker> | undefined;
 let holders = 0;
 
 /** Start the embedded service once per process and return its URL. */
 export function ensureEmbeddedService(): Promise<{ baseURL: string }> {
-  embedded ??= enforceCap(defaultRoot())
-    .then(() => startLocalTinker({}))
-    .then((t) => {
+  embedded ??= Promise.resolve()
+    .then(() => clockOptionsFromEnv())
+    .then(async (clock) => {
+      await enforceCap(defaultRoot());
+      return { clock, t: await startLocalTinker(clock) };
+    })
+    .then(({ clock, t }) => {
       t.unref();
       console.error(
-        `cookbook: TINKER_BASE_URL and TINKER_API_KEY are not set; using the embedded local Tinker service at ${t.baseURL} (data in ${t.root})`,
+        `cookbook: TINKER_BASE_URL and TINKER_API_KEY are not set; using the embedded local Tinker service at ${t.baseURL} (data in ${t.root})` +
+          (clock.clockCycleMs
+            ? `, in ${clock.clockCycleMs} ms clock cycles (COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS)`
+            : ''),
       );
       return t;
     });

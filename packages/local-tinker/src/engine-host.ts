@@ -4,25 +4,28 @@
  * operations are messages (`engine-protocol.ts`).
  *
  * The host keeps one FIFO queue per worker and sends a worker its next operation only when the previous one is done,
- * so queued work stays here, where it can be inspected, cancelled — and, later, held for a clock cycle or merged
- * into one batched decode (`next()` is the one place that picks what runs). Invariants: at most one operation is in
- * flight per worker; a cancelled queued operation never starts, a cancelled running sample stops at its next decode
- * step; a worker that dies (out of memory, a crash) fails only its own operations, reports the models and samplers it
- * held through `onLost`, and is replaced on the next operation.
+ * so queued work stays here, where it can be inspected, cancelled or held for its clock cycle (`next()` is the one
+ * place that picks what runs). Invariants: at most one operation is in flight per worker, except that samples for
+ * the sampler the running sample decodes on are sent at once to join its batch (`sendJoins`: continuous batching);
+ * a cancelled queued operation never starts, a cancelled running sample stops at its next decode step; a worker
+ * that dies (out of memory, a crash) fails only its own operations, reports the models and samplers it held
+ * through `onLost`, and is replaced on the next operation.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CookbookError } from '@cookbook/core';
-import type {
-  EngineFailure,
-  EngineOp,
-  EngineOpKind,
-  EngineOpResult,
-  EngineReady,
-  EngineResponse,
-  EngineWorkerData,
+import type { ClockCycle } from './clock-cycle.js';
+import {
+  CANCEL_SLOTS,
+  type EngineFailure,
+  type EngineOp,
+  type EngineOpKind,
+  type EngineOpResult,
+  type EngineReady,
+  type EngineResponse,
+  type EngineWorkerData,
 } from './engine-protocol.js';
 
 /** An operation failed inside a worker; `name` is the engine error class (EngineInputError, …). */
@@ -54,6 +57,8 @@ export interface EngineHostOptions {
   heapMb?: number;
   /** Called when a worker stops unexpectedly, with the residents it held. */
   onLost?: (residents: string[], reason: string) => void;
+  /** Hold operations given a cycle in `run` until that cycle starts (the opt-in clock-cycle model). */
+  clock?: ClockCycle | undefined;
 }
 
 interface Queued {
@@ -63,6 +68,8 @@ interface Queued {
   owner: string | undefined;
   /** Why it was cancelled while running. */
   cancelled?: string;
+  /** The clock cycle it was admitted to (undefined: it runs as soon as the worker is free). */
+  cycle: number | undefined;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
@@ -70,14 +77,25 @@ interface Queued {
 interface Slot {
   worker: Worker | undefined;
   ready: Promise<void> | undefined;
+  /** The shared cancel ring and the next entry to write. */
   cancel: Int32Array;
+  cancelNext: number;
   queue: Queued[];
   running: Queued | undefined;
+  /** True once `running` was posted to the worker. */
+  sent: boolean;
+  /** Samples sent to join the batch the running sample decodes in, by id. */
+  joined: Map<number, Queued>;
   /** Models and samplers placed on this worker. */
   residents: Set<string>;
 }
 
 let nextOpId = 0;
+
+/** The model or sampler an operation acts on. */
+function residentOf(op: EngineOp): string {
+  return 'modelId' in op ? op.modelId : op.samplerId;
+}
 
 /** How a worker thread is started: the built `.js`, or the `.ts` source through tsx (tests, `pnpm cookbook`). */
 function spawn(data: EngineWorkerData, heapMb: number): Worker {
@@ -98,18 +116,26 @@ export class EngineHost {
   private readonly heapMb: number;
   private readonly onLost: (residents: string[], reason: string) => void;
   private idleWaiters: (() => void)[] = [];
+  /** Samples sent to join a batch already decoding (continuous batching), since the start. */
+  samplesJoined = 0;
   private closed = false;
+  private readonly clock: ClockCycle | undefined;
 
   constructor(options: EngineHostOptions = {}) {
     const n = Math.max(1, Math.floor(options.threads ?? 1));
+    this.clock = options.clock;
+    if (this.clock) this.clock.onBoundary = () => this.pumpAll();
     this.heapMb = options.heapMb ?? 4096;
     this.onLost = options.onLost ?? (() => undefined);
     this.slots = Array.from({ length: n }, () => ({
       worker: undefined,
       ready: undefined,
-      cancel: new Int32Array(new SharedArrayBuffer(4)),
+      cancel: new Int32Array(new SharedArrayBuffer(4 * CANCEL_SLOTS)),
+      cancelNext: 0,
       queue: [],
       running: undefined,
+      sent: false,
+      joined: new Map(),
       residents: new Set(),
     }));
   }
@@ -134,17 +160,42 @@ export class EngineHost {
     this.slots[worker]?.residents.delete(resident);
   }
 
-  /** Queue `op` on `worker`; resolves with its result. */
+  /**
+   * Queue `op` on `worker`; resolves with its result. With a clock, an operation given the `cycle` it was admitted
+   * to starts only once that cycle runs.
+   */
   run<K extends EngineOpKind>(
     worker: number,
     op: Extract<EngineOp, { kind: K }>,
     owner?: string,
+    cycle?: number,
   ): Promise<EngineOpResult[K]> {
     if (this.closed) return Promise.reject(new EngineWorkerLost('the engine is shut down'));
     const slot = this.slots[worker]!;
+    const clock = this.clock;
+    const gated = clock !== undefined && cycle !== undefined;
     return new Promise<EngineOpResult[K]>((resolve, reject) => {
       nextOpId = (nextOpId % 0x7fff_ffff) + 1; // ids fit the Int32 cancel flag
-      slot.queue.push({ id: nextOpId, op, owner, resolve: resolve as (v: unknown) => void, reject });
+      const q: Queued = {
+        id: nextOpId,
+        op,
+        owner,
+        cycle: gated ? cycle : undefined,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      };
+      if (gated) {
+        clock.queued(cycle);
+        q.resolve = (v) => {
+          clock.settled(q.cycle!);
+          resolve(v as EngineOpResult[K]);
+        };
+        q.reject = (e) => {
+          clock.settled(q.cycle!);
+          reject(e);
+        };
+      }
+      slot.queue.push(q);
       this.pump(slot);
     });
   }
@@ -161,11 +212,13 @@ export class EngineHost {
         } else keep.push(q);
       }
       slot.queue = keep;
-      const r = slot.running;
-      if (r && r.owner === owner && r.op.kind === 'sample') {
-        r.cancelled = reason;
-        Atomics.store(slot.cancel, 0, r.id);
-        n++;
+      for (const r of [slot.running, ...slot.joined.values()]) {
+        if (r && r.owner === owner && r.op.kind === 'sample') {
+          r.cancelled = reason;
+          Atomics.store(slot.cancel, slot.cancelNext, r.id);
+          slot.cancelNext = (slot.cancelNext + 1) % CANCEL_SLOTS;
+          n++;
+        }
       }
     }
     return n;
@@ -173,7 +226,7 @@ export class EngineHost {
 
   /** Operations queued or running, over all workers. */
   get pending(): number {
-    return this.slots.reduce((a, s) => a + s.queue.length + (s.running ? 1 : 0), 0);
+    return this.slots.reduce((a, s) => a + s.queue.length + s.joined.size + (s.running ? 1 : 0), 0);
   }
 
   /** Resolves once nothing is queued or running. */
@@ -194,9 +247,34 @@ export class EngineHost {
     );
   }
 
-  /** Picks the operation a free worker runs next (FIFO today; the seam for clock cycles and batching). */
+  /**
+   * Picks the operation a free worker runs next: FIFO, except that with a clock an operation waiting for its cycle
+   * is passed over by later ones that may run now — never by one for the same model or sampler, so each resident's
+   * operations keep their order.
+   */
   private next(slot: Slot): Queued | undefined {
-    return slot.queue.shift();
+    const clock = this.clock;
+    if (!clock) return slot.queue.shift();
+    const waiting = new Set<string>();
+    for (let i = 0; i < slot.queue.length; i++) {
+      const q = slot.queue[i]!;
+      const who = residentOf(q.op);
+      if (q.cycle !== undefined && clock.eligible(q.cycle) && clock.steppedThisCycle(who)) {
+        // A model takes one optimizer step per cycle: what follows its step waits for the next cycle.
+        q.cycle = clock.defer(q.cycle);
+      }
+      if ((q.cycle === undefined || clock.eligible(q.cycle)) && !waiting.has(who)) {
+        slot.queue.splice(i, 1);
+        if (q.cycle !== undefined) clock.started(q.op.kind, who);
+        return q;
+      }
+      waiting.add(who);
+    }
+    return undefined;
+  }
+
+  private pumpAll(): void {
+    for (const slot of this.slots) this.pump(slot);
   }
 
   private start(slot: Slot): Worker {
@@ -222,14 +300,40 @@ export class EngineHost {
     return w;
   }
 
+  /**
+   * Sends the queued samples for the sampler the running sample decodes on to join its batch (continuous batching),
+   * in queue order, never past an earlier operation of that sampler that must run first.
+   */
+  private sendJoins(slot: Slot): void {
+    const r = slot.running;
+    const w = slot.worker;
+    if (!r || !slot.sent || !w || r.op.kind !== 'sample') return;
+    const sampler = r.op.samplerId;
+    for (let i = 0; i < slot.queue.length; i++) {
+      const q = slot.queue[i]!;
+      if (residentOf(q.op) !== sampler) continue;
+      if (q.op.kind !== 'sample' || (q.cycle !== undefined && !this.clock?.eligible(q.cycle))) break;
+      slot.queue.splice(i--, 1);
+      if (q.cycle !== undefined) this.clock?.started(q.op.kind, sampler);
+      slot.joined.set(q.id, q);
+      this.samplesJoined++;
+      w.postMessage({ id: q.id, op: q.op });
+    }
+  }
+
   private pump(slot: Slot): void {
-    if (slot.running || this.closed) return;
+    if (this.closed) return;
+    if (slot.running) {
+      this.sendJoins(slot);
+      return;
+    }
     const q = this.next(slot);
     if (!q) {
       this.checkIdle();
       return;
     }
     slot.running = q;
+    slot.sent = false;
     let worker: Worker;
     try {
       worker = slot.worker ?? this.start(slot);
@@ -245,6 +349,8 @@ export class EngineHost {
       () => {
         if (slot.worker !== worker || slot.running !== q) return;
         worker.postMessage({ id: q.id, op: q.op });
+        slot.sent = true;
+        this.sendJoins(slot);
       },
       (err: unknown) =>
         this.lose(slot, worker, `it failed to start: ${err instanceof Error ? err.message : String(err)}`),
@@ -252,13 +358,16 @@ export class EngineHost {
   }
 
   private finish(slot: Slot, m: EngineResponse): void {
-    const q = slot.running;
+    const joined = slot.joined.get(m.id);
+    const q = joined ?? slot.running;
     if (!q || q.id !== m.id) return;
-    slot.running = undefined;
+    if (joined) slot.joined.delete(m.id);
+    else slot.running = undefined;
     if (m.ok) q.resolve(m.value);
     else if (m.error.name === 'EngineCancelledError') q.reject(new EngineOpCancelled(q.cancelled ?? m.error.message));
     else q.reject(new EngineOpError(m.error, q.op.kind));
-    this.pump(slot);
+    if (joined) this.checkIdle();
+    else this.pump(slot);
   }
 
   /** A worker stopped: fail what it was running and report what it held; the next operation starts a new one. */
@@ -270,9 +379,12 @@ export class EngineHost {
     slot.residents.clear();
     const q = slot.running;
     slot.running = undefined;
+    const joined = [...slot.joined.values()];
+    slot.joined.clear();
     if (!this.closed) {
       const reason = `the engine worker stopped (${why})`;
       q?.reject(new EngineWorkerLost(reason));
+      for (const j of joined) j.reject(new EngineWorkerLost(reason));
       if (residents.length > 0) this.onLost(residents, reason);
       this.pump(slot);
     }

@@ -1,7 +1,8 @@
 /**
  * The messages between the service (host, on the HTTP event loop) and its engine workers (threads that own models
  * and samplers). An operation is one message `{id, op}`; the worker answers `{id, ok, value | error}`. A worker runs
- * one operation at a time, in the order the host sends them; the host keeps the queue (see `engine-host.ts`).
+ * one operation at a time, in the order the host sends them — except that a sample for a sampler whose batch is
+ * decoding joins that batch at once (continuous batching); the host keeps the queue (see `engine-host.ts`).
  */
 import type { AdamParams, EngineDatum, SampleOptions, SampleResult } from '@cookbook/engine';
 
@@ -42,7 +43,14 @@ export type EngineOp =
   | { kind: 'loadState'; modelId: string; stateDir: string; optimizer: boolean }
   | { kind: 'snapshotSampler'; modelId: string; samplerId: string }
   | { kind: 'loadSampler'; samplerId: string; baseModel: string; adapterDir: string | null }
-  | { kind: 'sample'; samplerId: string; prompt: number[]; options: Omit<SampleOptions, 'signal'> }
+  | {
+      kind: 'sample';
+      samplerId: string;
+      prompt: number[];
+      options: Omit<SampleOptions, 'signal'>;
+      /** Largest working memory (KV cache and logits) of the batch this request may join, bytes. */
+      maxBatchBytes?: number;
+    }
   | { kind: 'dropModel'; modelId: string }
   | { kind: 'dropSampler'; samplerId: string };
 
@@ -90,7 +98,13 @@ export interface EngineReady {
   ready: true;
 }
 
-/** `workerData` of an engine worker: the shared cancel flag (slot 0 holds the id of the operation to stop). */
+/** Entries of the shared cancel ring. */
+export const CANCEL_SLOTS = 64;
+
+/**
+ * `workerData` of an engine worker: the shared cancel ring ({@link CANCEL_SLOTS} Int32 entries; the host writes the
+ * id of an operation to stop into the next entry, and a running sample stops when its id is in any of them).
+ */
 export interface EngineWorkerData {
   cancel: SharedArrayBuffer;
 }

@@ -3,14 +3,14 @@
  * with their last user) and runs the host's operations one at a time, off the HTTP event loop. Started by
  * `engine-host.ts`; speaks `engine-protocol.ts`. Invariants: a failure inside an operation never leaves a model or
  * sampler unusable (a sampler whose call failed is rebuilt, non-finite gradients are discarded before they reach the
- * weights); a cancelled sample stops at its next decode step.
+ * weights); a cancelled sample stops at its next decode step; samples for one sampler decode together as one batch
+ * (`decodeBatch`), each answered when its own sequences are done.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { CookbookError } from '@cookbook/core';
 import {
   type BaseModel,
   createLoraModel,
-  EngineCancelledError,
   EngineInputError,
   type LoraModel,
   loadBaseModel,
@@ -19,6 +19,8 @@ import {
 } from '@cookbook/engine';
 import {
   type BaseInfo,
+  CANCEL_SLOTS,
+  type EngineFailure,
   type EngineOp,
   type EngineReady,
   type EngineRequest,
@@ -91,7 +93,7 @@ function sampler(id: string) {
   return s;
 }
 
-async function run(id: number, op: EngineOp): Promise<unknown> {
+async function run(op: EngineOp): Promise<unknown> {
   switch (op.kind) {
     case 'createModel': {
       const base = await acquireBase(op.baseModel);
@@ -167,23 +169,9 @@ async function run(id: number, op: EngineOp): Promise<unknown> {
       }
       return info(base);
     }
-    case 'sample': {
-      const s = sampler(op.samplerId);
-      const signal = {
-        get aborted() {
-          return Atomics.load(cancel, 0) === id;
-        },
-      };
-      try {
-        return s.sampler.sample(op.prompt, { ...op.options, signal });
-      } catch (err) {
-        // An allocation that failed half-way (or any other surprise) may leave buffers inconsistent: start afresh.
-        if (!(err instanceof EngineInputError) && !(err instanceof EngineCancelledError)) {
-          s.sampler = new Sampler(s.sampler.base, s.sampler.lora);
-        }
-        throw err;
-      }
-    }
+    case 'sample':
+      // Runs as a batch (decodeBatch); reached only through a direct call.
+      throw new CookbookError('internal: a sample runs through decodeBatch');
     case 'dropModel': {
       const m = models.get(op.modelId);
       if (m) {
@@ -203,15 +191,121 @@ async function run(id: number, op: EngineOp): Promise<unknown> {
   }
 }
 
+function failureOf(err: unknown): EngineFailure {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return { name: e.name, message: e.message };
+}
+
+/** True once the host asked to stop operation `id`. */
+function cancelled(id: number): boolean {
+  for (let i = 0; i < CANCEL_SLOTS; i++) if (Atomics.load(cancel, i) === id) return true;
+  return false;
+}
+
+/** The sample requests waiting to join the batch decoding (or about to decode) on each sampler. */
+const batches = new Map<string, SampleRequest[]>();
+type SampleRequest = EngineRequest & { op: Extract<EngineOp, { kind: 'sample' }> };
+
+/** Most sequences decoding together in one batch. */
+const MAX_BATCH_SEQUENCES = 64;
+
+/**
+ * Decodes `first` and every sample request for the same sampler that arrives while it runs, together (continuous
+ * batching): a request joins between tokens when the batch has room (sequences and working memory), and is answered
+ * as soon as its own sequences are done. Yields to the event loop after each token, so requests can join.
+ */
+async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise<void> {
+  let s: { sampler: Sampler; baseName: string };
+  try {
+    s = sampler(samplerId);
+  } catch (err) {
+    if (batches.get(samplerId) === waiting) batches.delete(samplerId);
+    for (const w of waiting.splice(0))
+      port!.postMessage({ id: w.id, ok: false, error: failureOf(err) } satisfies EngineResponse);
+    return;
+  }
+  const c = s.sampler.base.config;
+  const members = new Map<number, { id: number; seqs: number; len: number }>();
+  const bytes = (seqs: number, len: number) =>
+    4 * (2 * c.numLayers * c.numKvHeads * c.headDim * seqs * len + seqs * c.vocabSize);
+  try {
+    for (;;) {
+      while (waiting.length > 0) {
+        const next = waiting[0]!;
+        const o = next.op.options;
+        const len = next.op.prompt.length + (o.maxTokens ?? s.sampler.base.maxContextLength) + 1;
+        let seqs = o.numSamples;
+        let maxLen = len;
+        for (const m of members.values()) {
+          seqs += m.seqs;
+          maxLen = Math.max(maxLen, m.len);
+        }
+        const fits = seqs <= MAX_BATCH_SEQUENCES && bytes(seqs, maxLen) <= (next.op.maxBatchBytes ?? Infinity);
+        if (members.size > 0 && !fits) break; // joins once sequences leave
+        waiting.shift();
+        const id = next.id;
+        try {
+          const key = s.sampler.join(next.op.prompt, {
+            ...o,
+            signal: {
+              get aborted() {
+                return cancelled(id);
+              },
+            },
+          });
+          members.set(key, { id, seqs: o.numSamples, len });
+        } catch (err) {
+          port!.postMessage({ id, ok: false, error: failureOf(err) } satisfies EngineResponse);
+        }
+      }
+      if (members.size === 0) break;
+      for (const f of s.sampler.decodeStep()) {
+        const m = members.get(f.key)!;
+        members.delete(f.key);
+        port!.postMessage(
+          (f.error
+            ? { id: m.id, ok: false, error: failureOf(f.error) }
+            : { id: m.id, ok: true, value: f.result }) satisfies EngineResponse,
+        );
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+  } catch (err) {
+    // An allocation that failed half-way (or any other surprise) may leave buffers inconsistent: fail the batch and
+    // start the sampler afresh.
+    s.sampler.reset();
+    s.sampler = new Sampler(s.sampler.base, s.sampler.lora);
+    const failure = failureOf(err);
+    for (const m of members.values())
+      port!.postMessage({ id: m.id, ok: false, error: failure } satisfies EngineResponse);
+    for (const w of waiting.splice(0))
+      port!.postMessage({ id: w.id, ok: false, error: failure } satisfies EngineResponse);
+  } finally {
+    if (batches.get(samplerId) === waiting) batches.delete(samplerId);
+  }
+}
+
 let chain: Promise<void> = Promise.resolve();
 port.on('message', (req: EngineRequest) => {
+  if (req.op.kind === 'sample') {
+    // Joins the batch decoding (or about to decode) on its sampler, or starts one after what is queued.
+    const id = req.op.samplerId;
+    const joining = batches.get(id);
+    if (joining) {
+      joining.push(req as SampleRequest);
+      return;
+    }
+    const waiting = [req as SampleRequest];
+    batches.set(id, waiting);
+    chain = chain.then(() => decodeBatch(id, waiting));
+    return;
+  }
   chain = chain.then(async () => {
     let reply: EngineResponse;
     try {
-      reply = { id: req.id, ok: true, value: await run(req.id, req.op) };
+      reply = { id: req.id, ok: true, value: await run(req.op) };
     } catch (err) {
-      const e = err instanceof Error ? err : new Error(String(err));
-      reply = { id: req.id, ok: false, error: { name: e.name, message: e.message } };
+      reply = { id: req.id, ok: false, error: failureOf(err) };
     }
     port.postMessage(reply);
   });

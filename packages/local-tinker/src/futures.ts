@@ -36,13 +36,17 @@ export class FutureTable {
   private readonly ttlMs: number;
   private readonly deliveredTtlMs: number;
   private sweeper: ReturnType<typeof setInterval>;
+  private readonly hold: (release: () => void) => void;
 
   /**
    * @param ttlMs how long an unretrieved result is kept after completion
    * @param deliveredTtlMs how long a result is kept once it has been delivered (for a client's retry of a poll
    *   whose answer was lost); keeping results longer would grow memory with every step of a long run
+   * @param hold when a finished future becomes visible: `release` is called now, or later (the clock-cycle model
+   *   releases what finished during a cycle at its end)
    */
-  constructor(ttlMs: number, deliveredTtlMs = 60_000) {
+  constructor(ttlMs: number, deliveredTtlMs = 60_000, hold?: (release: () => void) => void) {
+    this.hold = hold ?? ((release) => release());
     this.ttlMs = ttlMs;
     this.deliveredTtlMs = Math.min(ttlMs, deliveredTtlMs);
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(ttlMs, 60_000)));
@@ -55,14 +59,16 @@ export class FutureTable {
     const entry: Entry = { state: 'pending', waiters: new Set() };
     this.entries.set(id, entry);
     work.then(
-      (value) => this.settle(entry, { value }),
+      (value) => this.hold(() => this.settle(entry, { value })),
       (err: unknown) =>
-        this.settle(entry, {
-          failure:
-            err instanceof FutureFailure
-              ? err
-              : new FutureFailure(err instanceof Error ? err.message : String(err), 'server'),
-        }),
+        this.hold(() =>
+          this.settle(entry, {
+            failure:
+              err instanceof FutureFailure
+                ? err
+                : new FutureFailure(err instanceof Error ? err.message : String(err), 'server'),
+          }),
+        ),
     );
     return id;
   }

@@ -1,6 +1,8 @@
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
+export { ClockCycle, type ClockCycleOptions, type CycleRecord } from './clock-cycle.js';
 export {
   acquireEmbeddedService,
+  clockOptionsFromEnv,
   DEFAULT_CACHE_MAX_GB,
   ensureEmbeddedService,
   stopEmbeddedService,

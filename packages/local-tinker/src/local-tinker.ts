@@ -38,6 +38,10 @@ export interface LocalTinkerOptions {
   maxRunAgeDays?: number | null;
   /** Where notices go. Default: nowhere. */
   log?: (message: string) => void;
+  /** Run training and sampling in lock-step cycles of this many ms, like the hosted service; 0 (default) = off. */
+  clockCycleMs?: number;
+  /** With a clock: append one JSON line per cycle to this file. */
+  clockCycleLogPath?: string;
 }
 
 /** A running embedded service. */
@@ -92,6 +96,8 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     ...(options.maxRootBytes !== undefined ? { maxRootBytes: options.maxRootBytes } : {}),
     ...(options.maxRunAgeDays !== undefined ? { maxRunAgeDays: options.maxRunAgeDays } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.clockCycleMs ? { clockCycleMs: options.clockCycleMs } : {}),
+    ...(options.clockCycleLogPath !== undefined ? { clockCycleLogPath: options.clockCycleLogPath } : {}),
   });
   await service.init();
   const server = createHttpServer(service);

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { listBuiltinModels } from '@cookbook/engine';
 import type { WireLoraConfig } from '@cookbook/tinker-wire';
 import { formatBytes, pruneCache } from './cache.js';
+import { ClockCycle } from './clock-cycle.js';
 import { EngineHost, EngineOpCancelled, EngineOpError, EngineWorkerLost } from './engine-host.js';
 import type { BaseInfo, EngineOp, EngineOpKind, EngineOpResult } from './engine-protocol.js';
 import { NOT_RESIDENT } from './engine-protocol.js';
@@ -50,6 +51,13 @@ export interface ServiceOptions {
   pruneIntervalMs?: number;
   /** Where one-line notices go. */
   log?: (message: string) => void;
+  /**
+   * Run training and sampling in lock-step cycles of this many ms, as the hosted service does (`clock-cycle.ts`);
+   * undefined or 0 = off (work runs as soon as a worker is free).
+   */
+  clockCycleMs?: number | undefined;
+  /** With a clock: append one JSON line per cycle (start, duration, operations by kind) to this file. */
+  clockCycleLogPath?: string | undefined;
 }
 
 export interface SessionState {
@@ -73,7 +81,9 @@ export interface ModelState {
   createHash: string;
 }
 
-type Resolved = Required<Omit<ServiceOptions, 'apiKey' | 'limits' | 'maxRootBytes' | 'maxRunAgeDays'>> & {
+type Resolved = Required<
+  Omit<ServiceOptions, 'apiKey' | 'limits' | 'maxRootBytes' | 'maxRunAgeDays' | 'clockCycleMs' | 'clockCycleLogPath'>
+> & {
   apiKey: string | undefined;
   maxRootBytes: number | null;
   maxRunAgeDays: number | null;
@@ -84,6 +94,8 @@ export class ServiceState {
   readonly storage: Storage;
   readonly futures: FutureTable;
   readonly engine: EngineHost;
+  /** The clock-cycle model, when on. */
+  readonly clock: ClockCycle | undefined;
   readonly options: Resolved;
   readonly limits: ServiceLimits;
   readonly sessions = new Map<string, SessionState>();
@@ -117,11 +129,15 @@ export class ServiceState {
     this.limits = resolveLimits(options.limits);
     this.rootPath = resolve(options.root);
     this.storage = new Storage(options.root);
-    this.futures = new FutureTable(this.options.futureTtlMs);
+    const cycleMs = options.clockCycleMs ?? 0;
+    this.clock = cycleMs !== 0 ? new ClockCycle({ cycleMs, logPath: options.clockCycleLogPath }) : undefined;
+    const clock = this.clock;
+    this.futures = new FutureTable(this.options.futureTtlMs, undefined, clock ? (r) => clock.hold(r) : undefined);
     this.engine = new EngineHost({
       threads: this.options.engineThreads,
       heapMb: this.options.engineHeapMb,
       onLost: (residents, reason) => this.lost(residents, reason),
+      clock,
     });
     this.samplers = new SamplerPool(this);
   }
@@ -175,7 +191,9 @@ export class ServiceState {
   async stop(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.pruner) clearInterval(this.pruner);
+    this.clock?.close();
     await this.engine.close();
+    await this.clock?.flushed();
   }
 
   /** `message` without the service root's absolute path in it. */
@@ -245,17 +263,26 @@ export class ServiceState {
 
   // ------------------------------------------------------------------ engine calls
 
-  /** Run `op` on `worker`, turning engine failures into future failures (user or server) without server paths. */
+  /**
+   * Run `op` on `worker`, turning engine failures into future failures (user or server) without server paths.
+   * `cycle` (from {@link admit}, taken when the request arrived) holds it for its clock cycle.
+   */
   async call<K extends EngineOpKind>(
     worker: number,
     op: Extract<EngineOp, { kind: K }>,
     owner?: string,
+    cycle?: number,
   ): Promise<EngineOpResult[K]> {
     try {
-      return await this.engine.run(worker, op, owner);
+      return await this.engine.run(worker, op, owner, cycle);
     } catch (err) {
       throw this.failure(err, op);
     }
+  }
+
+  /** The clock cycle a request arriving now runs in (undefined without a clock). */
+  admit(): number | undefined {
+    return this.clock?.admit();
   }
 
   private failure(err: unknown, op: EngineOp): FutureFailure {

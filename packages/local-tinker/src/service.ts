@@ -83,6 +83,16 @@ export class LocalTinkerService {
     return this.state.futures;
   }
 
+  /** The clock-cycle model (per-cycle records), when the service runs with one. */
+  get clock() {
+    return this.state.clock;
+  }
+
+  /** Samples that joined a batch already decoding on their sampler (continuous batching), since the start. */
+  get samplesJoined(): number {
+    return this.state.engine.samplesJoined;
+  }
+
   /** The bounds this service enforces on one request. */
   get limits() {
     return this.state.limits;

@@ -1,7 +1,10 @@
 /**
  * Wall time per RL step on the embedded service: synchronous vs streaming minibatches vs async off-policy, same
  * task (one-token "even digit" answers from a warm-started tiny model), same batch shape.
- * Run: pnpm --filter @cookbook/rl bench   (env: BENCH_STEPS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MAX_TOKENS)
+ * With BENCH_CLOCK_CYCLE_MS=N the service runs in N ms clock cycles (as the hosted service does), where the
+ * streaming and async loops exist to win; the bench script runs it both ways.
+ * Run: pnpm --filter @cookbook/rl bench   (env: BENCH_STEPS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MAX_TOKENS,
+ * BENCH_CLOCK_CYCLE_MS)
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,9 +20,15 @@ const steps = Number(process.env.BENCH_STEPS ?? 8);
 const groups = Number(process.env.BENCH_GROUPS ?? 4);
 const groupSize = Number(process.env.BENCH_GROUP_SIZE ?? 8);
 const maxTokens = Number(process.env.BENCH_MAX_TOKENS ?? 1);
+const cycleMs = Number(process.env.BENCH_CLOCK_CYCLE_MS ?? 0);
 
 const root = mkdtempSync(join(tmpdir(), 'rl-bench-'));
-const server = await startLocalTinker({ port: 0, root: join(root, 'service') });
+const server = await startLocalTinker({
+  port: 0,
+  root: join(root, 'service'),
+  ...(cycleMs > 0 ? { clockCycleMs: cycleMs } : {}),
+});
+const clock = server.service.clock;
 const service = new ServiceClient({ baseURL: server.baseURL });
 const task = digitTask(getTokenizer('local/qwen3-tiny'));
 const sft = await service.createLoraTrainingClient({ baseModel: 'local/qwen3-tiny', rank: 8 });
@@ -32,11 +41,15 @@ const modes: { name: string; extra: Partial<RLTrainConfigInput> }[] = [
   { name: 'async (off-policy ≤ 1)', extra: { asyncConfig: { groupsPerBatch: groups, maxStepsOffPolicy: 1 } } },
 ];
 
-console.log(`RL step wall time: ${steps} steps × ${groups} groups × ${groupSize} samples, max_tokens ${maxTokens}`);
+const where = cycleMs > 0 ? `under ${cycleMs} ms clock cycles` : 'no clock cycles';
+console.log(
+  `RL step wall time (${where}): ${steps} steps × ${groups} groups × ${groupSize} samples, max_tokens ${maxTokens}`,
+);
 const results: { mode: string; secPerStep: number; finalEven: number }[] = [];
 for (const mode of modes) {
   const logPath = join(root, mode.name.replace(/\W+/g, '_'));
   const start = performance.now();
+  const fromCycle = clock?.records.length ?? 0;
   await train(
     {
       logPath: logPath,
@@ -67,12 +80,18 @@ for (const mode of modes) {
   const perStep = avg('time/total');
   const finalEven = rows.at(-1)?.['env/all/even'] ?? 0;
   results.push({ mode: mode.name, secPerStep: perStep, finalEven });
+  const ran = clock?.records.slice(fromCycle) ?? [];
+  const cycles = ran.length > 0 ? ` ${((ran.at(-1)!.tick - ran[0]!.tick + 1) / steps).toFixed(2)} cycles/step,` : '';
   console.log(
-    `  ${mode.name.padEnd(24)} ${perStep.toFixed(3)} s/step (run ${seconds.toFixed(1)} s), final even rate ${finalEven.toFixed(2)}` +
+    `  ${mode.name.padEnd(24)} ${perStep.toFixed(3)} s/step (run ${seconds.toFixed(1)} s),${cycles} final even rate ${finalEven.toFixed(2)}` +
       ` [sample ${avg('time/sample').toFixed(2)} / wait ${avg('time/wait_for_samples').toFixed(2)} / train ${avg('time/train').toFixed(2)} s]`,
   );
 }
 const sync = results[0]!.secPerStep;
-for (const r of results.slice(1)) console.log(`  ${r.mode}: ${(sync / r.secPerStep).toFixed(2)}× the speed of sync`);
+for (const r of results) {
+  console.log(
+    `${`rl s/step ${r.mode} (${where})`.padEnd(62)} ${r.secPerStep.toFixed(3).padStart(7)} s/step  ${(sync / r.secPerStep).toFixed(2)}× the speed of sync`,
+  );
+}
 await service.close();
 await server.close();

@@ -70,6 +70,17 @@ export const serveSchema = z.object({
     .positive()
     .default(DEFAULT_LIMITS.maxLearningRate)
     .describe('Largest Adam learning_rate'),
+  clock_cycle_ms: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe(
+      'Run training and sampling in lock-step cycles of this many ms, like the hosted service (work sent during a cycle runs at the next boundary; results come out at the end of their cycle); 0 = off',
+    ),
+  clock_cycle_log: z
+    .string()
+    .default('')
+    .describe('With clock_cycle_ms: append one JSON line per cycle (start, duration, operations) to this file'),
 });
 
 export type ServeConfig = z.infer<typeof serveSchema>;
@@ -99,6 +110,8 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
     maxRunAgeDays: config.max_run_age_days > 0 ? config.max_run_age_days : null,
     limits,
     ...(config.api_key ? { apiKey: config.api_key } : {}),
+    ...(config.clock_cycle_ms > 0 ? { clockCycleMs: config.clock_cycle_ms } : {}),
+    ...(config.clock_cycle_log ? { clockCycleLogPath: config.clock_cycle_log } : {}),
     log,
   };
 }

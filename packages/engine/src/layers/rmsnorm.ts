@@ -17,8 +17,11 @@ export function rmsnormForward(
   R: number,
   C: number,
   eps: number,
+  rowwise = false,
 ): void {
-  const ops = R * C >= NATIVE_MIN ? nativeOps() : null;
+  // `rowwise`: pick the implementation by the row length alone, so a row's result never depends on how many rows
+  // are normalised with it (the sampler's batched decode relies on it).
+  const ops = (rowwise ? C : R * C) >= NATIVE_MIN ? nativeOps() : null;
   if (ops) ops.rmsnormForward(y, ldy, rstd_R, x, ldx, w_C, R, C, eps);
   else rmsnormForwardJs(y, ldy, rstd_R, x, ldx, w_C, R, C, eps);
 }

@@ -58,6 +58,7 @@ function checkMemory(state: ServiceState, s: SamplerState, info: BaseInfo, slots
 
 export async function asample(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
   const b: WireSampleRequest = parseBody(SampleRequestSchema, req.body, 'asample');
+  const cycle = state.admit();
   const limits = state.limits;
   checkLimit(limits, 'maxNumSamples', 'num_samples', b.num_samples);
   checkLimit(limits, 'maxTopkPromptLogprobs', 'topk_prompt_logprobs', b.topk_prompt_logprobs);
@@ -118,7 +119,12 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
     const worker = await loaded();
     sampler.cacheSlots = Math.max(sampler.cacheSlots, b.num_samples);
     sampler.cacheLen = Math.max(sampler.cacheLen, len);
-    const r = await state.call(worker, { kind: 'sample', samplerId: sampler.id, prompt, options }, sampler.sessionId);
+    const r = await state.call(
+      worker,
+      { kind: 'sample', samplerId: sampler.id, prompt, options, maxBatchBytes: limits.maxSampleBytes },
+      sampler.sessionId,
+      cycle,
+    );
     const out: Record<string, unknown> = {
       type: 'sample',
       sequences: r.sequences.map((s) => ({ stop_reason: s.stopReason, tokens: s.tokens, logprobs: s.logprobs })),

@@ -219,6 +219,7 @@ function forwardBackward(
     throw err;
   }
   state.touch(m);
+  const cycle = state.admit();
   return state.queueModelOp(m, b.seq_id, b, () =>
     state.call(
       m.worker,
@@ -231,6 +232,7 @@ function forwardBackward(
         backward,
       },
       m.sessionId,
+      cycle,
     ),
   );
 }
@@ -278,8 +280,9 @@ export function optimStep(state: ServiceState, req: ServiceRequest): Promise<Ser
       throw new HttpError(400, err instanceof Error ? err.message : String(err));
     }
     state.touch(m);
+    const cycle = state.admit();
     return state.queueModelOp(m, b.seq_id, b, async () => {
-      const r = await state.call(m.worker, { kind: 'optimStep', modelId: b.model_id, adam }, m.sessionId);
+      const r = await state.call(m.worker, { kind: 'optimStep', modelId: b.model_id, adam }, m.sessionId, cycle);
       return { metrics: r.metrics, type: 'optim_step' };
     });
   });

@@ -1,0 +1,155 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '@cookbook/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ceDatum, directService, json, MODEL, post, result, sessionAndModel } from './__tests__/direct.js';
+import { clockOptionsFromEnv } from './embedded.js';
+import type { LocalTinkerService } from './service.js';
+
+const CYCLE_MS = 50;
+const services: LocalTinkerService[] = [];
+afterEach(async () => {
+  for (const s of services.splice(0)) await s.close();
+});
+
+async function clocked(logPath?: string): Promise<LocalTinkerService> {
+  const s = await directService({ clockCycleMs: CYCLE_MS, ...(logPath ? { clockCycleLogPath: logPath } : {}) });
+  services.push(s);
+  return s;
+}
+
+const fb = (model: string) => ({
+  forward_backward_input: { data: [ceDatum([1, 2, 3, 4])], loss_fn: 'cross_entropy' },
+  model_id: model,
+});
+const optim = (model: string) => ({ adam_params: { learning_rate: 1e-3 }, model_id: model });
+
+/** Submit without waiting; returns the future id. */
+async function submit(s: LocalTinkerService, path: string, body: unknown): Promise<string> {
+  const r = await post(s, path, body);
+  if (r.status !== 200) throw new Error(`${path} → ${r.status}: ${JSON.stringify(r.json)}`);
+  return json(r).request_id as string;
+}
+
+/** The cycles (after `from`) that ran operations of `kind`. */
+function cyclesWith(s: LocalTinkerService, kind: string, from = 0) {
+  return s.clock!.records.slice(from).filter((r) => (r.ops[kind] ?? 0) > 0);
+}
+
+describe('the clock-cycle model', () => {
+  it('runs a forward_backward and the optim_step submitted with it in one cycle, released together at its end', async () => {
+    const s = await clocked();
+    const { model } = await sessionAndModel(s);
+    const from = s.clock!.records.length;
+    const a = await submit(s, 'forward_backward', fb(model));
+    const b = await submit(s, 'optim_step', optim(model));
+    const seen: number[] = [];
+    const [ra, rb] = await Promise.all(
+      [a, b].map((id) =>
+        result(s, id).then((r) => {
+          seen.push(Date.now());
+          return r;
+        }),
+      ),
+    );
+    expect(ra).toMatchObject({ loss_fn_output_type: 'ArrayRecord' });
+    expect(rb).toMatchObject({ type: 'optim_step' });
+    const ran = s.clock!.records.slice(from);
+    expect(ran).toHaveLength(1);
+    expect(ran[0]!.ops).toEqual({ forwardBackward: 1, optimStep: 1 });
+    expect(ran[0]!.released).toBe(2);
+    // Neither result was visible before the cycle had lasted its full length.
+    for (const t of seen) expect(t).toBeGreaterThanOrEqual(ran[0]!.startMs + CYCLE_MS);
+  });
+
+  it('an optim_step sent only after the forward_backward result misses that boundary and runs a later cycle', async () => {
+    const s = await clocked();
+    const { model } = await sessionAndModel(s);
+    const from = s.clock!.records.length;
+    await result(s, await submit(s, 'forward_backward', fb(model)));
+    await result(s, await submit(s, 'optim_step', optim(model)));
+    const [f, o] = [cyclesWith(s, 'forwardBackward', from), cyclesWith(s, 'optimStep', from)];
+    expect(f).toHaveLength(1);
+    expect(o).toHaveLength(1);
+    // The boundary right after the fwd/bwd cycle (tick + 1) is where its result came out: the step was one cycle late.
+    expect(o[0]!.tick).toBe(f[0]!.tick + 2);
+  });
+
+  it('a model takes one optimizer step per cycle: a second step submitted at once runs in the next cycle', async () => {
+    const s = await clocked();
+    const { model } = await sessionAndModel(s);
+    const from = s.clock!.records.length;
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      ids.push(await submit(s, 'forward_backward', fb(model)));
+      ids.push(await submit(s, 'optim_step', optim(model)));
+    }
+    await Promise.all(ids.map((id) => result(s, id)));
+    const ran = s.clock!.records.slice(from);
+    expect(ran.map((r) => r.ops)).toEqual([
+      { forwardBackward: 1, optimStep: 1 },
+      { forwardBackward: 1, optimStep: 1 },
+    ]);
+    expect(ran[1]!.tick).toBe(ran[0]!.tick + 1);
+  });
+
+  it('work submitted while a cycle runs waits for the next boundary; requests keep their seq order', async () => {
+    const s = await clocked();
+    const { model } = await sessionAndModel(s);
+    const from = s.clock!.records.length;
+    const first = await submit(s, 'forward_backward', fb(model));
+    while (!s.clock!.active) await new Promise((r) => setTimeout(r, 2));
+    const second = await submit(s, 'forward_backward', fb(model));
+    const third = await submit(s, 'optim_step', optim(model));
+    await Promise.all([first, second, third].map((id) => result(s, id)));
+    const ran = s.clock!.records.slice(from);
+    expect(ran.map((r) => r.ops)).toEqual([{ forwardBackward: 1 }, { forwardBackward: 1, optimStep: 1 }]);
+    // The second cycle started at the first one's end (work was waiting), not a grid period later.
+    expect(ran[1]!.tick).toBe(ran[0]!.tick + 1);
+  });
+
+  it('samples sent together run in one cycle, and each cycle is logged as one JSON line', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'clock-log-')), 'cycles.jsonl');
+    const s = await clocked(log);
+    const session = json(await post(s, 'create_session', {})).session_id;
+    const sampler = json(
+      await post(s, 'create_sampling_session', { session_id: session, sampling_session_seq_id: 0, base_model: MODEL }),
+    ).sampling_session_id;
+    const body = (seed: number) => ({
+      prompt: { chunks: [{ tokens: [1, 2, 3] }] },
+      sampling_params: { max_tokens: 3, seed, stop: [] },
+      sampling_session_id: sampler,
+    });
+    const ids = await Promise.all([1, 2, 3].map((seed) => submit(s, 'asample', body(seed))));
+    const out = await Promise.all(ids.map((id) => result(s, id)));
+    for (const r of out) expect((r.sequences as { tokens: number[] }[])[0]!.tokens).toHaveLength(3);
+    const sampled = cyclesWith(s, 'sample');
+    expect(sampled).toHaveLength(1);
+    expect(sampled[0]!.ops.sample).toBe(3);
+    await s.close();
+    services.length = 0;
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.length).toBe(s.clock!.records.length);
+    expect(lines.at(-1)).toMatchObject({ cycle: sampled[0]!.tick, ops: { sample: 3 }, released: 3 });
+    expect(lines.at(-1)!.duration_ms).toBeGreaterThanOrEqual(CYCLE_MS);
+  });
+
+  it('reads the embedded service clock from the environment and names the variable when it is wrong', () => {
+    expect(clockOptionsFromEnv({})).toEqual({});
+    expect(clockOptionsFromEnv({ COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS: '0' })).toEqual({});
+    expect(
+      clockOptionsFromEnv({
+        COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS: '300',
+        COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_LOG: 'c.jsonl',
+      }),
+    ).toEqual({ clockCycleMs: 300, clockCycleLogPath: 'c.jsonl' });
+    expect(() => clockOptionsFromEnv({ COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS: 'fast' })).toThrow(ConfigError);
+    expect(() => clockOptionsFromEnv({ COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS: '-5' })).toThrow(
+      /COOKBOOK_LOCAL_TINKER_CLOCK_CYCLE_MS must be a cycle length in ms \(0 = off\), got "-5"/,
+    );
+  });
+});
