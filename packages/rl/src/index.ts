@@ -92,8 +92,8 @@ export {
   type SingleRolloutOptions,
 } from './rollouts.js';
 export {
-  type AdjustDataInfo,
   ADVANTAGE_TRANSFORMS,
+  type AdjustDataInfo,
   type AdvantageTransform,
   type AsyncConfig,
   AsyncConfigSchema,

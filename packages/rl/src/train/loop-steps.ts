@@ -155,7 +155,10 @@ export async function prepareData(
 ): Promise<Datum[]> {
   const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
   const advantages_P_G = computeAdvantages(kept);
-  const { data_D, metadata_D } = assembleTrainingData(kept, transformAdvantages(advantages_P_G, ctx.config.advantageTransform));
+  const { data_D, metadata_D } = assembleTrainingData(
+    kept,
+    transformAdvantages(advantages_P_G, ctx.config.advantageTransform),
+  );
   if (ctx.config.klPenaltyCoef > 0 && ctx.reference !== undefined && data_D.length > 0) {
     const kl = await incorporateKlPenalty(data_D, ctx.reference, ctx.config.klPenaltyCoef, ctx.config.klDiscountFactor);
     for (const [k, v] of Object.entries(kl)) metrics[k] = v;
