@@ -24,6 +24,7 @@ export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export {
+  crosswordsPlayer,
   fifteenPuzzlePlayer,
   game2048Player,
   guessTheNumberPlayer,

@@ -3,6 +3,7 @@ import type { Env } from '../core/env.js';
 import { FifteenPuzzle } from './fifteen-puzzle.js';
 import { GAME_SPECS } from './index.js';
 import {
+  crosswordsPlayer,
   fifteenPuzzlePlayer,
   game2048Player,
   hangmanPlayer,
@@ -92,6 +93,8 @@ describe('players', () => {
     ['game:Sudoku-v0-hard', sudokuPlayer, 3],
     ['game:FifteenPuzzle-v0-easy', fifteenPuzzlePlayer, 10],
     ['game:Sokoban-v0-easy', sokobanPlayer, 10],
+    ['game:Crosswords-v0-easy', crosswordsPlayer, 10],
+    ['game:Crosswords-v0-hard', crosswordsPlayer, 10],
   ];
   for (const [id, player, episodes] of cases) {
     it(`${id}: wins every seeded episode with return 1`, async () => {

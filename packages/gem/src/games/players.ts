@@ -9,6 +9,7 @@
  */
 import { pyList } from '../core/boxed.js';
 import { slide2048 } from './game-2048.js';
+import { CROSSWORD_ENTRIES } from './internal/crossword-clues.js';
 import { basicWordsOfLength, EN_BASIC_WORDS } from './internal/en-basic-words.js';
 import { game2048Move, minesweeperMove, slidingPuzzleMove, sokobanMove } from './internal/solvers.js';
 import { countSudokuSolutions, type SudokuGrid, sudokuSafe } from './internal/sudoku-grid.js';
@@ -362,4 +363,53 @@ export function wordSearchPlayer(history: string | readonly string[]): string {
     for (let j = 0; j < n; j++) if (!tried.has(`${i} 0 ${i} ${j}`)) return `\\boxed{${i} 0 ${i} ${j}}`;
   }
   return '\\boxed{0 0 0 1}';
+}
+
+/**
+ * Crosswords with the word bank as its vocabulary: maps each listed clue to its word, finds where that word fits
+ * on the last grid shown (direction and length from the clue, letters already filled must agree), and fills the
+ * first empty cell of the first word not yet complete. A model has to recall the words; this player knows them.
+ */
+export function crosswordsPlayer(history: string | readonly string[]): string {
+  const text = historyText(history);
+  const grid = lastBlock(text, 'Current Board:\n')
+    .slice(1)
+    .filter((l) => /^R\d\d /.test(l))
+    .map((l) => [...l.slice(4).matchAll(/ (.) {2}/g)].map((m) => m[1]!));
+  const n = grid.length;
+  const clues = lastBlock(text, 'Here are the clues for the words you need to find:\n');
+  const byClue = new Map(CROSSWORD_ENTRIES.map((e) => [e.clue, e.word.toUpperCase()]));
+  const wrong = new Set(
+    [...text.matchAll(/place ([A-Z]) at \((\d+), (\d+)\), but it is incorrect/g)].map((m) => `${m[2]},${m[3]},${m[1]}`),
+  );
+  const at = (r: number, c: number): string | undefined => grid[r]?.[c];
+  for (const line of clues) {
+    const m = /^\d+\. (.*) \((across|down)\): (\d+) letters$/.exec(line);
+    const word = m ? byClue.get(m[1]!) : undefined;
+    if (m === null || word === undefined) continue;
+    const across = m[2] === 'across';
+    const places: { cells: [number, number][]; clean: boolean }[] = [];
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < n; c++) {
+        const cells = [...word].map((_, i) => (across ? [r, c + i] : [r + i, c]) as [number, number]);
+        const fits = cells.every(([a, b], i) => {
+          const v = at(a, b);
+          return (v === '_' || v === word[i]) && !wrong.has(`${a},${b},${word[i]}`);
+        });
+        if (!fits) continue;
+        // A placement bounded by '.' (or the edge) at both ends is the likely one.
+        const before = across ? at(r, c - 1) : at(r - 1, c);
+        const after = across ? at(r, c + word.length) : at(r + word.length, c);
+        places.push({ cells, clean: (before ?? '.') === '.' && (after ?? '.') === '.' });
+      }
+    }
+    places.sort((x, y) => Number(y.clean) - Number(x.clean));
+    for (const { cells } of places) {
+      const open = cells.findIndex(([a, b]) => at(a, b) === '_');
+      if (open >= 0) return `\\boxed{${cells[open]![0]} ${cells[open]![1]} ${word[open]}}`;
+      break;
+    }
+  }
+  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (grid[r]![c] === '_') return `\\boxed{${r} ${c} E}`;
+  return '\\boxed{0 0 E}';
 }
