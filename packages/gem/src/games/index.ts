@@ -26,7 +26,10 @@ export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export {
   crosswordsPlayer,
   fifteenPuzzlePlayer,
+  GAME_PLAYERS,
+  type GamePlayer,
   game2048Player,
+  gamePlayer,
   guessTheNumberPlayer,
   hangmanPlayer,
   mastermindPlayer,

@@ -6,6 +6,7 @@ import {
   crosswordsPlayer,
   fifteenPuzzlePlayer,
   game2048Player,
+  gamePlayer,
   hangmanPlayer,
   mastermindPlayer,
   minesweeperPlayer,
@@ -43,6 +44,11 @@ function make(id: string): Env {
 }
 
 describe('players', () => {
+  it('has a player for every registered game', () => {
+    for (const spec of GAME_SPECS) expect(gamePlayer(spec.id), spec.id).toBeTypeOf('function');
+    expect(gamePlayer('math:GSM8K')).toBeUndefined();
+  });
+
   it('fifteenPuzzlePlayer solves 3x3 boards within 31 moves', async () => {
     const env = new FifteenPuzzle({ numRows: 3, maxTurns: 31 });
     for (let seed = 0; seed < 5; seed++) {

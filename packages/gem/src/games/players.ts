@@ -413,3 +413,28 @@ export function crosswordsPlayer(history: string | readonly string[]): string {
   for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (grid[r]![c] === '_') return `\\boxed{${r} ${c} E}`;
   return '\\boxed{0 0 E}';
 }
+
+/** A scripted player: the episode's observations (plus the latest `info.suffix`) in, a `\boxed{…}` action out. */
+export type GamePlayer = (history: string | readonly string[]) => string;
+
+/** The scripted player of each game, keyed by the game's name in its env id (`game:<name>-v0-…`). */
+export const GAME_PLAYERS: Readonly<Record<string, GamePlayer>> = {
+  GuessTheNumber: guessTheNumberPlayer,
+  Mastermind: mastermindPlayer,
+  Minesweeper: minesweeperPlayer,
+  Wordle: wordlePlayer,
+  Hangman: hangmanPlayer,
+  Sudoku: sudokuPlayer,
+  TowerofHanoi: towerOfHanoiPlayer,
+  Game2048: game2048Player,
+  FifteenPuzzle: fifteenPuzzlePlayer,
+  Sokoban: sokobanPlayer,
+  WordSearch: wordSearchPlayer,
+  Crosswords: crosswordsPlayer,
+};
+
+/** The scripted player for an env id such as `game:Wordle-v0-hard`, or `undefined` for other envs. */
+export function gamePlayer(envId: string): GamePlayer | undefined {
+  const name = /^game:(\w+)-v0/.exec(envId)?.[1];
+  return name === undefined ? undefined : GAME_PLAYERS[name];
+}
