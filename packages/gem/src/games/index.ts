@@ -1,6 +1,8 @@
 /**
- * The GEM games and their registry specs: every `game:*` id of GEM's registry for the games ported here, with
- * GEM's registered parameters as defaults. `null` parameters select a random variant (redrawn at every reset).
+ * The GEM games and their registry specs: every `game:*` id of GEM's registry for the twelve games ported here,
+ * with GEM's registered parameters as defaults. Options are camelCase (snake_case also accepted); `null` size
+ * parameters select a random variant (redrawn at every reset). Each game also has a scripted player
+ * (`GAME_PLAYERS`, `gamePlayer(envId)`) for warm starts and demonstrations.
  */
 import type { EnvFactory, EnvOptions } from '../core/registry.js';
 import { Crosswords } from './crosswords.js';
@@ -24,8 +26,12 @@ export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export {
+  crosswordsPlayer,
   fifteenPuzzlePlayer,
+  GAME_PLAYERS,
+  type GamePlayer,
   game2048Player,
+  gamePlayer,
   guessTheNumberPlayer,
   hangmanPlayer,
   mastermindPlayer,

@@ -3,8 +3,10 @@ import type { Env } from '../core/env.js';
 import { FifteenPuzzle } from './fifteen-puzzle.js';
 import { GAME_SPECS } from './index.js';
 import {
+  crosswordsPlayer,
   fifteenPuzzlePlayer,
   game2048Player,
+  gamePlayer,
   hangmanPlayer,
   mastermindPlayer,
   minesweeperPlayer,
@@ -42,6 +44,11 @@ function make(id: string): Env {
 }
 
 describe('players', () => {
+  it('has a player for every registered game', () => {
+    for (const spec of GAME_SPECS) expect(gamePlayer(spec.id), spec.id).toBeTypeOf('function');
+    expect(gamePlayer('math:GSM8K')).toBeUndefined();
+  });
+
   it('fifteenPuzzlePlayer solves 3x3 boards within 31 moves', async () => {
     const env = new FifteenPuzzle({ numRows: 3, maxTurns: 31 });
     for (let seed = 0; seed < 5; seed++) {
@@ -92,6 +99,8 @@ describe('players', () => {
     ['game:Sudoku-v0-hard', sudokuPlayer, 3],
     ['game:FifteenPuzzle-v0-easy', fifteenPuzzlePlayer, 10],
     ['game:Sokoban-v0-easy', sokobanPlayer, 10],
+    ['game:Crosswords-v0-easy', crosswordsPlayer, 10],
+    ['game:Crosswords-v0-hard', crosswordsPlayer, 10],
   ];
   for (const [id, player, episodes] of cases) {
     it(`${id}: wins every seeded episode with return 1`, async () => {

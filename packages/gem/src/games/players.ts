@@ -9,9 +9,11 @@
  */
 import { pyList } from '../core/boxed.js';
 import { slide2048 } from './game-2048.js';
+import { CROSSWORD_ENTRIES } from './internal/crossword-clues.js';
 import { basicWordsOfLength, EN_BASIC_WORDS } from './internal/en-basic-words.js';
-import { game2048Move, minesweeperMove, slidingPuzzleMove, sokobanMove } from './internal/solvers.js';
+import { game2048Move, minesweeperMove, slidingPuzzlePlan, sokobanPlan } from './internal/solvers.js';
 import { countSudokuSolutions, type SudokuGrid, sudokuSafe } from './internal/sudoku-grid.js';
+import { web2Words } from './internal/web2-words.js';
 import { mastermindPegs } from './mastermind.js';
 import { wordleFeedback } from './wordle.js';
 
@@ -217,6 +219,14 @@ export function sudokuPlayer(history: string | readonly string[]): string {
   return '\\boxed{1 1 1}';
 }
 
+/** Moves of plans found by the search players, keyed by position, so one search serves a whole episode. */
+const planCache = new Map<string, string>();
+
+function remember(key: string, move: string): void {
+  if (planCache.size >= 100_000) planCache.clear();
+  planCache.set(key, move);
+}
+
 /** The lines after the last `marker` in the text, up to the first blank line. */
 function lastBlock(text: string, marker: string): string[] {
   const at = text.lastIndexOf(marker);
@@ -228,7 +238,7 @@ function lastBlock(text: string, marker: string): string[] {
 
 /**
  * The sliding puzzle: reads the last board shown and plays the first move of a shortest solution (IDA* with
- * Manhattan distance; 2x2 and 3x3 boards solve at once, 4x4 within a node budget, else any legal move).
+ * Manhattan distance; 2x2 and 3x3 boards solve at once, 4x4 within a small node budget, else a greedy move).
  */
 export function fifteenPuzzlePlayer(history: string | readonly string[]): string {
   const rows = lastBlock(historyText(history), 'Here is the current board layout: \n').map((l) =>
@@ -240,16 +250,51 @@ export function fifteenPuzzlePlayer(history: string | readonly string[]): string
   const n = rows.length;
   if (n < 2 || rows.some((r) => r.length !== n || r.some((t) => Number.isNaN(t)))) return '\\boxed{up}';
   const tiles = rows.flat();
-  const move = slidingPuzzleMove(tiles, n, n <= 3 ? 5_000_000 : 300_000);
+  const key = `15|${tiles.join(',')}`;
+  let move = planCache.get(key);
+  if (move === undefined) {
+    const plan = slidingPuzzlePlan(tiles, n, n <= 3 ? 5_000_000 : 50_000);
+    if (plan !== undefined && plan.length > 0) {
+      // Remember the move for every position along the plan, so later turns need no search.
+      const board = [...tiles];
+      for (const m of plan) {
+        remember(`15|${board.join(',')}`, m);
+        const blank = board.indexOf(0);
+        const to = blank + (m === 'up' ? n : m === 'down' ? -n : m === 'left' ? 1 : -1);
+        board[blank] = board[to]!;
+        board[to] = 0;
+      }
+      move = plan[0];
+    }
+  }
   if (move !== undefined) return `\\boxed{${move}}`;
+  // No plan within budget (large boards): the legal move that most lowers the tiles' total Manhattan distance,
+  // never undoing the previous move.
+  const previous = [...historyText(history).matchAll(/you made a valid move: (\w+)\./g)].pop()?.[1];
+  const undo: Record<string, string> = { up: 'down', down: 'up', left: 'right', right: 'left' };
   const blank = tiles.indexOf(0);
-  const legal = [
-    Math.floor(blank / n) < n - 1 ? 'up' : undefined,
-    Math.floor(blank / n) > 0 ? 'down' : undefined,
-    blank % n < n - 1 ? 'left' : undefined,
-    blank % n > 0 ? 'right' : undefined,
-  ].filter((m) => m !== undefined);
-  return `\\boxed{${legal[0] ?? 'up'}}`;
+  let best: string | undefined;
+  let bestH = Number.POSITIVE_INFINITY;
+  for (const [m, offset, ok] of [
+    ['up', n, Math.floor(blank / n) < n - 1],
+    ['down', -n, Math.floor(blank / n) > 0],
+    ['left', 1, blank % n < n - 1],
+    ['right', -1, blank % n > 0],
+  ] as const) {
+    if (!ok || (previous !== undefined && undo[previous] === m)) continue;
+    const next = [...tiles];
+    next[blank] = next[blank + offset]!;
+    next[blank + offset] = 0;
+    const h = next.reduce((sum, t, i) => {
+      if (t === 0) return sum;
+      return sum + Math.abs(Math.floor(i / n) - Math.floor((t - 1) / n)) + Math.abs((i % n) - ((t - 1) % n));
+    }, 0);
+    if (h < bestH) {
+      bestH = h;
+      best = m;
+    }
+  }
+  return `\\boxed{${best ?? 'up'}}`;
 }
 
 /**
@@ -267,7 +312,17 @@ export function sokobanPlayer(history: string | readonly string[]): string {
   const targets = new Set(cells.flatMap((v, i) => (v === 'O' || v === '√' ? [i] : [])));
   if (targets.size < boxes.length) targets.add(player);
   const walls = cells.map((v) => v === '#');
-  const move = sokobanMove({ cols, walls, targets, player, boxes });
+  const room = `sokoban|${cols}|${walls.map(Number).join('')}|${[...targets].sort((a, b) => a - b).join(',')}`;
+  const key = (p: number, b: readonly number[]): string => `${room}|${p}|${[...b].sort((x, y) => x - y).join(',')}`;
+  let move = planCache.get(key(player, boxes));
+  // A room whose search ran out of budget is not searched again (each search can cost seconds).
+  if (move === undefined && !planCache.has(`${room}|failed`)) {
+    const plan = sokobanPlan({ cols, walls, targets, player, boxes }, 600_000);
+    if (plan === undefined) remember(`${room}|failed`, '');
+    // Remember the move for every position along the plan, so later turns need no search.
+    for (const step of plan ?? []) remember(key(step.player, step.boxes), step.move);
+    move = plan?.[0]?.move;
+  }
   if (move !== undefined) return `\\boxed{${move}}`;
   const open = (
     [
@@ -319,10 +374,29 @@ export function game2048Player(history: string | readonly string[]): string {
   return `\\boxed{${game2048Move(rows, slide2048)}}`;
 }
 
+let basicDict: Set<string> | undefined;
+let web2Dict: Set<string> | undefined;
+
+/** Basic English words of 3+ letters, upper-case. */
+function basicDictionary(): Set<string> {
+  basicDict ??= new Set(EN_BASIC_WORDS.filter((w) => w.length >= 3).map((w) => w.toUpperCase()));
+  return basicDict;
+}
+
+/** web2 words of 3+ letters, upper-case (the hardcore grids' source). */
+function web2Dictionary(): Set<string> {
+  web2Dict ??= new Set(
+    web2Words()
+      .filter((w) => w.length >= 3)
+      .map((w) => w.toUpperCase()),
+  );
+  return web2Dict;
+}
+
 /**
- * WordSearch: reads the last grid shown and looks across and down (both ways) for Basic English words of three
- * or more letters not yet claimed; plays the longest one not tried, else a random-looking straight segment.
- * Hardcore grids hide words the Basic English list lacks, so it finds fewer there.
+ * WordSearch: reads the last grid shown and looks across and down (both ways) for dictionary words of three or
+ * more letters not yet claimed (Basic English, or web2 for hardcore grids); plays the longest one not tried, else
+ * a straight segment not tried. Random filler letters spell short spurious words, which cost a turn each.
  */
 export function wordSearchPlayer(history: string | readonly string[]): string {
   const text = historyText(history);
@@ -336,7 +410,7 @@ export function wordSearchPlayer(history: string | readonly string[]): string {
     [...text.matchAll(/coordinates \((\d+), (\d+)\) to \((\d+), (\d+)\)/g)].map((m) => m.slice(1, 5).join(' ')),
   );
   for (const m of text.matchAll(/you tried \((\d+), (\d+)\) to \((\d+), (\d+)\)/g)) tried.add(m.slice(1, 5).join(' '));
-  const dictionary = new Set(EN_BASIC_WORDS.filter((w) => w.length >= 3).map((w) => w.toUpperCase()));
+  const dictionary = text.includes('Word Search challenge (Hardcore)') ? web2Dictionary() : basicDictionary();
   const found: [number, string][] = [];
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < n; a++) {
@@ -362,4 +436,78 @@ export function wordSearchPlayer(history: string | readonly string[]): string {
     for (let j = 0; j < n; j++) if (!tried.has(`${i} 0 ${i} ${j}`)) return `\\boxed{${i} 0 ${i} ${j}}`;
   }
   return '\\boxed{0 0 0 1}';
+}
+
+/**
+ * Crosswords with the word bank as its vocabulary: maps each listed clue to its word, finds where that word fits
+ * on the last grid shown (direction and length from the clue, letters already filled must agree), and fills the
+ * first empty cell of the first word not yet complete. A model has to recall the words; this player knows them.
+ */
+export function crosswordsPlayer(history: string | readonly string[]): string {
+  const text = historyText(history);
+  const grid = lastBlock(text, 'Current Board:\n')
+    .slice(1)
+    .filter((l) => /^R\d\d /.test(l))
+    .map((l) => [...l.slice(4).matchAll(/ (.) {2}/g)].map((m) => m[1]!));
+  const n = grid.length;
+  const clues = lastBlock(text, 'Here are the clues for the words you need to find:\n');
+  const byClue = new Map(CROSSWORD_ENTRIES.map((e) => [e.clue, e.word.toUpperCase()]));
+  const wrong = new Set(
+    [...text.matchAll(/place ([A-Z]) at \((\d+), (\d+)\), but it is incorrect/g)].map((m) => `${m[2]},${m[3]},${m[1]}`),
+  );
+  const at = (r: number, c: number): string | undefined => grid[r]?.[c];
+  for (const line of clues) {
+    const m = /^\d+\. (.*) \((across|down)\): (\d+) letters$/.exec(line);
+    const word = m ? byClue.get(m[1]!) : undefined;
+    if (m === null || word === undefined) continue;
+    const across = m[2] === 'across';
+    const places: { cells: [number, number][]; clean: boolean }[] = [];
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < n; c++) {
+        const cells = [...word].map((_, i) => (across ? [r, c + i] : [r + i, c]) as [number, number]);
+        const fits = cells.every(([a, b], i) => {
+          const v = at(a, b);
+          return (v === '_' || v === word[i]) && !wrong.has(`${a},${b},${word[i]}`);
+        });
+        if (!fits) continue;
+        // A placement bounded by '.' (or the edge) at both ends is the likely one.
+        const before = across ? at(r, c - 1) : at(r - 1, c);
+        const after = across ? at(r, c + word.length) : at(r + word.length, c);
+        places.push({ cells, clean: (before ?? '.') === '.' && (after ?? '.') === '.' });
+      }
+    }
+    places.sort((x, y) => Number(y.clean) - Number(x.clean));
+    for (const { cells } of places) {
+      const open = cells.findIndex(([a, b]) => at(a, b) === '_');
+      if (open >= 0) return `\\boxed{${cells[open]![0]} ${cells[open]![1]} ${word[open]}}`;
+      break;
+    }
+  }
+  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (grid[r]![c] === '_') return `\\boxed{${r} ${c} E}`;
+  return '\\boxed{0 0 E}';
+}
+
+/** A scripted player: the episode's observations (plus the latest `info.suffix`) in, a `\boxed{…}` action out. */
+export type GamePlayer = (history: string | readonly string[]) => string;
+
+/** The scripted player of each game, keyed by the game's name in its env id (`game:<name>-v0-…`). */
+export const GAME_PLAYERS: Readonly<Record<string, GamePlayer>> = {
+  GuessTheNumber: guessTheNumberPlayer,
+  Mastermind: mastermindPlayer,
+  Minesweeper: minesweeperPlayer,
+  Wordle: wordlePlayer,
+  Hangman: hangmanPlayer,
+  Sudoku: sudokuPlayer,
+  TowerofHanoi: towerOfHanoiPlayer,
+  Game2048: game2048Player,
+  FifteenPuzzle: fifteenPuzzlePlayer,
+  Sokoban: sokobanPlayer,
+  WordSearch: wordSearchPlayer,
+  Crosswords: crosswordsPlayer,
+};
+
+/** The scripted player for an env id such as `game:Wordle-v0-hard`, or `undefined` for other envs. */
+export function gamePlayer(envId: string): GamePlayer | undefined {
+  const name = /^game:(\w+)-v0/.exec(envId)?.[1];
+  return name === undefined ? undefined : GAME_PLAYERS[name];
 }

@@ -1,7 +1,8 @@
 /**
  * Small searches behind the board-game players: the sliding puzzle (IDA* with the Manhattan heuristic, under a
- * node budget), Sokoban (breadth-first over player and box positions, under a state budget) and Minesweeper
- * (single-cell deduction). Each returns the next move, or `undefined` when its budget runs out.
+ * node budget) and Sokoban (breadth-first over player and box positions, under a state budget) return whole
+ * plans, or `undefined` when the budget runs out; Minesweeper (single-cell deduction) and 2048 (one-ply greedy)
+ * return the next move.
  */
 
 /** A sliding-puzzle board, row-major, 0 = blank. */
@@ -25,12 +26,12 @@ function manhattan(tiles: Tiles, n: number): number {
   return h;
 }
 
-/** The first move of a shortest solution found by IDA* within `budget` node expansions. */
-export function slidingPuzzleMove(tiles: Tiles, n: number, budget = 2_000_000): string | undefined {
+/** The moves of a shortest solution found by IDA* within `budget` node expansions (`[]` when solved). */
+export function slidingPuzzlePlan(tiles: Tiles, n: number, budget = 2_000_000): string[] | undefined {
   const board = [...tiles];
   let blank = board.indexOf(0);
   let nodes = 0;
-  let first: string | undefined;
+  const path: string[] = [];
   const search = (g: number, bound: number, prevBlank: number, h: number): number => {
     const f = g + h;
     if (f > bound) return f;
@@ -53,23 +54,22 @@ export function slidingPuzzleMove(tiles: Tiles, n: number, budget = 2_000_000): 
       board[to] = 0;
       const from = blank;
       blank = to;
+      path.push(m.action);
       const t = search(g + 1, bound, from, h - before + after);
+      if (t === -1) return -1;
+      path.pop();
       blank = from;
       board[to] = tile;
       board[from] = 0;
-      if (t === -1) {
-        if (g === 0) first = m.action;
-        return -1;
-      }
       if (t < min) min = t;
     }
     return min;
   };
   const h0 = manhattan(board, n);
-  if (h0 === 0 && board[n * n - 1] === 0) return undefined;
+  if (h0 === 0) return [];
   for (let bound = h0; bound < 200; ) {
     const t = search(0, bound, -1, h0);
-    if (t === -1) return first;
+    if (t === -1) return path;
     if (!Number.isFinite(t)) return undefined;
     bound = t;
   }
@@ -92,38 +92,61 @@ const PUSH: readonly [string, number, number][] = [
   ['right', 0, 1],
 ];
 
-/** The first move of a shortest solution (in moves) by breadth-first search within `budget` states. */
-export function sokobanMove(pos: SokobanPosition, budget = 400_000): string | undefined {
+/** One step of a Sokoban plan: the position before the move, and the move. */
+export interface SokobanStep {
+  player: number;
+  boxes: number[];
+  move: string;
+}
+
+/** A shortest solution (in moves) by breadth-first search within `budget` states (`[]` when solved). */
+export function sokobanPlan(pos: SokobanPosition, budget = 400_000): SokobanStep[] | undefined {
   const { cols, walls, targets } = pos;
-  const key = (p: number, boxes: readonly number[]): string => `${p}:${[...boxes].sort((a, b) => a - b).join(',')}`;
-  const seen = new Set<string>([key(pos.player, pos.boxes)]);
-  let frontier: { p: number; boxes: number[]; first: string | undefined }[] = [
-    { p: pos.player, boxes: pos.boxes, first: undefined },
-  ];
-  while (frontier.length > 0 && seen.size < budget) {
-    const next: typeof frontier = [];
-    for (const { p, boxes, first } of frontier) {
-      for (const [name, dr, dc] of PUSH) {
-        const d = dr * cols + dc;
-        const to = p + d;
-        if (walls[to]) continue;
-        let nb = boxes;
-        const bi = boxes.indexOf(to);
-        if (bi >= 0) {
-          const beyond = to + d;
-          if (walls[beyond] || boxes.includes(beyond)) continue;
-          nb = boxes.slice();
-          nb[bi] = beyond;
+  if (pos.boxes.every((b) => targets.has(b))) return [];
+  // An exact numeric key: the player and the sorted boxes as base-256 digits (rooms have at most 144 cells and
+  // the games at most 8 boxes; beyond 6 numbers the key falls back to a string).
+  const key = (p: number, boxes: readonly number[]): number | string => {
+    const sorted = [...boxes].sort((a, b) => a - b);
+    if (sorted.length > 5 || walls.length > 256) return `${p}:${sorted.join(',')}`;
+    let k = p;
+    for (const b of sorted) k = k * 256 + b;
+    return k;
+  };
+  interface Node {
+    p: number;
+    boxes: number[];
+    parent: number;
+    move: string;
+  }
+  const nodes: Node[] = [{ p: pos.player, boxes: pos.boxes, parent: -1, move: '' }];
+  const seen = new Set<number | string>([key(pos.player, pos.boxes)]);
+  for (let i = 0; i < nodes.length && seen.size < budget; i++) {
+    const { p, boxes } = nodes[i]!;
+    for (const [name, dr, dc] of PUSH) {
+      const d = dr * cols + dc;
+      const to = p + d;
+      if (walls[to]) continue;
+      let nb = boxes;
+      const bi = boxes.indexOf(to);
+      if (bi >= 0) {
+        const beyond = to + d;
+        if (walls[beyond] || boxes.includes(beyond)) continue;
+        nb = boxes.slice();
+        nb[bi] = beyond;
+      }
+      const k = key(to, nb);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      nodes.push({ p: to, boxes: nb, parent: i, move: name });
+      if (nb.every((b) => targets.has(b))) {
+        const plan: SokobanStep[] = [];
+        for (let j = nodes.length - 1; nodes[j]!.parent >= 0; j = nodes[j]!.parent) {
+          const parent = nodes[nodes[j]!.parent]!;
+          plan.push({ player: parent.p, boxes: parent.boxes, move: nodes[j]!.move });
         }
-        const k = key(to, nb);
-        if (seen.has(k)) continue;
-        seen.add(k);
-        const move = first ?? name;
-        if (nb.every((b) => targets.has(b))) return move;
-        next.push({ p: to, boxes: nb, first: move });
+        return plan.reverse();
       }
     }
-    frontier = next;
   }
   return undefined;
 }
