@@ -60,6 +60,15 @@ export const gemSchema = GemTrainConfigSchema.extend({
   warmStartSteps: z.number().int().positive().default(24).describe('SFT steps of the warm start'),
   warmStartBatchSize: z.number().int().positive().default(16).describe('Turns per warm-start SFT step'),
   warmStartLearningRate: z.number().positive().default(1e-2).describe('Warm-start learning rate (linear decay)'),
+  warmStartPromptTokens: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(40)
+    .describe(
+      'Warm-start SFT sees the last N tokens of each prompt (the latest hint and the move); null = all (slower)',
+    ),
   warmStartNoise: z
     .number()
     .min(0)
@@ -110,6 +119,7 @@ export const gem = defineRecipe({
           template: config.template,
           seed: config.seed + 1_000_003,
           noise: config.warmStartNoise,
+          ...(config.warmStartPromptTokens === null ? {} : { maxPromptTokens: config.warmStartPromptTokens }),
         });
         io.err(
           `warm start: ${demos.datums.length} turns from ${config.warmStartEpisodes} player episodes (mean return ${demos.meanReturn.toFixed(3)}, noise ${config.warmStartNoise})`,
