@@ -140,6 +140,8 @@ export const gem = defineRecipe({
         });
         loadCheckpointPath = ws.statePath;
       }
+      // One episode of each step is shown before its step line (the seed prints two per step).
+      let shownStep = -1;
       const result = await trainGem(
         { ...config, loadCheckpointPath },
         {
@@ -148,6 +150,12 @@ export const gem = defineRecipe({
           console: false,
           log: io.err,
           hparams: configToKeyStyle(gemSchema, { ...config, loadCheckpointPath }, { keyStyle: 'snake_case' }),
+          onEpisode: (e) => {
+            if (e.step === shownStep) return;
+            shownStep = e.step;
+            const acts = JSON.stringify(e.actions.map((a) => a.slice(0, 40))).slice(0, 160);
+            io.out(`      episode: ${acts} → rewards ${JSON.stringify(e.rewards.map((r) => +r.toFixed(3)))}`);
+          },
           onStep: (step, m) =>
             io.out(
               `step ${String(step).padStart(4)}  return ${(m['sampler/episode_return'] ?? 0).toFixed(3)}` +
