@@ -23,6 +23,14 @@ async function playRandom(env: Env, seed: number, maxSteps = 200): Promise<strin
 }
 
 describe('GAME_SPECS', () => {
+  it("lists GEM's registered ids for the twelve games", () => {
+    const games = ['GuessTheNumber', 'Mastermind', 'Minesweeper', 'Wordle', 'FifteenPuzzle', 'Hangman', 'Sudoku'];
+    games.push('TowerofHanoi', 'Game2048', 'Sokoban', 'Crosswords', 'WordSearch');
+    const expected = games.flatMap((g) => ['easy', 'hard', 'random'].map((v) => `game:${g}-v0-${v}`));
+    expected.push('game:Game2048-v0-extreme-hard');
+    expect(GAME_SPECS.map((s) => s.id).sort()).toEqual(expected.sort());
+  });
+
   it('has unique ids, each with its easy, hard and random variants', () => {
     const ids = GAME_SPECS.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);

@@ -80,7 +80,7 @@ describe('Hangman', () => {
     });
   });
 
-  it('random variant uses GEM settings; hardcore is refused clearly', async () => {
+  it('random variant uses GEM settings; hardcore draws long-list words', async () => {
     const env = new Hangman({ wordLength: null });
     const seen = new Set<string>();
     for (let s = 0; s < 40; s++) {
@@ -88,7 +88,10 @@ describe('Hangman', () => {
       seen.add(`${env.wordLength},${env.maxTurns}`);
     }
     expect([...seen].sort()).toEqual(['3,10', '5,15', '7,20']);
-    expect(() => new Hangman({ hardcore: true })).toThrow(ConfigError);
-    expect(() => new Hangman({ hardcore: true })).toThrow(/hardcore/);
+    const hard = new Hangman({ hardcore: true, wordLength: 9 });
+    await hard.reset(3);
+    expect(hard.secretWord).toMatch(/^[A-Z]{9}$/);
+    expect(() => new Hangman({ wordLength: 40 })).toThrow(ConfigError);
+    expect(() => new Hangman({ hardcore: 'yes' })).toThrow(/hardcore/);
   });
 });

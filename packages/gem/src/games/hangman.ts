@@ -1,5 +1,5 @@
 /**
- * Hangman (GEM `hangman.py`): find a secret Basic English word by guessing letters or the whole word. There are no
+ * Hangman (GEM `hangman.py`): find a secret word (Basic English, or the large web2 list when `hardcore`) by guessing letters or the whole word. There are no
  * lives, only the turn limit.
  *
  * Rewards as in GEM: a new letter in the word pays `0.5 * occurrences / length` (revealing every letter does not
@@ -14,13 +14,11 @@ import type { EnvOptions } from '../core/registry.js';
 import { basicWordsOfLength } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
+import { web2LowerWordsOfLength } from './internal/web2-words.js';
 
 export const HangmanOptions = z.object({
   wordLength: z.number().int().min(1).nullable().default(5).describe('letters in the secret word; null = random'),
-  hardcore: z
-    .literal(false)
-    .default(false)
-    .describe("GEM's hardcore mode draws from NLTK's full word list, which is not shipped: only false is accepted"),
+  hardcore: z.boolean().default(false).describe('draw from the large web2 list instead of Basic English'),
   maxTurns: z.number().int().min(1).default(20).describe('turn limit'),
   seed: seedOpt,
 });
@@ -39,9 +37,11 @@ export class Hangman extends GameEnv {
   wordLength: number;
   maxTurns: number;
   readonly isRandom: boolean;
+  /** Whether words come from the large web2 list (GEM: NLTK's `en`) rather than Basic English. */
+  readonly hardcore: boolean;
   private secret = '';
   private board: string[] = [];
-  private candidates: string[] = [];
+  private candidates: readonly string[] = [];
   private readonly guessedLetters = new Set<string>();
 
   constructor(options: EnvOptions = {}) {
@@ -50,10 +50,21 @@ export class Hangman extends GameEnv {
     this.isRandom = o.wordLength === null;
     this.wordLength = o.wordLength ?? 5;
     this.maxTurns = o.maxTurns;
-    if (basicWordsOfLength(this.wordLength).length === 0) {
-      throw new ConfigError(`Hangman: no Basic English word has ${this.wordLength} letters`, { key: 'wordLength' });
+    this.hardcore = o.hardcore;
+    if (this.wordsOfLength(this.wordLength).length === 0) {
+      throw new ConfigError(
+        `Hangman: no word of the ${this.hardcore ? 'web2' : 'Basic English'} list has ${this.wordLength} letters`,
+        {
+          key: 'wordLength',
+        },
+      );
     }
     this.resetGame();
+  }
+
+  /** GEM's candidates: alphabetic, all lower-case words of the length. */
+  private wordsOfLength(length: number): readonly string[] {
+    return this.hardcore ? web2LowerWordsOfLength(length) : basicWordsOfLength(length);
   }
 
   /** The secret word, upper-case (for tests). */
@@ -97,7 +108,7 @@ export class Hangman extends GameEnv {
 
   protected resetGame(): ResetResult {
     if (this.isRandom) [this.wordLength, this.maxTurns] = this.rng.choice(RANDOM_SETTINGS);
-    this.candidates = basicWordsOfLength(this.wordLength);
+    this.candidates = this.wordsOfLength(this.wordLength);
     this.secret = this.rng.choice(this.candidates).toUpperCase();
     this.board = [...this.secret].map(() => '_');
     this.guessedLetters.clear();

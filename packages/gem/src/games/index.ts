@@ -3,17 +3,47 @@
  * GEM's registered parameters as defaults. `null` parameters select a random variant (redrawn at every reset).
  */
 import type { EnvFactory, EnvOptions } from '../core/registry.js';
+import { Crosswords } from './crosswords.js';
+import { FifteenPuzzle } from './fifteen-puzzle.js';
+import { Game2048 } from './game-2048.js';
 import { GuessTheNumber } from './guess-the-number.js';
 import { Hangman } from './hangman.js';
 import { Mastermind } from './mastermind.js';
+import { Minesweeper } from './minesweeper.js';
+import { Sokoban } from './sokoban.js';
+import { Sudoku } from './sudoku.js';
 import { TowerOfHanoi } from './tower-of-hanoi.js';
+import { WordSearch } from './word-search.js';
 import { Wordle } from './wordle.js';
 
+export { Crosswords, CrosswordsOptions } from './crosswords.js';
+export { type FifteenBoard, FifteenPuzzle, FifteenPuzzleOptions } from './fifteen-puzzle.js';
+export { Game2048, Game2048Options, slide2048 } from './game-2048.js';
 export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
 export { Hangman, HangmanOptions } from './hangman.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
-export { guessTheNumberPlayer, towerOfHanoiPlayer } from './players.js';
+export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
+export {
+  crosswordsPlayer,
+  fifteenPuzzlePlayer,
+  GAME_PLAYERS,
+  type GamePlayer,
+  game2048Player,
+  gamePlayer,
+  guessTheNumberPlayer,
+  hangmanPlayer,
+  mastermindPlayer,
+  minesweeperPlayer,
+  sokobanPlayer,
+  sudokuPlayer,
+  towerOfHanoiPlayer,
+  wordlePlayer,
+  wordSearchPlayer,
+} from './players.js';
+export { Sokoban, SokobanOptions } from './sokoban.js';
+export { Sudoku, SudokuOptions } from './sudoku.js';
 export { TowerOfHanoi, TowerOfHanoiOptions } from './tower-of-hanoi.js';
+export { WordSearch, WordSearchOptions } from './word-search.js';
 export { Wordle, WordleOptions, wordleFeedback } from './wordle.js';
 
 /** One registrable game id. */
@@ -74,5 +104,88 @@ export const GAME_SPECS: GameSpec[] = [
     id: 'game:TowerofHanoi-v0-random',
     factory: (o) => new TowerOfHanoi(o),
     defaults: { numDisks: null, maxTurns: null },
+  },
+  { id: 'game:FifteenPuzzle-v0-easy', factory: (o) => new FifteenPuzzle(o), defaults: { numRows: 2, maxTurns: 10 } },
+  { id: 'game:FifteenPuzzle-v0-hard', factory: (o) => new FifteenPuzzle(o), defaults: { numRows: 4, maxTurns: 50 } },
+  // GEM registers this id but its constructor crashes on the unset size; here it works (size redrawn each reset).
+  {
+    id: 'game:FifteenPuzzle-v0-random',
+    factory: (o) => new FifteenPuzzle(o),
+    defaults: { numRows: null, maxTurns: null },
+  },
+  { id: 'game:Game2048-v0-easy', factory: (o) => new Game2048(o), defaults: { targetTile: 64, maxTurns: 50 } },
+  { id: 'game:Game2048-v0-hard', factory: (o) => new Game2048(o), defaults: { targetTile: 512, maxTurns: 50 } },
+  {
+    id: 'game:Game2048-v0-extreme-hard',
+    factory: (o) => new Game2048(o),
+    defaults: { targetTile: 2048, maxTurns: 100 },
+  },
+  { id: 'game:Game2048-v0-random', factory: (o) => new Game2048(o), defaults: { targetTile: null, maxTurns: null } },
+  {
+    id: 'game:Minesweeper-v0-easy',
+    factory: (o) => new Minesweeper(o),
+    defaults: { rows: 5, cols: 5, numMines: 5, maxTurns: 25 },
+  },
+  {
+    id: 'game:Minesweeper-v0-hard',
+    factory: (o) => new Minesweeper(o),
+    defaults: { rows: 8, cols: 8, numMines: 12, maxTurns: 64 },
+  },
+  {
+    id: 'game:Minesweeper-v0-random',
+    factory: (o) => new Minesweeper(o),
+    defaults: { rows: null, cols: null, numMines: null, maxTurns: null },
+  },
+  { id: 'game:Sudoku-v0-easy', factory: (o) => new Sudoku(o), defaults: { scale: 4, clues: 10, maxTurns: 15 } },
+  { id: 'game:Sudoku-v0-hard', factory: (o) => new Sudoku(o), defaults: { scale: 9, clues: 50, maxTurns: 50 } },
+  {
+    id: 'game:Sudoku-v0-random',
+    factory: (o) => new Sudoku(o),
+    defaults: { scale: null, clues: null, maxTurns: null },
+  },
+  {
+    id: 'game:Crosswords-v0-easy',
+    factory: (o) => new Crosswords(o),
+    defaults: { numWords: 3, maxTurns: 30, hardcore: false },
+  },
+  {
+    id: 'game:Crosswords-v0-hard',
+    factory: (o) => new Crosswords(o),
+    defaults: { numWords: 3, maxTurns: 40, hardcore: true },
+  },
+  {
+    id: 'game:Crosswords-v0-random',
+    factory: (o) => new Crosswords(o),
+    defaults: { numWords: null, maxTurns: null, hardcore: null },
+  },
+  {
+    id: 'game:WordSearch-v0-easy',
+    factory: (o) => new WordSearch(o),
+    defaults: { numWords: 5, maxTurns: 20, hardcore: false },
+  },
+  {
+    id: 'game:WordSearch-v0-hard',
+    factory: (o) => new WordSearch(o),
+    defaults: { numWords: 5, maxTurns: 20, hardcore: true },
+  },
+  {
+    id: 'game:WordSearch-v0-random',
+    factory: (o) => new WordSearch(o),
+    defaults: { numWords: null, maxTurns: null, hardcore: null },
+  },
+  {
+    id: 'game:Sokoban-v0-easy',
+    factory: (o) => new Sokoban(o),
+    defaults: { dimRoom: [6, 6], numBoxes: 2, maxTurns: 20 },
+  },
+  {
+    id: 'game:Sokoban-v0-hard',
+    factory: (o) => new Sokoban(o),
+    defaults: { dimRoom: [8, 8], numBoxes: 4, maxTurns: 50 },
+  },
+  {
+    id: 'game:Sokoban-v0-random',
+    factory: (o) => new Sokoban(o),
+    defaults: { dimRoom: null, numBoxes: null, maxTurns: null },
   },
 ];

@@ -84,10 +84,11 @@ export abstract class GameEnv implements Env {
     observation: string,
     reward: number,
     maxTurnsReward: () => number = () => reward,
+    maxTurnsObservation: string = MAX_TURNS_OBSERVATION,
   ): StepResult {
     if (this.turnCount >= this.maxTurns) {
       return {
-        observation: MAX_TURNS_OBSERVATION,
+        observation: maxTurnsObservation,
         reward: maxTurnsReward(),
         terminated: true,
         truncated: true,
