@@ -5,9 +5,9 @@
  *
  * Offline by default: the built-in `local/qwen3-tiny`, a tiny random-weight stand-in (Qwen3 architecture and
  * tokenizer, hidden size 64, 2 layers) that cannot play anything by itself. So the recipe first warm-starts it
- * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of a scripted player — bisection for
- * GuessTheNumber, the optimal solver for TowerofHanoi — that makes a random move `warm_start_noise` of the time, then
- * improves it by RL. The figures show the mechanics and the learning signal on a tiny model, not model quality.
+ * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of the game's scripted player
+ * (`gamePlayer`: bisection for GuessTheNumber, a solver for TowerofHanoi, …) that makes a random move
+ * `warm_start_noise` of the time, then improves it by RL. The figures show the mechanics and the learning signal on a tiny model, not model quality.
  *
  * Improvements on the seed script: every episode is seeded from `seed` (the seed used the clock), a one-transition
  * batch gets advantage 0 instead of NaN, failed sampling is retried and then counted (`sampler/failed_episodes`)
@@ -18,12 +18,11 @@ import { ConfigError, configToKeyStyle } from '@cookbook/core';
 import {
   applyWrappers,
   GemTrainConfigSchema,
+  gamePlayer,
   gemDemonstrationDatums,
   gemRenderer,
   getWrapperFns,
-  guessTheNumberPlayer,
   make,
-  towerOfHanoiPlayer,
   trainGem,
 } from '@cookbook/gem';
 import { REPORT_FILE } from '@cookbook/logging';
@@ -33,12 +32,6 @@ import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
 
 const lib = GemTrainConfigSchema.shape;
-
-/** Scripted players by env id prefix (they read the concatenated observation history). */
-const PLAYERS: [string, (observation: string) => string][] = [
-  ['game:GuessTheNumber-', guessTheNumberPlayer],
-  ['game:TowerofHanoi-', towerOfHanoiPlayer],
-];
 
 export const gemSchema = GemTrainConfigSchema.extend({
   logPath: lib.logPath.default('.cookbook-runs/gem'),
@@ -54,7 +47,7 @@ export const gemSchema = GemTrainConfigSchema.extend({
     .enum(['auto', 'on', 'off'])
     .default('auto')
     .describe(
-      'SFT on scripted-player games before RL: auto = for local/ models when env_id has a player (GuessTheNumber, TowerofHanoi)',
+      'SFT on scripted-player games before RL: auto = for local/ models on game:* ids (each game has a player)',
     ),
   warmStartEpisodes: z.number().int().positive().default(64).describe('Player episodes demonstrated'),
   warmStartSteps: z.number().int().positive().default(24).describe('SFT steps of the warm start'),
@@ -79,8 +72,10 @@ export const gemSchema = GemTrainConfigSchema.extend({
 
 type GemRecipeConfig = z.infer<typeof gemSchema>;
 
+/** The game's scripted player (they read the concatenated observation history). */
 function playerFor(envId: string): ((observation: string) => string) | undefined {
-  return PLAYERS.find(([prefix]) => envId.startsWith(prefix))?.[1];
+  const player = gamePlayer(envId);
+  return player === undefined ? undefined : (observation) => player(observation);
 }
 
 function wantsWarmStart(config: GemRecipeConfig): boolean {
@@ -88,7 +83,7 @@ function wantsWarmStart(config: GemRecipeConfig): boolean {
   const player = playerFor(config.envId);
   if (config.warmStart === 'on' && player === undefined) {
     throw new ConfigError(
-      `warm_start=on: no scripted player for ${config.envId} (players: ${PLAYERS.map(([p]) => `${p}*`).join(', ')})`,
+      `warm_start=on: no scripted player for ${config.envId} (every game:* id has one; math/qa envs do not)`,
       { key: 'warm_start' },
     );
   }
