@@ -36,11 +36,11 @@ const lib = GemTrainConfigSchema.shape;
 export const gemSchema = GemTrainConfigSchema.extend({
   logPath: lib.logPath.default('.cookbook-runs/gem'),
   modelName: lib.modelName.default('local/qwen3-tiny'),
-  batchSize: lib.batchSize.default(16),
+  batchSize: lib.batchSize.default(8),
   learningRate: lib.learningRate.default(2e-3),
   loraRank: lib.loraRank.default(8),
   maxTokens: lib.maxTokens.default(8),
-  maxSteps: lib.maxSteps.default(40),
+  maxSteps: lib.maxSteps.default(30),
   numEnv: lib.numEnv.default(8),
   template: lib.template.default('qwen3_game'),
   warmStart: z
@@ -50,9 +50,9 @@ export const gemSchema = GemTrainConfigSchema.extend({
       'SFT on scripted-player games before RL: auto = for local/ models on game:* ids (each game has a player)',
     ),
   warmStartEpisodes: z.number().int().positive().default(64).describe('Player episodes demonstrated'),
-  warmStartSteps: z.number().int().positive().default(24).describe('SFT steps of the warm start'),
-  warmStartBatchSize: z.number().int().positive().default(16).describe('Turns per warm-start SFT step'),
-  warmStartLearningRate: z.number().positive().default(1e-2).describe('Warm-start learning rate (linear decay)'),
+  warmStartSteps: z.number().int().positive().default(80).describe('SFT steps of the warm start'),
+  warmStartBatchSize: z.number().int().positive().default(8).describe('Turns per warm-start SFT step'),
+  warmStartLearningRate: z.number().positive().default(3e-2).describe('Warm-start learning rate (linear decay)'),
   warmStartPromptTokens: z
     .number()
     .int()
