@@ -8,8 +8,8 @@
  * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of the game's scripted player
  * (`gamePlayer`: bisection for GuessTheNumber, a solver for TowerofHanoi, …) that makes a random move
  * `warm_start_noise` of the time, then runs RL on it. The figures show the mechanics on a tiny model, not model
- * quality; offline, `sampler/episode_return` does not rise yet in the default 30 steps (the tiny model writes
- * `\boxed{N}` in order only about a third of the time; RL raises the valid turns per episode) — see the gem README.
+ * quality; offline, RL raises the valid turns per episode but `sampler/episode_return` does not rise clearly within
+ * the default 30 steps (figures in the gem README).
  *
  * Improvements on the seed script: every episode is seeded from `seed` (the seed used the clock), a one-transition
  * batch gets advantage 0 instead of NaN, failed sampling is retried and then counted (`sampler/failed_episodes`)
@@ -40,7 +40,7 @@ export const gemSchema = GemTrainConfigSchema.extend({
   logPath: lib.logPath.default('.cookbook-runs/gem'),
   modelName: lib.modelName.default('local/qwen3-tiny'),
   batchSize: lib.batchSize.default(8),
-  learningRate: lib.learningRate.default(2e-3),
+  learningRate: lib.learningRate.default(5e-4),
   loraRank: lib.loraRank.default(8),
   maxTokens: lib.maxTokens.default(8),
   maxSteps: lib.maxSteps.default(30),
@@ -53,7 +53,7 @@ export const gemSchema = GemTrainConfigSchema.extend({
       'SFT on scripted-player games before RL: auto = for local/ models on game:* ids (each game has a player)',
     ),
   warmStartEpisodes: z.number().int().positive().default(64).describe('Player episodes demonstrated'),
-  warmStartSteps: z.number().int().positive().default(80).describe('SFT steps of the warm start'),
+  warmStartSteps: z.number().int().positive().default(160).describe('SFT steps of the warm start'),
   warmStartBatchSize: z.number().int().positive().default(8).describe('Turns per warm-start SFT step'),
   warmStartLearningRate: z.number().positive().default(3e-2).describe('Warm-start learning rate (linear decay)'),
   warmStartPromptTokens: z
