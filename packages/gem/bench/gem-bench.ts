@@ -3,7 +3,7 @@
  * 1. Env steps per second per game id (pure env, no model): random valid-looking actions (`sampleRandomAction`),
  *    resets when an episode ends, for BENCH_ENV_SECONDS (default 0.5) per id.
  * 2. The `gem` trainer's seconds per step split into sampling and training, on the embedded service
- *    (local/qwen3-tiny, GuessTheNumber-v0-easy, the recipe's batch/env/token settings, no warm start), over
+ *    (local/qwen3-tiny, GuessTheNumber-v0-easy, the recipe's batch/env/token settings (BENCH_BATCH_SIZE, default 8), no warm start), over
  *    BENCH_STEPS steps (default 3; 0 skips it).
  * Run: pnpm --filter @cookbook/gem bench   (figures go in the notes, never into tests)
  */
@@ -61,7 +61,7 @@ if (steps > 0) {
         modelName: 'local/qwen3-tiny',
         envId: 'game:GuessTheNumber-v0-easy',
         template: 'qwen3_game',
-        batchSize: Number(process.env.BENCH_BATCH_SIZE ?? 16),
+        batchSize: Number(process.env.BENCH_BATCH_SIZE ?? 8),
         numEnv: 8,
         maxTokens: 8,
         loraRank: 8,
@@ -84,7 +84,7 @@ if (steps > 0) {
   }
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   console.log(
-    `gem trainer, ${steps} steps (batch ${process.env.BENCH_BATCH_SIZE ?? 16}, 8 envs, max_tokens 8): ` +
+    `gem trainer, ${steps} steps (batch ${process.env.BENCH_BATCH_SIZE ?? 8}, 8 envs, max_tokens 8): ` +
       `sample ${avg(sample).toFixed(2)} s/step, train ${avg(train).toFixed(2)} s/step`,
   );
 }

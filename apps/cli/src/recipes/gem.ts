@@ -5,25 +5,27 @@
  *
  * Offline by default: the built-in `local/qwen3-tiny`, a tiny random-weight stand-in (Qwen3 architecture and
  * tokenizer, hidden size 64, 2 layers) that cannot play anything by itself. So the recipe first warm-starts it
- * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of a scripted player — bisection for
- * GuessTheNumber, the optimal solver for TowerofHanoi — that makes a random move `warm_start_noise` of the time, then
- * improves it by RL. The figures show the mechanics and the learning signal on a tiny model, not model quality.
+ * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of the game's scripted player
+ * (`gamePlayer`: bisection for GuessTheNumber, a solver for TowerofHanoi, …) that makes a random move
+ * `warm_start_noise` of the time, then runs RL on it. The figures show the mechanics on a tiny model, not model
+ * quality; offline, RL raises the valid turns per episode but `sampler/episode_return` does not rise clearly within
+ * the default 30 steps (figures in the gem README).
  *
  * Improvements on the seed script: every episode is seeded from `seed` (the seed used the clock), a one-transition
  * batch gets advantage 0 instead of NaN, failed sampling is retried and then counted (`sampler/failed_episodes`)
- * instead of silently dropping the episode, and the subsample uses a seeded RNG instead of numpy's global one.
+ * instead of silently dropping the episode, the subsample uses a seeded RNG instead of numpy's global one, and a
+ * step without signal (all advantages 0) skips the optimizer step.
  */
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle } from '@cookbook/core';
 import {
   applyWrappers,
   GemTrainConfigSchema,
+  gamePlayer,
   gemDemonstrationDatums,
   gemRenderer,
   getWrapperFns,
-  guessTheNumberPlayer,
   make,
-  towerOfHanoiPlayer,
   trainGem,
 } from '@cookbook/gem';
 import { REPORT_FILE } from '@cookbook/logging';
@@ -34,32 +36,35 @@ import { connectService } from './common.js';
 
 const lib = GemTrainConfigSchema.shape;
 
-/** Scripted players by env id prefix (they read the concatenated observation history). */
-const PLAYERS: [string, (observation: string) => string][] = [
-  ['game:GuessTheNumber-', guessTheNumberPlayer],
-  ['game:TowerofHanoi-', towerOfHanoiPlayer],
-];
-
 export const gemSchema = GemTrainConfigSchema.extend({
   logPath: lib.logPath.default('.cookbook-runs/gem'),
   modelName: lib.modelName.default('local/qwen3-tiny'),
-  batchSize: lib.batchSize.default(16),
-  learningRate: lib.learningRate.default(2e-3),
+  batchSize: lib.batchSize.default(8),
+  learningRate: lib.learningRate.default(5e-4),
   loraRank: lib.loraRank.default(8),
   maxTokens: lib.maxTokens.default(8),
-  maxSteps: lib.maxSteps.default(40),
+  maxSteps: lib.maxSteps.default(30),
   numEnv: lib.numEnv.default(8),
   template: lib.template.default('qwen3_game'),
   warmStart: z
     .enum(['auto', 'on', 'off'])
     .default('auto')
     .describe(
-      'SFT on scripted-player games before RL: auto = for local/ models when env_id has a player (GuessTheNumber, TowerofHanoi)',
+      'SFT on scripted-player games before RL: auto = for local/ models on game:* ids (each game has a player)',
     ),
   warmStartEpisodes: z.number().int().positive().default(64).describe('Player episodes demonstrated'),
-  warmStartSteps: z.number().int().positive().default(24).describe('SFT steps of the warm start'),
-  warmStartBatchSize: z.number().int().positive().default(16).describe('Turns per warm-start SFT step'),
-  warmStartLearningRate: z.number().positive().default(1e-2).describe('Warm-start learning rate (linear decay)'),
+  warmStartSteps: z.number().int().positive().default(160).describe('SFT steps of the warm start'),
+  warmStartBatchSize: z.number().int().positive().default(8).describe('Turns per warm-start SFT step'),
+  warmStartLearningRate: z.number().positive().default(3e-2).describe('Warm-start learning rate (linear decay)'),
+  warmStartPromptTokens: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(40)
+    .describe(
+      'Warm-start SFT sees the last N tokens of each prompt (the latest hint and the move); null = all (slower)',
+    ),
   warmStartNoise: z
     .number()
     .min(0)
@@ -70,8 +75,10 @@ export const gemSchema = GemTrainConfigSchema.extend({
 
 type GemRecipeConfig = z.infer<typeof gemSchema>;
 
+/** The game's scripted player (they read the concatenated observation history). */
 function playerFor(envId: string): ((observation: string) => string) | undefined {
-  return PLAYERS.find(([prefix]) => envId.startsWith(prefix))?.[1];
+  const player = gamePlayer(envId);
+  return player === undefined ? undefined : (observation) => player(observation);
 }
 
 function wantsWarmStart(config: GemRecipeConfig): boolean {
@@ -79,7 +86,7 @@ function wantsWarmStart(config: GemRecipeConfig): boolean {
   const player = playerFor(config.envId);
   if (config.warmStart === 'on' && player === undefined) {
     throw new ConfigError(
-      `warm_start=on: no scripted player for ${config.envId} (players: ${PLAYERS.map(([p]) => `${p}*`).join(', ')})`,
+      `warm_start=on: no scripted player for ${config.envId} (every game:* id has one; math/qa envs do not)`,
       { key: 'warm_start' },
     );
   }
@@ -110,6 +117,7 @@ export const gem = defineRecipe({
           template: config.template,
           seed: config.seed + 1_000_003,
           noise: config.warmStartNoise,
+          ...(config.warmStartPromptTokens === null ? {} : { maxPromptTokens: config.warmStartPromptTokens }),
         });
         io.err(
           `warm start: ${demos.datums.length} turns from ${config.warmStartEpisodes} player episodes (mean return ${demos.meanReturn.toFixed(3)}, noise ${config.warmStartNoise})`,
@@ -130,6 +138,8 @@ export const gem = defineRecipe({
         });
         loadCheckpointPath = ws.statePath;
       }
+      // One episode of each step is shown before its step line (the seed prints two per step).
+      let shownStep = -1;
       const result = await trainGem(
         { ...config, loadCheckpointPath },
         {
@@ -138,6 +148,12 @@ export const gem = defineRecipe({
           console: false,
           log: io.err,
           hparams: configToKeyStyle(gemSchema, { ...config, loadCheckpointPath }, { keyStyle: 'snake_case' }),
+          onEpisode: (e) => {
+            if (e.step === shownStep) return;
+            shownStep = e.step;
+            const acts = JSON.stringify(e.actions.map((a) => a.slice(0, 40))).slice(0, 160);
+            io.out(`      episode: ${acts} → rewards ${JSON.stringify(e.rewards.map((r) => +r.toFixed(3)))}`);
+          },
           onStep: (step, m) =>
             io.out(
               `step ${String(step).padStart(4)}  return ${(m['sampler/episode_return'] ?? 0).toFixed(3)}` +

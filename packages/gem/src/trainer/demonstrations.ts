@@ -2,7 +2,8 @@
  * Demonstrations for a warm start of the GEM trainer: a scripted player plays episodes through the same wrappers and
  * template the trainer uses, and each turn becomes a cross-entropy datum (prompt tokens weight 0, the move and the stop
  * token weight 1) — the exact prompts the policy will see. With `noise` > 0 the player makes a random move
- * (`env.sampleRandomAction()`) that often, so the demonstrations are imperfect and leave RL room to improve.
+ * (`env.sampleRandomAction()`) that often, so the demonstrations are imperfect and leave RL room to improve. With
+ * `maxPromptTokens` each prompt is cut from the left to its last N tokens (cheaper SFT; the move's context stays).
  */
 import { ConfigError, type Datum, datumFromTokensWeights } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
@@ -22,6 +23,11 @@ export interface GemDemonstrationOptions {
   seed: number;
   /** Probability of a random move instead of the player's. Default 0. */
   noise?: number;
+  /**
+   * Keep only the last N prompt tokens of each turn (the move's local context: the latest hint and the generation
+   * header), so SFT on a CPU costs a fraction of the full prompts. Default: the whole prompt.
+   */
+  maxPromptTokens?: number;
 }
 
 /** What {@link gemDemonstrationDatums} returns. */
@@ -49,7 +55,9 @@ export async function gemDemonstrationDatums(options: GemDemonstrationOptions): 
     let { observation } = await env.reset(rng.int(0, 0x7fffffff));
     for (let turn = 0; turn < 1000; turn++) {
       const action = rng.random() < (options.noise ?? 0) ? env.sampleRandomAction() : options.player(observation);
-      const prompt = promptTokens(options.template, observation, options.renderer).toInts();
+      const full = promptTokens(options.template, observation, options.renderer).toInts();
+      const keep = options.maxPromptTokens;
+      const prompt = keep !== undefined && full.length > keep ? full.slice(full.length - keep) : full;
       const act = [...tokenizer.encode(action), ...stopTokens];
       datums.push(datumFromTokensWeights([...prompt, ...act], [...prompt.map(() => 0), ...act.map(() => 1)]));
       const r = await env.step(action);

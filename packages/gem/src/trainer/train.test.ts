@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrainingError } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
+import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient, type TrainingClientLike } from '@cookbook/tinker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PickEnv } from '../__fixtures__/pick-env.js';
@@ -121,14 +122,16 @@ describe('trainGem on the embedded service', () => {
 });
 
 describe('trainGem sampling failures', () => {
-  function fakeService(failures: { count: number; always?: boolean }) {
+  const optimCalls: number[] = [];
+  function fakeService(failures: { count: number; always?: boolean }, replies: number[][] = [[1, 2]]) {
     let calls = 0;
     const sampler = {
       sample: async () => {
         calls++;
         if (failures.always || calls <= failures.count) throw new Error(`sampler down (call ${calls})`);
+        const tokens = replies[(calls - 1) % replies.length]!;
         return {
-          sequences: [{ tokens: [1, 2], logprobs: [-0.5, -0.5], stopReason: 'stop' as const }],
+          sequences: [{ tokens, logprobs: tokens.map(() => -0.5), stopReason: 'stop' as const }],
           promptCacheHitTokens: 0,
         };
       },
@@ -141,7 +144,10 @@ describe('trainGem sampling failures', () => {
         lossFnOutputs: data.map(() => ({})),
         metrics: { 'loss:sum': 0 },
       }),
-      optimStep: async () => ({ metrics: {} }),
+      optimStep: async () => {
+        optimCalls.push(1);
+        return { metrics: {} };
+      },
       saveState: async (name: string) => ({ path: `tinker://fake/weights/${name}` }),
       saveWeightsForSampler: async (name?: string) => ({ path: `tinker://fake/sampler_weights/${name}` }),
     } as unknown as TrainingClientLike;
@@ -182,6 +188,27 @@ describe('trainGem sampling failures', () => {
       'sampler/failed_episodes': 0,
       'sampler/num_episodes': 1,
     });
+  });
+
+  it('skips the update when every advantage is 0, and steps when returns differ', async () => {
+    const tokenizer = getTokenizer('local/qwen3-tiny');
+    const run = async (replies: number[][]) => {
+      optimCalls.length = 0;
+      const logPath = join(mkdtempSync(join(tmpdir(), 'gem-signal-')), 'run');
+      await trainGem(
+        { logPath, modelName: 'local/qwen3-tiny', batchSize: 2, numEnv: 1, maxSteps: 1 },
+        { ...quiet, serviceClient: fakeService({ count: 0 }, replies), makeEnv: (i) => new PickEnv(i, 2) },
+      );
+      return { row: readJsonl(join(logPath, 'metrics.jsonl'))[0]!, optimSteps: optimCalls.length };
+    };
+    // Every reply unparsable: every episode returns −0.1, ReBN gives 0 everywhere → no update.
+    const flat = await run([tokenizer.encode('no guess')]);
+    expect(flat.row['train/skipped_no_signal']).toBe(1);
+    expect(flat.optimSteps).toBe(0);
+    // A valid wrong guess (0, the episode goes on) then a format error (−0.1): returns −0.09 and −0.1 → an update.
+    const varied = await run([tokenizer.encode('\\boxed{9}'), tokenizer.encode('no guess')]);
+    expect(varied.row['train/skipped_no_signal']).toBe(0);
+    expect(varied.optimSteps).toBe(1);
   });
 
   it('stops with a TrainingError when sampling never works', async () => {

@@ -8,7 +8,8 @@
  *
  * Improvements on the seed (documented in the recipe): seeded envs and subsampling instead of the clock and numpy's
  * global RNG; no NaN advantage from a one-transition batch; failed sampling is retried, then counted in
- * `sampler/failed_episodes` (never dropped silently).
+ * `sampler/failed_episodes` (never dropped silently); a step without signal (all advantages 0) skips the optimizer
+ * step instead of letting Adam's momentum move the weights along stale gradients (`train/skipped_no_signal`).
  */
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
@@ -134,6 +135,7 @@ export async function trainGem(
       };
 
       let step = run.startStep;
+      let skipped = 0;
       for (; step < total && !run.signal.aborted; step++) {
         const t0 = performance.now();
         if (config.saveEvery > 0 && step > 0 && step % config.saveEvery === 0 && step !== run.startStep) {
@@ -186,14 +188,21 @@ export async function trainGem(
         const datums = batch.map((x) => transitionDatum(x.t, x.a));
 
         const t1 = performance.now();
+        // No signal (every advantage 0: equal returns under ReBN): the seed still steps Adam, whose momentum keeps
+        // moving the weights along old gradients; here the update is skipped (the forward pass still runs for the
+        // diagnostics) and counted in train/skipped_no_signal.
+        const noSignal = batch.every((x) => x.a === 0);
         const fb = Promise.resolve(training.forwardBackward(datums, config.lossFn));
-        const optim = Promise.resolve(
-          training.optimStep({ learningRate: config.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 }),
-        );
+        const optim = noSignal
+          ? undefined
+          : Promise.resolve(
+              training.optimStep({ learningRate: config.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 }),
+            );
         fb.catch(() => undefined);
-        optim.catch(() => undefined);
+        optim?.catch(() => undefined);
         const fbOut = await fb;
         await optim;
+        if (noSignal) skipped++;
         const tTrain = (performance.now() - t1) / 1000;
         const diag = samplerLearnerMetrics(
           batch.map((x) => x.t),
@@ -214,6 +223,7 @@ export async function trainGem(
           'train/kl_sample_train_v1': diag.klV1,
           'train/kl_sample_train_v2': diag.klV2,
           'train/n_samples': datums.length,
+          'train/skipped_no_signal': noSignal ? 1 : 0,
           'time/sample': tSample,
           'time/train': tTrain,
           'time/total': (performance.now() - t0) / 1000,
@@ -224,6 +234,11 @@ export async function trainGem(
         deps.onStep?.(step, metrics);
       }
 
+      if (skipped > 0) {
+        run.log(
+          `gem: ${skipped} of ${step - run.startStep} steps had no training signal (all returns equal); no update`,
+        );
+      }
       let finalCheckpoint: CheckpointRecord | undefined;
       if (step < total) {
         if (step > run.startStep) await saveAt(checkpointName(step), step, false);
