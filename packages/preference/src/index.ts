@@ -62,6 +62,7 @@ export {
   comparisonToChat,
   comparisonToRewardDatum,
   PREFERENCE_HEADER,
+  PreferenceAccuracyEvaluator,
   type PreferenceModel,
   preferenceFromText,
   preferShorter,

@@ -7,6 +7,7 @@ import {
   comparisonToChat,
   comparisonToRewardDatum,
   PREFERENCE_HEADER,
+  PreferenceAccuracyEvaluator,
   preferenceFromText,
   preferShorter,
   rewardModelDatasets,
@@ -107,5 +108,14 @@ describe('preference models', () => {
     const m = await ev.evaluate(sampler as never);
     expect(m['cmp/win_rate']).toBeCloseTo((1 + 0 + 0.5) / 3, 12);
     expect(m['cmp/win_rate_stderr']).toBeGreaterThan(0);
+  });
+
+  it('PreferenceAccuracyEvaluator scores the sampled label against the data, in both orders', async () => {
+    // A judge that always answers "A" is right exactly when A is the winner: half the time over both orders.
+    const alwaysA = {
+      sample: async () => ({ sequences: [{ tokens: renderer.tokenizer.encode('A'), stopReason: 'length' as const }] }),
+    };
+    const ev = new PreferenceAccuracyEvaluator([lc(1), lc(2, 'B'), lc(3, 'Tie')], renderer, 'rm');
+    expect(await ev.evaluate(alwaysA as never)).toEqual({ 'rm/accuracy': 0.5 });
   });
 });

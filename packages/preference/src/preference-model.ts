@@ -187,6 +187,32 @@ export class ComparisonEvaluator implements SamplingClientEvaluator {
   }
 }
 
+/**
+ * How often a chat preference model (the sampler under evaluation) picks the labeled winner of held-out comparisons,
+ * each shown in both orders: `<name>/accuracy` (ties in the data left out; an answer other than A or B counts wrong).
+ */
+export class PreferenceAccuracyEvaluator implements SamplingClientEvaluator {
+  readonly kind = 'sampling_client' as const;
+  readonly name: string;
+  private readonly comparisons: LabeledComparison[];
+  private readonly renderer: Renderer;
+
+  constructor(comparisons: readonly LabeledComparison[], renderer: Renderer, name = 'test/preference') {
+    this.comparisons = comparisons.filter((c) => c.label !== 'Tie').flatMap((c) => [c, swapLabeled(c)]);
+    if (this.comparisons.length === 0) throw new DataError('PreferenceAccuracyEvaluator needs labeled comparisons');
+    this.renderer = renderer;
+    this.name = name;
+  }
+
+  async evaluate(client: Pick<SamplingClientLike, 'sample'>): Promise<Record<string, number>> {
+    const model = chatPreferenceModel(client, this.renderer);
+    const right = await Promise.all(
+      this.comparisons.map(async (lc) => ((await model(lc.comparison)) === (lc.label === 'A' ? -1 : 1) ? 1 : 0)),
+    );
+    return { [`${this.name}/accuracy`]: right.reduce<number>((a, b) => a + b, 0) / right.length };
+  }
+}
+
 /** Mean and standard error of per-example win shares, as `<name>/win_rate` and `<name>/win_rate_stderr`. */
 export function winRateMetrics(wins: readonly number[], name: string): Record<string, number> {
   const n = wins.length;

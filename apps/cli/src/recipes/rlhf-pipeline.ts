@@ -18,6 +18,7 @@ import {
   chatPreferenceModel,
   chosenRejected,
   PairwisePreferenceDataset,
+  PreferenceAccuracyEvaluator,
   preferencePairs,
   rewardModelDatasets,
 } from '@cookbook/preference';
@@ -94,6 +95,7 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
   const rendererName = config.rendererName ?? getRecommendedRendererName(config.modelName);
   const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
   const data = await comparisonsFromArg(config, io)();
+  const heldOut = preferencePairs(data.test ?? []).slice(0, config.numEvalPrompts);
   const service = await connectService(config.baseUrl);
   const dirs = { sft: join(config.logPath, 'sft'), rm: join(config.logPath, 'rm'), rl: join(config.logPath, 'rl') };
   const common = {
@@ -166,7 +168,7 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
           learningRate: config.rmLearningRate,
           maxSteps: config.rmSteps,
           numEpochs: 1_000,
-          evalEvery: 10,
+          evalEvery: Math.max(1, Math.floor(config.rmSteps / 2)),
           infrequentEvalEvery: 0,
           saveEvery: 10,
           recipeName: 'rlhf_pipeline/rm',
@@ -174,9 +176,11 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
         {
           ...sftDeps,
           dataset: datasets,
+          // How often the reward model picks the labeled winner of held-out comparisons (both orders).
+          evaluators: heldOut.length === 0 ? [] : [new PreferenceAccuracyEvaluator(heldOut, renderer, 'test/rm')],
           onStepLogged: (s, m) =>
             io.out(
-              `rm step ${s}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}${m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`}`,
+              `rm step ${s}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}${m['test/rm/accuracy'] === undefined ? '' : `  test/rm/accuracy ${m['test/rm/accuracy'].toFixed(3)}`}`,
             ),
         },
       );
@@ -195,7 +199,6 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
     const rmSampler = await service.createSamplingClient({ modelPath: rm.sampler_path });
     const preferenceModel = chatPreferenceModel(rmSampler, renderer);
     const prompts = preferencePairs(data.train).map((lc) => lc.comparison.promptConversation);
-    const heldOut = (data.test ?? []).slice(0, config.numEvalPrompts);
     const evaluators =
       heldOut.length === 0
         ? []
