@@ -62,8 +62,12 @@ describe('reward-model data', () => {
     expect(bShare).toBeLessThan(0.6);
     expect(labelsOf(0)).toEqual(a);
     expect(labelsOf(1)).not.toEqual(a);
-    const both = rewardModelDatasets({ train: rows.slice(0, 4) }, { renderer, batchSize: 8, swap: true });
+    const both = rewardModelDatasets({ train: rows.slice(0, 4) }, { renderer, batchSize: 4, swap: true });
     expect(both.train.length).toBe(1);
+    const label = (d: { lossFnInputs: Record<string, unknown> }) =>
+      renderer.tokenizer.decode([tensorToNumbers(d.lossFnInputs.target_tokens as never).at(-1)!]);
+    // Each comparison in both orders, side by side: same tokens, opposite labels.
+    expect(both.train.getBatch(0).map(label)).toEqual(['A', 'B', 'A', 'B', 'A', 'B', 'A', 'B']);
     expect(() => rewardModelDatasets({ train: rows.slice(0, 2) }, { renderer, batchSize: 4 })).toThrow(/batch_size/);
   });
 });

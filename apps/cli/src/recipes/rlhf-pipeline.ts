@@ -47,6 +47,12 @@ export const rlhfPipelineSchema = z.object({
     .enum(['both', 'chosen'])
     .default('both')
     .describe('Stage 1 imitates both completions of each comparison, or only the preferred one'),
+  rmBothOrders: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Stage 2 shows every comparison in both orders (same tokens, opposite labels, in one batch) instead of one seeded random order',
+    ),
   runSft: z.boolean().default(true).describe('Run stage 1 (SFT); false = reuse the final checkpoint in log_path/sft'),
   runRm: z.boolean().default(true).describe('Run stage 2 (reward model); false = reuse log_path/rm'),
   runRl: z.boolean().default(true).describe('Run stage 3 (RL against the reward model)'),
@@ -155,7 +161,8 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
       io.err(`stage 2/3: reward model on ${data.train.length} comparisons → ${dirs.rm}`);
       const datasets = rewardModelDatasets(data, {
         renderer,
-        batchSize: config.batchSize,
+        batchSize: config.rmBothOrders ? Math.max(1, Math.floor(config.batchSize / 2)) : config.batchSize,
+        swap: config.rmBothOrders,
         seed: config.seed,
         maxLength: config.maxLength,
         log: io.err,
