@@ -5,10 +5,14 @@
  * stage switched off reuses the final checkpoint its folder already holds).
  *
  * Offline default: the random-init `local/qwen3-tiny` on the shipped format comparisons. Stage 1 imitates both
- * completions of each comparison (so the policy answers in either format), stage 2 learns which completion follows the
- * requested format, stage 3 moves the policy toward what the reward model prefers: `test/rm/win_rate` (the policy
- * against held-out reference replies, judged by the reward model in both orders) rises in `rl/metrics.jsonl`. Group
- * rewards of a tournament sum to zero, so the per-step `reward/total` stays 0 by construction.
+ * completions of each comparison (so the policy answers in either format), stage 2 trains the reward model on the
+ * comparison chat format (held-out `test/rm/accuracy` in `rm/metrics.jsonl`), stage 3 runs RL from the SFT state with
+ * reward-model tournaments and reports `test/rm/win_rate` (the policy against held-out reference replies, judged by the
+ * reward model in both orders) in `rl/metrics.jsonl`. Measured limit of the offline stand-in: its reward model stays
+ * at chance (train NLL ≈ ln 2). Both completions hold the same tokens, so choosing A or B needs order-sensitive
+ * attention, which the 64-wide, 2-layer random model does not learn in minutes; stage 3 then has no signal. The
+ * stages, their folders, resume and the switches are what the offline run shows. Group rewards of a tournament sum to
+ * zero, so the per-step `reward/total` is 0 by construction.
  */
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle, type Message } from '@cookbook/core';
