@@ -20,6 +20,7 @@ export {
 export {
   DpoPairEvaluator,
   type DpoPairEvaluatorOptions,
+  PAIR_TIE_TOLERANCE,
   pairAccuracy,
   type ReferenceLogprobs,
   referenceSequenceLogprobs,
