@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes format-comparisons-{train,test}.jsonl next to this script: labeled comparisons where the preferred reply
-// follows the format the prompt asks for ("Answer: <value>") and the other gives the same value in a format that
-// breaks it. The rule is learnable by a tiny model and the held-out file uses questions the training file does not.
+// follows the format the prompt asks for ("Answer: <value>. Done.") and the other gives the same value in a format
+// that breaks it (neither the prefix nor the closing "Done."). The rule is learnable by a tiny model and the held-out file uses questions the training file does not.
 // Deterministic: run it again and the files are byte-for-byte the same. Usage: node make-comparisons.mjs
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -73,8 +73,8 @@ function comparison(seen) {
     const [q, value] = question();
     if (seen.has(q)) continue;
     seen.add(q);
-    const prompt = [{ role: 'user', content: `${q} Reply in the form "Answer: <value>".` }];
-    const good = [{ role: 'assistant', content: `Answer: ${value}` }];
+    const prompt = [{ role: 'user', content: `${q} Reply in the form "Answer: <value>. Done."` }];
+    const good = [{ role: 'assistant', content: `Answer: ${value}. Done.` }];
     const bad = [{ role: 'assistant', content: pick(BROKEN)(value) }];
     const goodFirst = rand() < 0.5;
     return {

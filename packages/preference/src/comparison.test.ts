@@ -83,8 +83,8 @@ describe('comparisons', () => {
     expect(test.filter((c) => seen.has(q(c)))).toEqual([]);
     for (const c of [...train, ...test]) {
       const pair = chosenRejected(c)!;
-      expect(pair.chosen[0]!.content).toMatch(/^Answer: \S/);
-      expect(pair.rejected[0]!.content).not.toMatch(/^Answer:/);
+      expect(pair.chosen[0]!.content).toMatch(/^Answer: \S.*\. Done\.$/);
+      expect(pair.rejected[0]!.content).not.toMatch(/^Answer:|Done\.$/);
     }
     const a = train.filter((c) => c.label === 'A').length;
     expect(a).toBeGreaterThan(150);

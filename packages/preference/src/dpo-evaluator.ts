@@ -28,10 +28,14 @@ export async function referenceSequenceLogprobs(
   );
 }
 
+/** Reward differences (nats) below this count as ties: the float noise between a training forward and a sampler. */
+export const PAIR_TIE_TOLERANCE = 1e-3;
+
 /**
  * The share of pairs (interleaved chosen/rejected sequence logprobs) whose chosen implicit reward is above the
- * rejected one, a tie counting one half: a model with no preference (the policy at step 0 equals its reference)
- * scores 0.5, as chance would, where the strict training `accuracy` would read 0.
+ * rejected one, a tie (|r_c − r_r| ≤ {@link PAIR_TIE_TOLERANCE}) counting one half: a model with no preference (the
+ * policy at step 0 equals its reference) scores 0.5, as chance would, where the strict training `accuracy` reads
+ * whatever side the float noise falls on.
  */
 export function pairAccuracy(policySeq: readonly number[], refSeq: readonly number[]): number {
   let score = 0;
@@ -39,7 +43,7 @@ export function pairAccuracy(policySeq: readonly number[], refSeq: readonly numb
   for (let p = 0; p < pairs; p++) {
     const rc = policySeq[2 * p]! - refSeq[2 * p]!;
     const rr = policySeq[2 * p + 1]! - refSeq[2 * p + 1]!;
-    score += rc > rr ? 1 : rc === rr ? 0.5 : 0;
+    score += Math.abs(rc - rr) <= PAIR_TIE_TOLERANCE ? 0.5 : rc > rr ? 1 : 0;
   }
   return pairs === 0 ? 0 : score / pairs;
 }

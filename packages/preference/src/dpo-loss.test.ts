@@ -1,5 +1,6 @@
 import { type Datum, ModelInput, tensorFromFloat32, tensorFromInt64 } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
+import { pairAccuracy } from './dpo-evaluator.js';
 import { dpoFromSequenceLogprobs, dpoLoss, negLogSigmoid, sigmoid, weightedSum } from './dpo-loss.js';
 
 function datum(weights: number[]): Datum {
@@ -94,5 +95,15 @@ describe('DPO loss', () => {
     expect(negLogSigmoid(-1000)).toBe(1000);
     expect(sigmoid(-1000)).toBe(0);
     expect(weightedSum([1, 2, 3], [0, 1, 2])).toBe(8);
+  });
+});
+
+describe('pairAccuracy', () => {
+  it('counts a pair right, wrong, or half when the rewards tie within float noise', () => {
+    // rewards: pair 0 r_c − r_r = 1 (right), pair 1 = −1 (wrong), pair 2 = 1e-5 (tie)
+    const policy = [0, -1, -2, -1, -3, -3];
+    const ref = [-1, -1, -2, -2, -3, -3.00001];
+    expect(pairAccuracy(policy, ref)).toBeCloseTo((1 + 0 + 0.5) / 3, 12);
+    expect(pairAccuracy([], [])).toBe(0);
   });
 });

@@ -20,6 +20,7 @@ export {
 export {
   DpoPairEvaluator,
   type DpoPairEvaluatorOptions,
+  PAIR_TIE_TOLERANCE,
   pairAccuracy,
   type ReferenceLogprobs,
   referenceSequenceLogprobs,
@@ -62,6 +63,7 @@ export {
   comparisonToChat,
   comparisonToRewardDatum,
   PREFERENCE_HEADER,
+  PreferenceAccuracyEvaluator,
   type PreferenceModel,
   preferenceFromText,
   preferShorter,

@@ -7,6 +7,7 @@ import {
   comparisonToChat,
   comparisonToRewardDatum,
   PREFERENCE_HEADER,
+  PreferenceAccuracyEvaluator,
   preferenceFromText,
   preferShorter,
   rewardModelDatasets,
@@ -61,8 +62,12 @@ describe('reward-model data', () => {
     expect(bShare).toBeLessThan(0.6);
     expect(labelsOf(0)).toEqual(a);
     expect(labelsOf(1)).not.toEqual(a);
-    const both = rewardModelDatasets({ train: rows.slice(0, 4) }, { renderer, batchSize: 8, swap: true });
+    const both = rewardModelDatasets({ train: rows.slice(0, 4) }, { renderer, batchSize: 4, swap: true });
     expect(both.train.length).toBe(1);
+    const label = (d: { lossFnInputs: Record<string, unknown> }) =>
+      renderer.tokenizer.decode([tensorToNumbers(d.lossFnInputs.target_tokens as never).at(-1)!]);
+    // Each comparison in both orders, side by side: same tokens, opposite labels.
+    expect(both.train.getBatch(0).map(label)).toEqual(['A', 'B', 'A', 'B', 'A', 'B', 'A', 'B']);
     expect(() => rewardModelDatasets({ train: rows.slice(0, 2) }, { renderer, batchSize: 4 })).toThrow(/batch_size/);
   });
 });
@@ -107,5 +112,14 @@ describe('preference models', () => {
     const m = await ev.evaluate(sampler as never);
     expect(m['cmp/win_rate']).toBeCloseTo((1 + 0 + 0.5) / 3, 12);
     expect(m['cmp/win_rate_stderr']).toBeGreaterThan(0);
+  });
+
+  it('PreferenceAccuracyEvaluator scores the sampled label against the data, in both orders', async () => {
+    // A judge that always answers "A" is right exactly when A is the winner: half the time over both orders.
+    const alwaysA = {
+      sample: async () => ({ sequences: [{ tokens: renderer.tokenizer.encode('A'), stopReason: 'length' as const }] }),
+    };
+    const ev = new PreferenceAccuracyEvaluator([lc(1), lc(2, 'B'), lc(3, 'Tie')], renderer, 'rm');
+    expect(await ev.evaluate(alwaysA as never)).toEqual({ 'rm/accuracy': 0.5 });
   });
 });

@@ -54,9 +54,9 @@ export function comparisonToRewardDatum(
 /** Options of {@link rewardModelDatasets}. */
 export interface RewardModelDatasetOptions {
   renderer: Renderer;
-  /** Comparisons per batch. */
+  /** Comparisons per batch (with `swap`, each gives 2 datums). */
   batchSize: number;
-  /** Emit both orders of every comparison (2 datums each) instead of one seeded random order. Default false. */
+  /** Emit both orders of every comparison, side by side in one batch, instead of one seeded random order. Default false. */
   swap?: boolean;
   /** Seed of the 50 % A/B swap. Default 0. */
   seed?: number;
@@ -73,26 +73,26 @@ export interface RewardModelDatasetOptions {
 export function rewardModelDatasets(data: ComparisonDatasets, options: RewardModelDatasetOptions): SupervisedDatasets {
   const random = seededRandom(options.seed ?? 0);
   let tooLong = 0;
-  const oriented = (rows: readonly LabeledComparison[]) =>
-    rows.flatMap((lc) => {
-      if (options.swap) return [lc, swapLabeled(lc)];
-      return [random() < 0.5 ? swapLabeled(lc) : lc];
+  // One row per comparison: its datum in one seeded order, or (swap) both orders side by side in the same batch.
+  const rowsOf = (comparisons: readonly LabeledComparison[]) =>
+    comparisons.flatMap((lc) => {
+      const orders = options.swap ? [lc, swapLabeled(lc)] : [random() < 0.5 ? swapLabeled(lc) : lc];
+      const datums = orders.map((o) => comparisonToRewardDatum(o, options.renderer, options.maxLength));
+      if (datums.some((d) => d === undefined)) {
+        tooLong++;
+        return [];
+      }
+      return [datums as Datum[]];
     });
-  const datums = (rows: readonly LabeledComparison[]) =>
-    oriented(rows).flatMap((lc) => {
-      const d = comparisonToRewardDatum(lc, options.renderer, options.maxLength);
-      if (d === undefined) tooLong++;
-      return d === undefined ? [] : [d];
-    });
-  const train = datums(data.train);
-  const test = data.test === undefined ? [] : datums(data.test);
+  const train = rowsOf(data.train);
+  const test = data.test === undefined ? [] : rowsOf(data.test);
   if (tooLong > 0) options.log?.(`${tooLong} comparisons left out: longer than max_length=${options.maxLength}`);
   if (train.length < options.batchSize) {
-    throw new DataError(`${train.length} reward-model examples make no batch of ${options.batchSize}`, {
+    throw new DataError(`${train.length} reward-model comparisons make no batch of ${options.batchSize}`, {
       field: 'batch_size',
     });
   }
-  const asDataset = (rows: Datum[], batchSize: number) => new SupervisedDatasetFromRows(rows, batchSize, (d) => d);
+  const asDataset = (rows: Datum[][], batchSize: number) => new SupervisedDatasetFromRows(rows, batchSize, (d) => d);
   return {
     train: asDataset(train, options.batchSize),
     test: test.length === 0 ? undefined : asDataset(test, test.length),
@@ -184,6 +184,32 @@ export class ComparisonEvaluator implements SamplingClientEvaluator {
       }),
     );
     return winRateMetrics(wins, this.name);
+  }
+}
+
+/**
+ * How often a chat preference model (the sampler under evaluation) picks the labeled winner of held-out comparisons,
+ * each shown in both orders: `<name>/accuracy` (ties in the data left out; an answer other than A or B counts wrong).
+ */
+export class PreferenceAccuracyEvaluator implements SamplingClientEvaluator {
+  readonly kind = 'sampling_client' as const;
+  readonly name: string;
+  private readonly comparisons: LabeledComparison[];
+  private readonly renderer: Renderer;
+
+  constructor(comparisons: readonly LabeledComparison[], renderer: Renderer, name = 'test/preference') {
+    this.comparisons = comparisons.filter((c) => c.label !== 'Tie').flatMap((c) => [c, swapLabeled(c)]);
+    if (this.comparisons.length === 0) throw new DataError('PreferenceAccuracyEvaluator needs labeled comparisons');
+    this.renderer = renderer;
+    this.name = name;
+  }
+
+  async evaluate(client: Pick<SamplingClientLike, 'sample'>): Promise<Record<string, number>> {
+    const model = chatPreferenceModel(client, this.renderer);
+    const right = await Promise.all(
+      this.comparisons.map(async (lc) => ((await model(lc.comparison)) === (lc.label === 'A' ? -1 : 1) ? 1 : 0)),
+    );
+    return { [`${this.name}/accuracy`]: right.reduce<number>((a, b) => a + b, 0) / right.length };
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The comparison data set written for this project (`data/make-comparisons.mjs`): questions that ask for the reply
- * format `Answer: <value>`; the preferred completion follows it, the other gives the same value in a format that
+ * format `Answer: <value>. Done.`; the preferred completion follows it, the other gives the same value in a format that
  * breaks it. 400 training and 100 held-out comparisons, the held-out questions unseen in training.
  */
 import { fileURLToPath } from 'node:url';

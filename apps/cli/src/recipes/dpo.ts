@@ -1,7 +1,7 @@
 /**
  * `cookbook dpo`: Direct Preference Optimization on labeled comparisons (upstream `recipes/preference/dpo/train.py`).
  * Offline by default: the built-in `local/qwen3-tiny` (a random-init stand-in, 64 wide × 2 layers) on the shipped
- * format comparisons (the preferred reply follows "Answer: <value>", the other breaks it), with held-out pair accuracy
+ * format comparisons (the preferred reply follows "Answer: <value>. Done.", the other breaks it), with held-out pair accuracy
  * in metrics.jsonl. Hosted: dataset=hhh|helpsteer3|ultrafeedback with the library's defaults (β 0.1, lr 1e-5).
  */
 import { existsSync } from 'node:fs';
@@ -31,7 +31,7 @@ export const comparisonDatasetShape = {
     .string()
     .default('format')
     .describe(
-      `format (shipped: reply in the requested "Answer: <value>" format), ${Object.keys(HUB_COMPARISONS).join(' | ')} (Hugging Face Hub, network), or a comparison .jsonl file`,
+      `format (shipped: reply in the requested "Answer: <value>. Done." format), ${Object.keys(HUB_COMPARISONS).join(' | ')} (Hugging Face Hub, network), or a comparison .jsonl file`,
     ),
   testPath: z
     .string()

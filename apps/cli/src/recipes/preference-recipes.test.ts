@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFields } from '@cookbook/core';
+import { startLocalTinker } from '@cookbook/local-tinker';
 import { DpoTrainConfigSchema } from '@cookbook/preference';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
@@ -88,5 +89,25 @@ describe('preference recipes', () => {
     );
     expect(code).toBe(2);
     expect(c.err.join('\n')).toMatch(/run_sft=false but .*sft holds no finished SFT stage/);
+  });
+
+  it('shorter runs pairwise-preference RL on the embedded service and logs reply lengths', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'shorter-cli-'));
+    const server = await startLocalTinker({ port: 0, root: join(root, 'service') });
+    try {
+      const logPath = join(root, 'run');
+      const c = capture();
+      const args = ['warm_start_steps=0', 'max_steps=2', 'group_size=2', 'groups_per_batch=2', 'max_tokens=4'];
+      const code = await runCli(['shorter', `log_path=${logPath}`, `base_url=${server.baseURL}`, ...args], ours, c.io);
+      expect(code, c.err.join('\n')).toBe(0);
+      const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
+      expect(rows).toHaveLength(2);
+      const m = JSON.parse(rows[0]!) as Record<string, number>;
+      expect(m['env/all/reply_chars']).toBeGreaterThanOrEqual(0);
+      // Tournament rewards sum to zero within each group.
+      expect(Math.abs(m['env/all/reward/total']!)).toBeLessThan(1e-9);
+    } finally {
+      await server.close();
+    }
   });
 });

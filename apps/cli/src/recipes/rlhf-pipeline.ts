@@ -5,10 +5,14 @@
  * stage switched off reuses the final checkpoint its folder already holds).
  *
  * Offline default: the random-init `local/qwen3-tiny` on the shipped format comparisons. Stage 1 imitates both
- * completions of each comparison (so the policy answers in either format), stage 2 learns which completion follows the
- * requested format, stage 3 moves the policy toward what the reward model prefers: `test/rm/win_rate` (the policy
- * against held-out reference replies, judged by the reward model in both orders) rises in `rl/metrics.jsonl`. Group
- * rewards of a tournament sum to zero, so the per-step `reward/total` stays 0 by construction.
+ * completions of each comparison (so the policy answers in either format), stage 2 trains the reward model on the
+ * comparison chat format (held-out `test/rm/accuracy` in `rm/metrics.jsonl`), stage 3 runs RL from the SFT state with
+ * reward-model tournaments and reports `test/rm/win_rate` (the policy against held-out reference replies, judged by the
+ * reward model in both orders) in `rl/metrics.jsonl`. Measured limit of the offline stand-in: its reward model stays
+ * at chance (train NLL ≈ ln 2). Both completions hold the same tokens, so choosing A or B needs order-sensitive
+ * attention, which the 64-wide, 2-layer random model does not learn in minutes; stage 3 then has no signal. The
+ * stages, their folders, resume and the switches are what the offline run shows. Group rewards of a tournament sum to
+ * zero, so the per-step `reward/total` is 0 by construction.
  */
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle, type Message } from '@cookbook/core';
@@ -18,6 +22,7 @@ import {
   chatPreferenceModel,
   chosenRejected,
   PairwisePreferenceDataset,
+  PreferenceAccuracyEvaluator,
   preferencePairs,
   rewardModelDatasets,
 } from '@cookbook/preference';
@@ -46,6 +51,12 @@ export const rlhfPipelineSchema = z.object({
     .enum(['both', 'chosen'])
     .default('both')
     .describe('Stage 1 imitates both completions of each comparison, or only the preferred one'),
+  rmBothOrders: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Stage 2 shows every comparison in both orders (same tokens, opposite labels, in one batch) instead of one seeded random order',
+    ),
   runSft: z.boolean().default(true).describe('Run stage 1 (SFT); false = reuse the final checkpoint in log_path/sft'),
   runRm: z.boolean().default(true).describe('Run stage 2 (reward model); false = reuse log_path/rm'),
   runRl: z.boolean().default(true).describe('Run stage 3 (RL against the reward model)'),
@@ -94,6 +105,7 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
   const rendererName = config.rendererName ?? getRecommendedRendererName(config.modelName);
   const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
   const data = await comparisonsFromArg(config, io)();
+  const heldOut = preferencePairs(data.test ?? []).slice(0, config.numEvalPrompts);
   const service = await connectService(config.baseUrl);
   const dirs = { sft: join(config.logPath, 'sft'), rm: join(config.logPath, 'rm'), rl: join(config.logPath, 'rl') };
   const common = {
@@ -153,7 +165,8 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
       io.err(`stage 2/3: reward model on ${data.train.length} comparisons → ${dirs.rm}`);
       const datasets = rewardModelDatasets(data, {
         renderer,
-        batchSize: config.batchSize,
+        batchSize: config.rmBothOrders ? Math.max(1, Math.floor(config.batchSize / 2)) : config.batchSize,
+        swap: config.rmBothOrders,
         seed: config.seed,
         maxLength: config.maxLength,
         log: io.err,
@@ -166,7 +179,7 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
           learningRate: config.rmLearningRate,
           maxSteps: config.rmSteps,
           numEpochs: 1_000,
-          evalEvery: 10,
+          evalEvery: Math.max(1, Math.floor(config.rmSteps / 2)),
           infrequentEvalEvery: 0,
           saveEvery: 10,
           recipeName: 'rlhf_pipeline/rm',
@@ -174,9 +187,11 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
         {
           ...sftDeps,
           dataset: datasets,
+          // How often the reward model picks the labeled winner of held-out comparisons (both orders).
+          evaluators: heldOut.length === 0 ? [] : [new PreferenceAccuracyEvaluator(heldOut, renderer, 'test/rm')],
           onStepLogged: (s, m) =>
             io.out(
-              `rm step ${s}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}${m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`}`,
+              `rm step ${s}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}${m['test/rm/accuracy'] === undefined ? '' : `  test/rm/accuracy ${m['test/rm/accuracy'].toFixed(3)}`}`,
             ),
         },
       );
@@ -195,7 +210,6 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
     const rmSampler = await service.createSamplingClient({ modelPath: rm.sampler_path });
     const preferenceModel = chatPreferenceModel(rmSampler, renderer);
     const prompts = preferencePairs(data.train).map((lc) => lc.comparison.promptConversation);
-    const heldOut = (data.test ?? []).slice(0, config.numEvalPrompts);
     const evaluators =
       heldOut.length === 0
         ? []

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
-import { REPORT_FILE, readMetrics } from '@cookbook/logging';
+import { readMetrics } from '@cookbook/logging';
 import {
   chosenRejected,
   FORMAT_COMPARISONS_TRAIN,
@@ -110,8 +110,9 @@ export const shorter = defineRecipe({
     const { rows } = await readMetrics(join(config.logPath, 'metrics.jsonl')).catch(() => ({ rows: [] }));
     const chars = rows.map((r) => r['env/all/reply_chars']).filter((v): v is number => typeof v === 'number');
     if (chars.length > 1) {
-      io.out(`reply length ${chars[0]?.toFixed(1)} → ${chars.at(-1)?.toFixed(1)} characters (mean per step)`);
-      io.out(`report: ${join(config.logPath, REPORT_FILE)}`);
+      io.out(
+        `reply length ${chars[0]?.toFixed(1)} → ${chars.at(-1)?.toFixed(1)} characters (mean per step; rewards sum to 0 in a group)`,
+      );
     }
   },
 });
