@@ -4,6 +4,7 @@
  * rollouts (`adjustData`). Several prompt sets can be trained together, each scored by its own teacher; the metrics
  * are `teacher_kl` (mean reverse KL per sampled token, what the run drives down) and `teacher_kl/dataset_{i}`.
  */
+import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
 import {
   type RLDataset,
@@ -109,11 +110,14 @@ export async function trainOnPolicyDistillation(
       const used = [...new Set(datasetOf_D)];
       const samplers: Teacher['sampler'][] = [];
       for (const i of used) samplers[i] = (await teacherOf(i, info.service)).sampler;
-      return incorporateTeacherKl(data_D, datasetOf_D, samplers, {
+      const start = performance.now();
+      const metrics = await incorporateTeacherKl(data_D, datasetOf_D, samplers, {
         coef: config.klPenaltyCoef,
         discount: config.klDiscountFactor,
         concurrency: config.teacherConcurrency,
       });
+      metrics['time/teacher'] = (performance.now() - start) / 1000;
+      return metrics;
     },
   });
 }

@@ -1,0 +1,144 @@
+/**
+ * Both loops against the embedded service, on a few tiny conversations: the service accepts the (N, K) targets and
+ * the teacher's top-K; a teacher identical to the student has reverse KL 0 at the first step (both score the
+ * sampled tokens with the same weights); composite batches report each dataset's KL; a teacher with another
+ * tokenizer is refused before the run writes anything; an off-policy run given more steps resumes where the last one ended.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, type Message } from '@cookbook/core';
+import { startLocalTinker } from '@cookbook/local-tinker';
+import { readCheckpoints } from '@cookbook/logging';
+import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { datasetsFromConversationRows } from '@cookbook/supervised';
+import { ServiceClient } from '@cookbook/tinker-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trainOffPolicyDistillation } from './off-policy.js';
+import { trainOnPolicyDistillation } from './on-policy.js';
+import { PromptDataset } from './prompt-env.js';
+
+const MODEL = 'local/qwen3-tiny';
+const renderer = getRenderer('qwen3_disable_thinking', getTokenizer(MODEL));
+const conversations: Message[][] = [1, 2, 3, 4, 5, 6].map((x) => [
+  { role: 'user', content: `What is ${x} + ${x}?` },
+  { role: 'assistant', content: `${x} + ${x} = ${2 * x}.` },
+]);
+
+function readRows(logPath: string): Record<string, number>[] {
+  return readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>);
+}
+
+describe('distillation on the embedded service', () => {
+  let server: { baseURL: string; close(): Promise<void> };
+  let service: ServiceClient;
+  const root = mkdtempSync(join(tmpdir(), 'distillation-'));
+
+  beforeAll(async () => {
+    server = await startLocalTinker({ port: 0, root: join(root, 'service') });
+    service = new ServiceClient({ baseURL: server.baseURL });
+  });
+
+  afterAll(async () => {
+    await service?.close();
+    await server?.close();
+  });
+
+  const dataset = () =>
+    datasetsFromConversationRows(
+      conversations.map((messages, i) => ({ messages, line: i + 1 })),
+      { common: { modelNameForTokenizer: MODEL, rendererName: 'qwen3_disable_thinking', batchSize: 2 }, testSize: 2 },
+    );
+  const quiet = { console: false, progress: false, log: () => {} } as const;
+
+  it('off-policy: trains on the teacher top-K, logs the losses, and a longer run resumes at the next step', async () => {
+    const logPath = join(root, 'off');
+    const config = {
+      logPath,
+      modelName: MODEL,
+      loraRank: 4,
+      nTeacherTargets: 8,
+      teacherConcurrency: 2,
+      evalEvery: 1,
+      behaviorIfLogDirExists: 'raise' as const,
+    };
+    const first = await trainOffPolicyDistillation(
+      { ...config, maxSteps: 1 },
+      { dataset, serviceClient: service, ...quiet },
+    );
+    expect(first.stepsRun).toBe(1);
+    const resumed = await trainOffPolicyDistillation(
+      { ...config, behaviorIfLogDirExists: 'resume' },
+      { dataset, serviceClient: service, ...quiet },
+    );
+    expect(resumed.startStep).toBe(1);
+    expect(resumed.totalSteps).toBe(2);
+    expect(resumed.finalCheckpoint?.final).toBe(true);
+    const rows = readRows(logPath);
+    expect(rows.filter((r) => r['train/distill_loss'] !== undefined).map((r) => r.step)).toEqual([0, 1]);
+    // Cross entropy to a distribution over 8 tokens: positive and finite; the teacher's NLL is logged at each start.
+    for (const r of rows.filter((r) => r['train/distill_loss'] !== undefined)) {
+      expect(r['train/distill_loss']).toBeGreaterThan(0);
+      expect(r['teacher/tokens_per_s']).toBeGreaterThan(0);
+      expect(Number.isFinite(r['test/teacher_nll'])).toBe(true);
+    }
+    expect(rows.at(-1)).toHaveProperty(['test/nll']);
+    expect(readCheckpoints(logPath).map((c) => [c.name, c.step])).toEqual([
+      ['final', 1],
+      ['final', 2],
+    ]);
+  });
+
+  const prompts = (tag: string) => async () =>
+    new PromptDataset({
+      renderer,
+      prompts: conversations.map((c) => c.slice(0, 1)),
+      groupsPerBatch: 1,
+      groupSize: 2,
+      numBatches: 2,
+      tag,
+    });
+
+  it('on-policy: a teacher identical to the student has reverse KL 0; composite batches report each dataset', async () => {
+    const logPath = join(root, 'on');
+    const result = await trainOnPolicyDistillation(
+      {
+        logPath,
+        modelName: MODEL,
+        loraRank: 4,
+        maxTokens: 4,
+        maxSteps: 1,
+        numGroupsToLog: 0,
+        saveEvery: 0,
+        behaviorIfLogDirExists: 'raise',
+      },
+      {
+        datasets: [{ builder: prompts('a') }, { builder: prompts('b'), teacher: { baseModel: MODEL } }],
+        serviceClient: service,
+        ...quiet,
+      },
+    );
+    expect(result.stepsRun).toBe(1);
+    const row = readRows(logPath)[0]!;
+    // The LoRA starts at zero: the student is the base model, so both score every sampled token alike.
+    expect(Math.abs(row.teacher_kl!)).toBeLessThan(1e-3);
+    expect(Math.abs(row['teacher_kl/dataset_0']!)).toBeLessThan(1e-3);
+    expect(Math.abs(row['teacher_kl/dataset_1']!)).toBeLessThan(1e-3);
+    expect(row).toHaveProperty(['env/a/ac_tokens_per_turn']);
+    expect(row).toHaveProperty(['env/b/ac_tokens_per_turn']);
+  });
+
+  it('refuses a teacher with another tokenizer before writing anything', async () => {
+    const logPath = join(root, 'mismatch');
+    const run = trainOnPolicyDistillation(
+      { logPath, modelName: MODEL, teacherModel: 'local/llama3-tiny', maxSteps: 1, behaviorIfLogDirExists: 'raise' },
+      { datasets: [{ builder: prompts('a') }], serviceClient: service, ...quiet },
+    );
+    await expect(run).rejects.toThrow(ConfigError);
+    await expect(run).rejects.toThrow(/teacher local\/llama3-tiny and the student local\/qwen3-tiny/);
+    expect(existsSync(logPath)).toBe(false);
+  });
+});
