@@ -23,7 +23,7 @@ import { DEMONSTRATION_SEED_OFFSET, warmStartFields } from './rl-warm-start.js';
 export const multiplayerSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
   env: z.enum(['guess_number', 'twenty_questions', 'tic_tac_toe']).default('guess_number').describe('The game'),
-  guessHigh: z.number().int().positive().default(16).describe('guess_number: secrets are in [0, guess_high]'),
+  guessHigh: z.number().int().positive().default(7).describe('guess_number: secrets are in [0, guess_high]'),
   maxTurns: z.number().int().positive().default(4).describe('guess_number guesses / twenty_questions questions'),
   answerer: z
     .enum(['rule_based', 'model'])

@@ -81,8 +81,8 @@ describe('RL recipes: config', () => {
   // Recipe defaults that differ from the library's, on purpose (a tiny offline model; short runs).
   const OFFLINE_DEFAULTS: Record<string, unknown> = {
     log_path: undefined,
-    max_tokens: 8,
-    max_steps: 5,
+    max_tokens: 3,
+    max_steps: 30,
     eval_every: 0,
     save_every: 0,
     num_groups_to_log: 2,

@@ -6,7 +6,7 @@
  * bisection player, a rule player) stands in for it. It is trained once and cached (`@cookbook/supervised`'s
  * `warmStart`), so the next run starts at once. It is deliberately short: RL must still have room to improve.
  */
-import { ConfigError, type Message } from '@cookbook/core';
+import { ConfigError, type Datum, datumFromTokensWeights, getTextContent, type Message } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { type WarmStartServiceClient, warmStart } from '@cookbook/supervised';
 import { z } from 'zod';
@@ -65,6 +65,33 @@ export interface WarmStartConfig {
   loadCheckpointPath?: string | null;
 }
 
+/**
+ * One datum per trainable assistant turn, shaped exactly as the RL loop samples it: the generation prompt of the
+ * conversation so far (unweighted), then the turn's text and the renderer's stop token (weighted). Renderers that
+ * pre-fill part of the answer in the generation prompt (Qwen3's empty think block) would otherwise teach the model to
+ * write that part again after the prompt, which RL then has to unlearn.
+ */
+export function demonstrationDatums(conversations: readonly (readonly Message[])[], renderer: Renderer): Datum[] {
+  const stop = renderer.getStopSequences()[0];
+  const stopTokens = typeof stop === 'number' ? [stop] : stop === undefined ? [] : renderer.tokenizer.encode(stop);
+  const out: Datum[] = [];
+  for (const conversation of conversations) {
+    conversation.forEach((m, i) => {
+      if (m.role !== 'assistant' || m.trainable !== true) return;
+      const prompt = renderer.buildGenerationPrompt(conversation.slice(0, i).map(({ trainable: _t, ...rest }) => rest));
+      const completion = [...renderer.tokenizer.encode(getTextContent(m)), ...stopTokens];
+      const promptTokens = prompt.toInts();
+      out.push(
+        datumFromTokensWeights(
+          [...promptTokens, ...completion],
+          [...promptTokens.map(() => 0), ...completion.map(() => 1)],
+        ),
+      );
+    });
+  }
+  return out;
+}
+
 /** Offset of the demonstrations' seed from the run's: demonstrations come from other problems than training. */
 export const DEMONSTRATION_SEED_OFFSET = 7919;
 
@@ -106,12 +133,12 @@ export async function resolveWarmStart(
 ): Promise<string | null> {
   const demonstrations = options.demonstrations;
   if (!usesWarmStart(config, demonstrations !== undefined) || demonstrations === undefined) return null;
-  const conversations = await demonstrations();
+  const datums = demonstrationDatums(await demonstrations(), options.renderer);
   const result = await warmStart({
     service: options.service,
     baseModel: config.modelName,
     loraRank: config.loraRank,
-    demonstrations: { conversations, renderer: options.renderer },
+    demonstrations: { datums },
     sft: {
       steps: config.warmStartSteps,
       batchSize: config.warmStartBatchSize,
