@@ -47,6 +47,8 @@ export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: 
  */
 export const OFFLINE_MAX_OPERAND = 2;
 export const MATH_WARM_START = { steps: 60, examples: 64, batchSize: 4, learningRate: 3e-2 };
+/** Offline run length of the games (multi-turn episodes cost several times a sum's tokens). */
+export const GAME_MAX_STEPS = 20;
 /** Offline warm-start defaults of the games (multiplayer). */
 export const GAME_WARM_START = { steps: 60, examples: 64, batchSize: 4, learningRate: 3e-2 };
 
