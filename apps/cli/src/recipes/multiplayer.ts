@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
 import { GAME_MAX_STEPS, GAME_WARM_START, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
-import { DEMONSTRATION_SEED_OFFSET, warmStartFields } from './rl-warm-start.js';
+import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 export const multiplayerSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
@@ -46,6 +46,10 @@ export const multiplayer = defineRecipe({
   name: 'multiplayer',
   description: 'Multi-turn / multi-agent RL: guess_number | twenty_questions | tic_tac_toe (offline defaults)',
   schema: multiplayerSchema,
+  notes: offlineRlNotes(
+    'multiplayer',
+    'model_name=Qwen/Qwen3-8B env=guess_number guess_high=1024 max_turns=10 max_tokens=64 max_steps=100',
+  ),
   async run(config, io) {
     const renderer = rlRenderer(config);
     let answerer: MessageCompleter = new RuleBasedAnswerer();

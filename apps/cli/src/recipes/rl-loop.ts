@@ -39,7 +39,7 @@ import {
   OFFLINE_MAX_TOKENS,
   rlRenderer,
 } from './rl-common.js';
-import { DEMONSTRATION_SEED_OFFSET, resolveWarmStart, warmStartFields } from './rl-warm-start.js';
+import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, resolveWarmStart, warmStartFields } from './rl-warm-start.js';
 
 const lib = RLTrainConfigSchema.shape;
 
@@ -105,6 +105,10 @@ export const rlLoop = defineRecipe({
   name: 'rl_loop',
   description: 'Minimal GRPO loop in one file, written against the clients (default: arithmetic, offline)',
   schema: rlLoopSchema,
+  notes: offlineRlNotes(
+    'rl_loop',
+    'model_name=Qwen/Qwen3-8B env=gsm8k online=true max_tokens=256 batch_size=128 group_size=16 max_steps=100',
+  ),
   async run(config, io) {
     const renderer = rlRenderer(config);
     const maxSteps = config.maxSteps;

@@ -37,6 +37,7 @@ describe('RL recipes: config', () => {
       const c = capture();
       expect(await runCli([recipe.name, '--help'], ours, c.io)).toBe(0);
       expect(c.out.join('\n')).toContain('model_name');
+      expect(c.out.join('\n')).toMatch(/tiny stand-in[\s\S]*Hugging Face checkpoint folder[\s\S]*TINKER_API_KEY/);
     });
   }
 

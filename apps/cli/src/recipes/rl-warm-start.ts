@@ -154,3 +154,16 @@ export async function resolveWarmStart(
   );
   return result.statePath;
 }
+
+/** The `--help` notes of the RL recipes: what the offline model is, and how to run the same recipe for real. */
+export function offlineRlNotes(recipe: string, hosted: string): string {
+  return [
+    'Offline (no TINKER_API_KEY / TINKER_BASE_URL): the embedded service trains local/qwen3-tiny, a tiny stand-in with',
+    'random weights (Qwen3 tokenizer, hidden size 64, 2 layers) that shows the mechanics and the learning signal, not',
+    'model quality. It is first warm-started by a short SFT run on demonstrations the environment produces (cached;',
+    'warm_start=off to skip), on a task it can climb; the run ends with the headline metric of its first and last',
+    'third. advantage_transform=negate is the control: RL with negated advantages does not rise.',
+    `Real model: cookbook ${recipe} model_name=<Hugging Face checkpoint folder> (Llama 3 / Qwen3), or with`,
+    `TINKER_API_KEY set (hosted service): cookbook ${recipe} ${hosted}. The warm start is then off.`,
+  ].join('\n');
+}
