@@ -45,7 +45,7 @@ export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: 
  * Offline defaults of the arithmetic recipes: operands in [0, OFFLINE_MAX_OPERAND] (answers of one or two digits,
  * a task the tiny model can climb), and a warm start that teaches the answer format but leaves room to improve.
  */
-export const OFFLINE_MAX_OPERAND = 2;
+export const OFFLINE_MAX_OPERAND = 1;
 export const MATH_WARM_START = { steps: 60, examples: 64, batchSize: 4, learningRate: 3e-2 };
 /** Offline run length of the games (multi-turn episodes cost several times a sum's tokens). */
 export const GAME_MAX_STEPS = 20;
