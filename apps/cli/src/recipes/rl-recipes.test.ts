@@ -182,6 +182,21 @@ describe('RL recipes on the embedded service', () => {
     expect(readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
+  it('rl_loop says once, with a count, when steps have no training signal', async () => {
+    const logPath = join(root, 'rl-loop-no-signal');
+    const c = capture();
+    const args = ['max_steps=2', 'batch_size=1', 'group_size=2', 'max_tokens=1', 'lora_rank=4', 'warm_start=off'];
+    expect(await runCli(['rl_loop', `log_path=${logPath}`, `base_url=${server.baseURL}`, ...args], ours, c.io)).toBe(0);
+    const err = c.err.join('\n');
+    // The random-weight model never writes the sum in one token: every group is skipped.
+    expect(err.match(/has no training signal/g)).toHaveLength(1);
+    expect(err).toContain('2 of 2 steps had no training signal');
+    const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    expect(rows.map((r) => (JSON.parse(r) as Record<string, number>)['env/all/frac_groups_with_signal'])).toEqual([
+      0, 0,
+    ]);
+  });
+
   const small = ['max_steps=2', 'groups_per_batch=2', 'group_size=2', 'max_tokens=3', 'lora_rank=4', 'warm_start=off'];
   const cases: [string, string[]][] = [
     ['rl_basic', []],
@@ -209,6 +224,7 @@ describe('RL recipes on the embedded service', () => {
       const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
       expect(rows).toHaveLength(2);
       expect(JSON.parse(rows[0]!)).toHaveProperty(['env/all/reward/total']);
+      for (const row of rows) expect(JSON.parse(row)).toHaveProperty(['env/all/frac_groups_with_signal']);
       expect(c.out.join('\n')).toMatch(/reward/);
       if (name !== 'rl_loop') expect(existsSync(join(logPath, 'checkpoints.jsonl'))).toBe(true);
       if (args.includes('eval_every=1')) expect(JSON.parse(rows[0]!)).toHaveProperty(['test/env/all/reward/total']);
