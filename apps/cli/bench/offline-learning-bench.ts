@@ -20,7 +20,7 @@ const CASES: { label: string; args: string[]; headline: string }[] = [
   { label: 'math_rl', args: ['math_rl'], headline: 'env/all/reward/total' },
   { label: 'rl_loop', args: ['rl_loop'], headline: 'env/all/reward/total' },
   { label: 'multiplayer guess_number', args: ['multiplayer', 'env=guess_number'], headline: 'env/all/reward/total' },
-  { label: 'multiplayer tic_tac_toe', args: ['multiplayer', 'env=tic_tac_toe'], headline: 'test/env/all/win' },
+  { label: 'multiplayer tic_tac_toe', args: ['multiplayer', 'env=tic_tac_toe'], headline: 'env/all/win' },
 ];
 
 const seeds = (process.env.BENCH_SEEDS ?? '0').split(',').map((s) => Number(s.trim()));
