@@ -39,6 +39,8 @@ export const multiplayerSchema = rlRecipeSchema.extend({
     ),
   groupsPerBatch: rlRecipeSchema.shape.groupsPerBatch.default(2),
   maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
+  // A tic-tac-toe move is `[5]` (3 tokens) and the stop token.
+  maxTokens: rlRecipeSchema.shape.maxTokens.default(4),
   ...warmStartFields(GAME_WARM_START),
 });
 

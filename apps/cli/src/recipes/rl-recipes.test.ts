@@ -101,8 +101,9 @@ describe('RL recipes: config', () => {
         expect(f.description, f.path).toBe(lib.description);
         expect(f.type, f.path).toBe(lib.type);
         if (f.path in OFFLINE_DEFAULTS) {
-          // The games' episodes are several turns long: fewer steps.
-          const expected = recipe.name === 'multiplayer' && f.path === 'max_steps' ? 20 : OFFLINE_DEFAULTS[f.path];
+          // The games' episodes are several turns long (fewer steps); a move is `[5]` and the stop token.
+          const games: Record<string, unknown> = { max_steps: 20, max_tokens: 4 };
+          const expected = recipe.name === 'multiplayer' && f.path in games ? games[f.path] : OFFLINE_DEFAULTS[f.path];
           if (f.path !== 'log_path') expect(f.defaultValue, f.path).toBe(expected);
         } else {
           expect(f.defaultValue, f.path).toEqual(lib.defaultValue);
