@@ -51,6 +51,7 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
           'renderer_name=foo also finds an installed cookbook-renderer-foo',
       );
     }
+    if (recipe.notes !== undefined) io.out(`\n${recipe.notes}`);
     return 0;
   }
   let config: unknown;

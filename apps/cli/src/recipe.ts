@@ -7,6 +7,8 @@ export interface Recipe<S extends z.ZodType = z.ZodType> {
   /** One line shown by `cookbook --help`. */
   description: string;
   schema: S;
+  /** Paragraphs printed after the options by `cookbook <recipe> --help` (what runs offline, how to run it for real). */
+  notes?: string;
   run(config: z.infer<S>, io: RecipeIO): Promise<void>;
 }
 

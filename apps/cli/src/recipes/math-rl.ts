@@ -16,7 +16,7 @@ import {
   rlRenderer,
   runRlRecipe,
 } from './rl-common.js';
-import { DEMONSTRATION_SEED_OFFSET, warmStartFields } from './rl-warm-start.js';
+import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 export const mathRlSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/math_rl'),
@@ -45,6 +45,10 @@ export const mathRl = defineRecipe({
   description:
     'RL on math with verifiable rewards; sync, stream minibatch or async (default: small arithmetic, tiny offline model)',
   schema: mathRlSchema,
+  notes: offlineRlNotes(
+    'math_rl',
+    'model_name=Qwen/Qwen3-8B env=math online=true max_tokens=512 groups_per_batch=64 group_size=16 max_steps=100',
+  ),
   async run(config, io) {
     const renderer = rlRenderer(config);
     const extra =

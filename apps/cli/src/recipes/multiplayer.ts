@@ -17,19 +17,30 @@ import {
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { GAME_WARM_START, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
-import { DEMONSTRATION_SEED_OFFSET, warmStartFields } from './rl-warm-start.js';
+import { GAME_MAX_STEPS, GAME_WARM_START, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
+import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 export const multiplayerSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
   env: z.enum(['guess_number', 'twenty_questions', 'tic_tac_toe']).default('guess_number').describe('The game'),
-  guessHigh: z.number().int().positive().default(16).describe('guess_number: secrets are in [0, guess_high]'),
+  guessHigh: z.number().int().positive().default(7).describe('guess_number: secrets are in [0, guess_high]'),
   maxTurns: z.number().int().positive().default(4).describe('guess_number guesses / twenty_questions questions'),
   answerer: z
     .enum(['rule_based', 'model'])
     .default('rule_based')
     .describe('twenty_questions: the scripted answerer, or answerer_model through the service'),
   answererModel: z.string().nullable().default(null).describe('twenty_questions answerer model; null = model_name'),
+  opponent: z
+    .enum(['random', 'self'])
+    .default('random')
+    .describe(
+      'tic_tac_toe: train X against a seeded random O (its win rate env/all/win is the headline) or self-play ' +
+        '(both seats trained; the test set then plays X against a random O every eval_every steps)',
+    ),
+  groupsPerBatch: rlRecipeSchema.shape.groupsPerBatch.default(2),
+  maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
+  // A tic-tac-toe move is `[5]` (3 tokens) and the stop token.
+  maxTokens: rlRecipeSchema.shape.maxTokens.default(4),
   ...warmStartFields(GAME_WARM_START),
 });
 
@@ -37,6 +48,10 @@ export const multiplayer = defineRecipe({
   name: 'multiplayer',
   description: 'Multi-turn / multi-agent RL: guess_number | twenty_questions | tic_tac_toe (offline defaults)',
   schema: multiplayerSchema,
+  notes: offlineRlNotes(
+    'multiplayer',
+    'model_name=Qwen/Qwen3-8B env=guess_number guess_high=1024 max_turns=10 max_tokens=64 max_steps=100',
+  ),
   async run(config, io) {
     const renderer = rlRenderer(config);
     let answerer: MessageCompleter = new RuleBasedAnswerer();
@@ -59,13 +74,16 @@ export const multiplayer = defineRecipe({
           const opts = { maxQuestions: config.maxTurns };
           return new TwentyQuestionsDataset(renderer, answerer, groupsPerBatch, groupSize, batches, seed, opts);
         }
-        // Self-play: group_size / 2 games per group, both seats trained.
+        // Against random: group_size games per group. Self-play: group_size / 2 games, both seats trained.
+        if (config.opponent === 'random') {
+          return new TicTacToeDataset(renderer, groupsPerBatch, groupSize, batches, 'random', seed);
+        }
         const games = Math.max(1, Math.floor(groupSize / 2));
         return new TicTacToeDataset(renderer, groupsPerBatch, games, batches, 'self', seed);
       };
       const datasetBuilder = async () => {
         const train = trainSet(config.seed, n);
-        if (config.env !== 'tic_tac_toe') return { train };
+        if (config.env !== 'tic_tac_toe' || config.opponent === 'random') return { train };
         // The test set plays X against a random O: its win rate is the headline of self-play.
         return { train, test: new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', config.seed + 1) };
       };
@@ -76,7 +94,12 @@ export const multiplayer = defineRecipe({
           config.env === 'twenty_questions'
             ? undefined
             : () => collectDemonstrations(demoSet(), config.warmStartExamples),
-        headline: config.env === 'tic_tac_toe' ? 'test/env/all/win' : 'env/all/reward/total',
+        headline:
+          config.env !== 'tic_tac_toe'
+            ? 'env/all/reward/total'
+            : config.opponent === 'random'
+              ? 'env/all/win'
+              : 'test/env/all/win',
       });
     } finally {
       await answererService?.close();

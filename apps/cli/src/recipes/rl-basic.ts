@@ -16,7 +16,7 @@ import {
   rlRenderer,
   runRlRecipe,
 } from './rl-common.js';
-import { DEMONSTRATION_SEED_OFFSET, warmStartFields } from './rl-warm-start.js';
+import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 export const rlBasicSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/rl_basic'),
@@ -32,6 +32,10 @@ export const rlBasic = defineRecipe({
   description:
     'RL blueprint: math problems, GRPO-style groups (default: small arithmetic on the tiny offline stand-in model)',
   schema: rlBasicSchema,
+  notes: offlineRlNotes(
+    'rl_basic',
+    'model_name=Qwen/Qwen3-8B env=gsm8k online=true max_tokens=256 groups_per_batch=128 group_size=16 max_steps=100',
+  ),
   async run(config, io) {
     const renderer = rlRenderer(config);
     const datasets = (seed: number, batches: number) =>

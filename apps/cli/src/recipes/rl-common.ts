@@ -21,17 +21,21 @@ import { resolveWarmStart, type WarmStartConfig } from './rl-warm-start.js';
 
 const lib = RLTrainConfigSchema.shape;
 
+/** Offline run length and answer length of the RL recipes (short answers: one number and the stop token). */
+export const OFFLINE_MAX_STEPS = 30;
+export const OFFLINE_MAX_TOKENS = 3;
+
 /**
  * Every RL recipe's fields: the library's (streaming and async settings excepted: `math_rl` maps its own keys onto
  * them) with offline defaults for a tiny model, plus the data-set fields the recipes share.
  */
 export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: true, asyncConfig: true }).extend({
   rendererName: rendererNameField,
-  groupSize: z.number().int().positive().default(4).describe('Rollouts per problem (the GRPO group)'),
+  groupSize: z.number().int().positive().default(8).describe('Rollouts per problem (the GRPO group)'),
   groupsPerBatch: z.number().int().positive().default(4).describe('Groups per training step (hosted example: 100)'),
-  seed: z.number().int().default(0).describe('Seed of generated problems'),
-  maxTokens: lib.maxTokens.default(8),
-  maxSteps: lib.maxSteps.default(5),
+  seed: z.number().int().default(0).describe('Seed of generated problems (and of the warm start)'),
+  maxTokens: lib.maxTokens.default(OFFLINE_MAX_TOKENS),
+  maxSteps: lib.maxSteps.default(OFFLINE_MAX_STEPS),
   evalEvery: lib.evalEvery.default(0),
   saveEvery: lib.saveEvery.default(0),
   numGroupsToLog: lib.numGroupsToLog.default(2),
@@ -41,10 +45,12 @@ export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: 
  * Offline defaults of the arithmetic recipes: operands in [0, OFFLINE_MAX_OPERAND] (answers of one or two digits,
  * a task the tiny model can climb), and a warm start that teaches the answer format but leaves room to improve.
  */
-export const OFFLINE_MAX_OPERAND = 4;
-export const MATH_WARM_START = { steps: 12, examples: 64, batchSize: 16, learningRate: 1e-2 };
+export const OFFLINE_MAX_OPERAND = 1;
+export const MATH_WARM_START = { steps: 60, examples: 64, batchSize: 4, learningRate: 3e-2 };
+/** Offline run length of the games (multi-turn episodes cost several times a sum's tokens). */
+export const GAME_MAX_STEPS = 20;
 /** Offline warm-start defaults of the games (multiplayer). */
-export const GAME_WARM_START = { steps: 12, examples: 64, batchSize: 16, learningRate: 1e-2 };
+export const GAME_WARM_START = { steps: 60, examples: 64, batchSize: 4, learningRate: 3e-2 };
 
 /** The arithmetic operand range every math recipe offers. */
 export const maxOperandField = z

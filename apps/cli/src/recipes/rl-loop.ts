@@ -31,8 +31,15 @@ import {
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
-import { headlineSummary, MATH_WARM_START, maxOperandField, rlRenderer } from './rl-common.js';
-import { DEMONSTRATION_SEED_OFFSET, resolveWarmStart, warmStartFields } from './rl-warm-start.js';
+import {
+  headlineSummary,
+  MATH_WARM_START,
+  maxOperandField,
+  OFFLINE_MAX_STEPS,
+  OFFLINE_MAX_TOKENS,
+  rlRenderer,
+} from './rl-common.js';
+import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, resolveWarmStart, warmStartFields } from './rl-warm-start.js';
 
 const lib = RLTrainConfigSchema.shape;
 
@@ -55,9 +62,9 @@ export const rlLoopSchema = RLTrainConfigSchema.pick({
   gsm8kPath: z.string().nullable().default(null).describe('gsm8k offline: a JSONL file of {question, answer}'),
   maxOperand: maxOperandField,
   batchSize: z.number().int().positive().default(4).describe('Problems per step (hosted example: 128)'),
-  groupSize: z.number().int().positive().default(4).describe('Answers sampled per problem (hosted example: 16)'),
-  maxTokens: lib.maxTokens.default(8),
-  maxSteps: lib.maxSteps.default(5),
+  groupSize: z.number().int().positive().default(8).describe('Answers sampled per problem (hosted example: 16)'),
+  maxTokens: lib.maxTokens.default(OFFLINE_MAX_TOKENS),
+  maxSteps: lib.maxSteps.default(OFFLINE_MAX_STEPS),
   seed: z.number().int().default(0).describe('Seed of generated problems'),
   ...warmStartFields(MATH_WARM_START),
 });
@@ -98,6 +105,10 @@ export const rlLoop = defineRecipe({
   name: 'rl_loop',
   description: 'Minimal GRPO loop in one file, written against the clients (default: arithmetic, offline)',
   schema: rlLoopSchema,
+  notes: offlineRlNotes(
+    'rl_loop',
+    'model_name=Qwen/Qwen3-8B env=gsm8k online=true max_tokens=256 batch_size=128 group_size=16 max_steps=100',
+  ),
   async run(config, io) {
     const renderer = rlRenderer(config);
     const maxSteps = config.maxSteps;

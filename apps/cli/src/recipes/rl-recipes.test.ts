@@ -37,6 +37,7 @@ describe('RL recipes: config', () => {
       const c = capture();
       expect(await runCli([recipe.name, '--help'], ours, c.io)).toBe(0);
       expect(c.out.join('\n')).toContain('model_name');
+      expect(c.out.join('\n')).toMatch(/tiny stand-in[\s\S]*Hugging Face checkpoint folder[\s\S]*TINKER_API_KEY/);
     });
   }
 
@@ -81,8 +82,8 @@ describe('RL recipes: config', () => {
   // Recipe defaults that differ from the library's, on purpose (a tiny offline model; short runs).
   const OFFLINE_DEFAULTS: Record<string, unknown> = {
     log_path: undefined,
-    max_tokens: 8,
-    max_steps: 5,
+    max_tokens: 3,
+    max_steps: 30,
     eval_every: 0,
     save_every: 0,
     num_groups_to_log: 2,
@@ -100,7 +101,10 @@ describe('RL recipes: config', () => {
         expect(f.description, f.path).toBe(lib.description);
         expect(f.type, f.path).toBe(lib.type);
         if (f.path in OFFLINE_DEFAULTS) {
-          if (f.path !== 'log_path') expect(f.defaultValue, f.path).toBe(OFFLINE_DEFAULTS[f.path]);
+          // The games' episodes are several turns long (fewer steps); a move is `[5]` and the stop token.
+          const games: Record<string, unknown> = { max_steps: 20, max_tokens: 4 };
+          const expected = recipe.name === 'multiplayer' && f.path in games ? games[f.path] : OFFLINE_DEFAULTS[f.path];
+          if (f.path !== 'log_path') expect(f.defaultValue, f.path).toBe(expected);
         } else {
           expect(f.defaultValue, f.path).toEqual(lib.defaultValue);
         }
@@ -179,6 +183,21 @@ describe('RL recipes on the embedded service', () => {
     expect(readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
+  it('rl_loop says once, with a count, when steps have no training signal', async () => {
+    const logPath = join(root, 'rl-loop-no-signal');
+    const c = capture();
+    const args = ['max_steps=2', 'batch_size=1', 'group_size=2', 'max_tokens=1', 'lora_rank=4', 'warm_start=off'];
+    expect(await runCli(['rl_loop', `log_path=${logPath}`, `base_url=${server.baseURL}`, ...args], ours, c.io)).toBe(0);
+    const err = c.err.join('\n');
+    // The random-weight model never writes the sum in one token: every group is skipped.
+    expect(err.match(/has no training signal/g)).toHaveLength(1);
+    expect(err).toContain('2 of 2 steps had no training signal');
+    const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    expect(rows.map((r) => (JSON.parse(r) as Record<string, number>)['env/all/frac_groups_with_signal'])).toEqual([
+      0, 0,
+    ]);
+  });
+
   const small = ['max_steps=2', 'groups_per_batch=2', 'group_size=2', 'max_tokens=3', 'lora_rank=4', 'warm_start=off'];
   const cases: [string, string[]][] = [
     ['rl_basic', []],
@@ -186,6 +205,7 @@ describe('RL recipes on the embedded service', () => {
     ['math_rl', ['max_steps_off_policy=1']],
     ['math_rl', ['num_minibatches=2']],
     ['multiplayer', ['env=guess_number', 'max_turns=2']],
+    ['multiplayer', ['env=tic_tac_toe']],
     ['rl_loop', []],
   ];
   for (const [name, args] of cases) {
@@ -205,6 +225,7 @@ describe('RL recipes on the embedded service', () => {
       const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
       expect(rows).toHaveLength(2);
       expect(JSON.parse(rows[0]!)).toHaveProperty(['env/all/reward/total']);
+      for (const row of rows) expect(JSON.parse(row)).toHaveProperty(['env/all/frac_groups_with_signal']);
       expect(c.out.join('\n')).toMatch(/reward/);
       if (name !== 'rl_loop') expect(existsSync(join(logPath, 'checkpoints.jsonl'))).toBe(true);
       if (args.includes('eval_every=1')) expect(JSON.parse(rows[0]!)).toHaveProperty(['test/env/all/reward/total']);

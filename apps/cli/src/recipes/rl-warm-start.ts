@@ -6,7 +6,7 @@
  * bisection player, a rule player) stands in for it. It is trained once and cached (`@cookbook/supervised`'s
  * `warmStart`), so the next run starts at once. It is deliberately short: RL must still have room to improve.
  */
-import { ConfigError, type Message } from '@cookbook/core';
+import { ConfigError, type Datum, datumFromTokensWeights, getTextContent, type Message } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { type WarmStartServiceClient, warmStart } from '@cookbook/supervised';
 import { z } from 'zod';
@@ -65,6 +65,33 @@ export interface WarmStartConfig {
   loadCheckpointPath?: string | null;
 }
 
+/**
+ * One datum per trainable assistant turn, shaped exactly as the RL loop samples it: the generation prompt of the
+ * conversation so far (unweighted), then the turn's text and the renderer's stop token (weighted). Renderers that
+ * pre-fill part of the answer in the generation prompt (Qwen3's empty think block) would otherwise teach the model to
+ * write that part again after the prompt, which RL then has to unlearn.
+ */
+export function demonstrationDatums(conversations: readonly (readonly Message[])[], renderer: Renderer): Datum[] {
+  const stop = renderer.getStopSequences()[0];
+  const stopTokens = typeof stop === 'number' ? [stop] : stop === undefined ? [] : renderer.tokenizer.encode(stop);
+  const out: Datum[] = [];
+  for (const conversation of conversations) {
+    conversation.forEach((m, i) => {
+      if (m.role !== 'assistant' || m.trainable !== true) return;
+      const prompt = renderer.buildGenerationPrompt(conversation.slice(0, i).map(({ trainable: _t, ...rest }) => rest));
+      const completion = [...renderer.tokenizer.encode(getTextContent(m)), ...stopTokens];
+      const promptTokens = prompt.toInts();
+      out.push(
+        datumFromTokensWeights(
+          [...promptTokens, ...completion],
+          [...promptTokens.map(() => 0), ...completion.map(() => 1)],
+        ),
+      );
+    });
+  }
+  return out;
+}
+
 /** Offset of the demonstrations' seed from the run's: demonstrations come from other problems than training. */
 export const DEMONSTRATION_SEED_OFFSET = 7919;
 
@@ -106,12 +133,12 @@ export async function resolveWarmStart(
 ): Promise<string | null> {
   const demonstrations = options.demonstrations;
   if (!usesWarmStart(config, demonstrations !== undefined) || demonstrations === undefined) return null;
-  const conversations = await demonstrations();
+  const datums = demonstrationDatums(await demonstrations(), options.renderer);
   const result = await warmStart({
     service: options.service,
     baseModel: config.modelName,
     loraRank: config.loraRank,
-    demonstrations: { conversations, renderer: options.renderer },
+    demonstrations: { datums },
     sft: {
       steps: config.warmStartSteps,
       batchSize: config.warmStartBatchSize,
@@ -126,4 +153,17 @@ export async function resolveWarmStart(
       `(SFT loss ${result.initialLoss.toFixed(3)} → ${result.finalLoss.toFixed(3)}; RL starts from ${result.statePath})`,
   );
   return result.statePath;
+}
+
+/** The `--help` notes of the RL recipes: what the offline model is, and how to run the same recipe for real. */
+export function offlineRlNotes(recipe: string, hosted: string): string {
+  return [
+    'Offline (no TINKER_API_KEY / TINKER_BASE_URL): the embedded service trains local/qwen3-tiny, a tiny stand-in with',
+    'random weights (Qwen3 tokenizer, hidden size 64, 2 layers) that shows the mechanics and the learning signal, not',
+    'model quality. It is first warm-started by a short SFT run on demonstrations the environment produces (cached;',
+    'warm_start=off to skip), on a task it can climb; the run ends with the headline metric of its first and last',
+    'third. advantage_transform=negate is the control: RL with negated advantages does not rise.',
+    `Real model: cookbook ${recipe} model_name=<Hugging Face checkpoint folder> (Llama 3 / Qwen3), or with`,
+    `TINKER_API_KEY set (hosted service): cookbook ${recipe} ${hosted}. The warm start is then off.`,
+  ].join('\n');
 }
