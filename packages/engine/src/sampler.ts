@@ -1,8 +1,9 @@
 // Sampler: batched autoregressive generation with a KV cache over a base model plus an optional LoRA snapshot.
 // A request's prompt is prefilled once and its KV prefix copied to every sample. Requests decode together
 // (continuous batching: `join` adds one between tokens, a sequence leaves when it stops), each with its own seed,
-// stops and logprobs, and with the same result as alone (`DECODE_ROWS`).
+// stops and logprobs, and with the same result as alone (`MAX_DECODE_ROWS`).
 import { EngineCancelledError, EngineInputError } from './errors.js';
+import { rowIndependentRows } from './kernels/kernel.js';
 import { attentionForward } from './layers/attention.js';
 import { linearForward, loraForward } from './layers/linear.js';
 import { rmsnormForward } from './layers/rmsnorm.js';
@@ -67,10 +68,10 @@ export interface SamplerOptions {
 
 const PREFILL_ROWS = 256;
 /**
- * Decode rows per block: products of at most this many rows take the kernel's few-row path, whose result for a row
- * does not depend on the other rows (the same as one row alone), so a sequence decodes identically in any batch.
+ * Most decode rows per block. A block is never larger than the kernel's row-independent size (`rowIndependentRows`:
+ * the result of a row does not depend on the other rows), so a sequence decodes identically in any batch.
  */
-const DECODE_ROWS = 8;
+const MAX_DECODE_ROWS = 32;
 
 /** A request in the batch. */
 interface Member {
@@ -406,6 +407,7 @@ export class Sampler {
     }
     // ---- decode one step for the sequences still going, DECODE_ROWS at a time
     const n = going.length;
+    const DECODE_ROWS = Math.min(MAX_DECODE_ROWS, rowIndependentRows());
     if (n > 0) {
       if (this.logits.length < n * V) this.logits = new Float32Array(n * V);
       if (this.lse.length < n) this.lse = new Float64Array(Math.max(n, PREFILL_ROWS));
@@ -451,7 +453,7 @@ export class Sampler {
     let need = this.cacheLen;
     for (const x of this.members) need = Math.max(need, x.req.tokens.length + x.req.maxTokens + 1);
     this.ensureCache(this.slotsMade, need);
-    this.ensureRows(Math.max(Math.min(P, PREFILL_ROWS), DECODE_ROWS));
+    this.ensureRows(Math.max(Math.min(P, PREFILL_ROWS), MAX_DECODE_ROWS));
     if (this.logits.length < 64 * V) this.logits = new Float32Array(64 * V);
     const k = r.topkPromptLogprobs;
     const wantPrompt = r.includePromptLogprobs || k > 0;
