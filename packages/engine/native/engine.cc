@@ -100,7 +100,7 @@ napi_value Sgemm(napi_env env, napi_callback_info info) {
     return throw_error(env, "sgemm: array too small for the given sizes");
   if (M == 0 || N == 0) return nullptr;
 #ifdef COOKBOOK_BLAS_NAME
-  if (K == 0 || (M <= cookbook::SMALL_M && !tA)) {
+  if (K == 0 || cookbook::small_m_path(tA, tB, M)) {
     cookbook::gemm(tA, tB, M, N, K, (float)alpha, A, lda, B, ldb, (float)beta, C, ldc, threads());
     return nullptr;
   }
@@ -314,7 +314,7 @@ napi_value SetThreads(napi_env env, napi_callback_info info) {
 }
 
 napi_value Info(napi_env env, napi_callback_info) {
-  napi_value obj, blas, simd, th;
+  napi_value obj, blas, simd, th, rows;
   napi_create_object(env, &obj);
 #ifdef COOKBOOK_BLAS_NAME
   napi_create_string_utf8(env, COOKBOOK_BLAS_NAME, NAPI_AUTO_LENGTH, &blas);
@@ -326,6 +326,8 @@ napi_value Info(napi_env env, napi_callback_info) {
   napi_set_named_property(env, obj, "blas", blas);
   napi_set_named_property(env, obj, "simd", simd);
   napi_set_named_property(env, obj, "threads", th);
+  napi_create_int32(env, cookbook::SMALL_M_NT, &rows);
+  napi_set_named_property(env, obj, "rowIndependentRows", rows);
   return obj;
 }
 

@@ -510,7 +510,7 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
   const int want = std::max(1, threads);
   int nt = flops < 4e6 ? 1 : want;
 
-  if (M <= SMALL_M && !transA) {
+  if (small_m_path(transA, transB, M)) {
     // One row is memory-bound (one core streams B nearly as fast as two): split the columns for a large B, or
     // when several rows make it compute-bound.
     const bool split = (double)N * K >= (1 << 20) || flops >= 8e6;

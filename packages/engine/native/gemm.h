@@ -7,6 +7,15 @@ namespace cookbook {
 // Up to this many rows of C (with A not transposed) gemm() uses its unpacked small-M path, also preferred over a
 // BLAS (whose sgemm packs all of B even for one row).
 constexpr int SMALL_M = 8;
+// With B transposed (x·Wᵀ, the products of a decode step), up to this many rows also take the small-M path: each
+// element of C is then one fixed-order dot product, so a row's result does not depend on the other rows (the
+// sampler's batched decode relies on it; `info().rowIndependentRows` reports it).
+constexpr int SMALL_M_NT = 32;
+
+// True when gemm() (and the addon's sgemm) computes this product on the unpacked small-M path.
+inline bool small_m_path(bool transA, bool transB, int M) {
+  return !transA && (M <= SMALL_M || (transB && M <= SMALL_M_NT));
+}
 
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
           int ldb, float beta, float* C, int ldc, int threads);

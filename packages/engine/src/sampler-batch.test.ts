@@ -51,7 +51,7 @@ describe('Sampler continuous batching', () => {
         if (s.batchSize === 0 && next < requests.length)
           keys.push(s.join(requests[next]!.prompt, requests[next++]!.opts));
       }
-      expect(maxSeqs).toBeGreaterThan(8); // more sequences than one decode block
+      expect(maxSeqs).toBeGreaterThan(8); // more sequences than the few-row GEMM path of older kernels
       expect(keys.map((k) => got.get(k))).toEqual(alone);
     });
   }

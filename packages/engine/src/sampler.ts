@@ -1,8 +1,9 @@
 // Sampler: batched autoregressive generation with a KV cache over a base model plus an optional LoRA snapshot.
 // A request's prompt is prefilled once and its KV prefix copied to every sample. Requests decode together
 // (continuous batching: `join` adds one between tokens, a sequence leaves when it stops), each with its own seed,
-// stops and logprobs, and with the same result as alone (`DECODE_ROWS`).
+// stops and logprobs, and with the same result as alone (`MAX_DECODE_ROWS`).
 import { EngineCancelledError, EngineInputError } from './errors.js';
+import { rowIndependentRows } from './kernels/kernel.js';
 import { attentionForward } from './layers/attention.js';
 import { linearForward, loraForward } from './layers/linear.js';
 import { rmsnormForward } from './layers/rmsnorm.js';
@@ -11,8 +12,8 @@ import { swigluForward } from './layers/swiglu.js';
 import { embedForward, logSumExpRows, unembedForward } from './layers/unembed.js';
 import type { LoraWeights } from './lora.js';
 import type { BaseModel } from './model/base-model.js';
-import type { Rng } from './prng.js';
 import { parseSampleRequest, type SampleRequest, type TextStream } from './sample-request.js';
+import { TokenPicker } from './token-picker.js';
 
 /** Options of one sample call (Tinker SamplingParams plus prompt-logprob flags). */
 export interface SampleOptions {
@@ -67,10 +68,10 @@ export interface SamplerOptions {
 
 const PREFILL_ROWS = 256;
 /**
- * Decode rows per block: products of at most this many rows take the kernel's few-row path, whose result for a row
- * does not depend on the other rows (the same as one row alone), so a sequence decodes identically in any batch.
+ * Most decode rows per block. A block is never larger than the kernel's row-independent size (`rowIndependentRows`:
+ * the result of a row does not depend on the other rows), so a sequence decodes identically in any batch.
  */
-const DECODE_ROWS = 8;
+const MAX_DECODE_ROWS = 32;
 
 /** A request in the batch. */
 interface Member {
@@ -113,8 +114,7 @@ export class Sampler {
   private att = new Float32Array(0);
   private logits = new Float32Array(0);
   private lse = new Float64Array(PREFILL_ROWS);
-  private probs = new Float32Array(0);
-  private idx = new Int32Array(0);
+  private readonly picker = new TokenPicker();
   private members: Member[] = [];
   private joining: Member[] = [];
   private freeSlots: number[] = [];
@@ -370,7 +370,7 @@ export class Sampler {
       for (const s of m.active) {
         const row = m.t === 0 ? m.first! : this.logits.subarray(m.rows[s]! * V, (m.rows[s]! + 1) * V);
         const lse = m.t === 0 ? m.firstLse : this.lse[m.rows[s]!]!;
-        const tok = this.pick(row, V, r.temperature, r.topK, r.topP, r.rng);
+        const tok = this.picker.pick(row, V, r.temperature, r.topK, r.topP, r.rng);
         const seq = m.seqs[s]!;
         seq.tokens.push(tok);
         seq.logprobs.push(row[tok]! - lse);
@@ -407,6 +407,7 @@ export class Sampler {
     }
     // ---- decode one step for the sequences still going, DECODE_ROWS at a time
     const n = going.length;
+    const DECODE_ROWS = Math.min(MAX_DECODE_ROWS, rowIndependentRows());
     if (n > 0) {
       if (this.logits.length < n * V) this.logits = new Float32Array(n * V);
       if (this.lse.length < n) this.lse = new Float64Array(Math.max(n, PREFILL_ROWS));
@@ -452,7 +453,7 @@ export class Sampler {
     let need = this.cacheLen;
     for (const x of this.members) need = Math.max(need, x.req.tokens.length + x.req.maxTokens + 1);
     this.ensureCache(this.slotsMade, need);
-    this.ensureRows(Math.max(Math.min(P, PREFILL_ROWS), DECODE_ROWS));
+    this.ensureRows(Math.max(Math.min(P, PREFILL_ROWS), MAX_DECODE_ROWS));
     if (this.logits.length < 64 * V) this.logits = new Float32Array(64 * V);
     const k = r.topkPromptLogprobs;
     const wantPrompt = r.includePromptLogprobs || k > 0;
@@ -475,7 +476,7 @@ export class Sampler {
           if (next >= P) break;
           const lse = this.lse[i]!;
           m.promptLogprobs?.push(this.logits[i * V + r.tokens[next]!]! - lse);
-          if (m.topkPrompt) m.topkPrompt.push(this.topk(i * V, k, lse));
+          if (m.topkPrompt) m.topkPrompt.push(this.picker.topk(this.logits, i * V, V, k, lse));
         }
       }
     }
@@ -492,98 +493,5 @@ export class Sampler {
     this.logitsRows(0, 1, 0);
     m.first = this.logits.slice(0, V);
     m.firstLse = this.lse[0]!;
-  }
-
-  /** Top-k (token, logprob) of the logits row at `off`, most likely first. */
-  private topk(off: number, k: number, lse: number): [number, number][] {
-    const V = this.base.vocabSize;
-    const kk = Math.min(k, V);
-    const ids: number[] = [];
-    const vals: number[] = [];
-    for (let v = 0; v < V; v++) {
-      const x = this.logits[off + v]!;
-      if (ids.length === kk && x <= vals[kk - 1]!) continue;
-      let j = ids.length < kk ? ids.length : kk - 1;
-      if (ids.length < kk) {
-        ids.push(v);
-        vals.push(x);
-      }
-      while (j > 0 && vals[j - 1]! < x) {
-        ids[j] = ids[j - 1]!;
-        vals[j] = vals[j - 1]!;
-        j--;
-      }
-      ids[j] = v;
-      vals[j] = x;
-    }
-    return ids.map((id, i) => [id, vals[i]! - lse]);
-  }
-
-  /** Picks a token from one row of logits under temperature / top-k / top-p. */
-  private pick(logits: Float32Array, V: number, temperature: number, topK: number, topP: number, rng: Rng): number {
-    let best = 0;
-    for (let v = 1; v < V; v++) if (logits[v]! > logits[best]!) best = v;
-    if (temperature === 0) return best;
-    if (this.probs.length < V) {
-      this.probs = new Float32Array(V);
-      this.idx = new Int32Array(V);
-    }
-    const probs = this.probs;
-    const mx = logits[best]!;
-    const invT = 1 / temperature;
-    let total = 0;
-    for (let v = 0; v < V; v++) {
-      const p = Math.exp((logits[v]! - mx) * invT);
-      probs[v] = p;
-      total += p;
-    }
-    if (topK <= 0 && topP >= 1) {
-      let u = rng.next() * total;
-      for (let v = 0; v < V; v++) {
-        u -= probs[v]!;
-        if (u < 0) return v;
-      }
-      return best;
-    }
-    // Candidates sorted by probability; try the likely ones first, fall back to the whole vocabulary.
-    const candidates = (minP: number): number => {
-      let n = 0;
-      for (let v = 0; v < V; v++) if (probs[v]! >= minP) this.idx[n++] = v;
-      const view = this.idx.subarray(0, n);
-      view.sort((a, b) => probs[b]! - probs[a]! || a - b);
-      return n;
-    };
-    let n = candidates(1e-4);
-    let limit = topK > 0 ? Math.min(topK, V) : V;
-    let mass = 0;
-    let cut = 0;
-    const target = topP * total;
-    for (; cut < n && cut < limit; cut++) {
-      mass += probs[this.idx[cut]!]!;
-      if (mass >= target) {
-        cut++;
-        break;
-      }
-    }
-    if (mass < target && cut < limit && n < V) {
-      n = candidates(0);
-      limit = topK > 0 ? Math.min(topK, V) : V;
-      mass = 0;
-      cut = 0;
-      for (; cut < n && cut < limit; cut++) {
-        mass += probs[this.idx[cut]!]!;
-        if (mass >= target) {
-          cut++;
-          break;
-        }
-      }
-    }
-    let u = rng.next() * mass;
-    for (let i = 0; i < cut; i++) {
-      const v = this.idx[i]!;
-      u -= probs[v]!;
-      if (u < 0) return v;
-    }
-    return this.idx[Math.max(0, cut - 1)]!;
   }
 }

@@ -74,6 +74,16 @@ export function nativeOps(): NativeOps | null {
   return current().ops;
 }
 
+/**
+ * Up to how many rows an `sgemm(false, true, …)` product (x·Wᵀ) gives each row exactly the result it gets alone —
+ * so rows can be batched without changing any of them. The pure-TS kernel computes every row on its own.
+ */
+export function rowIndependentRows(): number {
+  const native = current().native;
+  if (!native) return 64;
+  return native.info().rowIndependentRows ?? 8;
+}
+
 /** Reports the GEMM kernel the engine uses (selected once per thread at first use). */
 export function kernelInfo(): KernelInfo {
   return { ...current().info };

@@ -19,7 +19,11 @@ export interface NativeAddon {
     ldc: number,
   ): void;
   setThreads(n: number): void;
-  info(): { blas: string | null; simd: string; threads: number };
+  /**
+   * `rowIndependentRows`: up to this many rows, an x·Wᵀ product gives each row the result it gets alone (absent in
+   * addons built before it was reported: 8 then).
+   */
+  info(): { blas: string | null; simd: string; threads: number; rowIndependentRows?: number };
 }
 
 /** Row-wise kernels of the addon (native/ops.h); the pure-TS versions in src/layers are the references. */
