@@ -106,7 +106,18 @@ export const shorter = defineRecipe({
         tag: 'shorter',
       }),
     });
-    await runRlRecipe(shorterSchema, config, datasetBuilder, io, { loadCheckpointPath });
+    // This recipe's warm start (mixed-length replies) is done above; the shared RL warm start stays off.
+    const noSharedWarmStart = {
+      warmStart: 'off',
+      warmStartExamples: 1,
+      warmStartBatchSize: 1,
+      warmStartLearningRate: 1,
+    } as const;
+    await runRlRecipe(shorterSchema, { ...config, ...noSharedWarmStart }, datasetBuilder, io, {
+      warmStartName: 'shorter',
+      demonstrations: undefined,
+      extra: { loadCheckpointPath },
+    });
     const { rows } = await readMetrics(join(config.logPath, 'metrics.jsonl')).catch(() => ({ rows: [] }));
     const chars = rows.map((r) => r['env/all/reply_chars']).filter((v): v is number => typeof v === 'number');
     if (chars.length > 1) {
