@@ -35,6 +35,11 @@ describe('ReBN', () => {
   it('gives 0 (not NaN) for one transition and for equal returns', () => {
     expect(rebn([0.7])).toEqual([0]);
     expect(rebn([0.5, 0.5, 0.5])).toEqual([0, 0, 0]);
+    // Eight format errors: the float mean of −0.1s is not exactly −0.1; the advantages must still be exactly 0.
+    const flat = Array.from({ length: 8 }, () => -0.1);
+    expect(flat.reduce((a, b) => a + b, 0) / 8).not.toBe(-0.1);
+    expect(rebn(flat)).toEqual(flat.map(() => 0));
+    expect(rebn(discountedReturns([0, -0.1], 0.9).concat([-0.1]))[1]).not.toBe(0);
     expect(rebn([])).toEqual([]);
   });
 });

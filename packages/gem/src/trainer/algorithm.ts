@@ -34,12 +34,16 @@ export function discountedReturns(rewards: readonly number[], gamma: number): nu
 
 /**
  * Return batch-normalisation over every transition: `(G − mean) / (std + 1e-9)` with the unbiased (N−1) standard
- * deviation, as the seed computes it. With one transition the std is taken as 0 (the seed gets NaN), so A = 0.
+ * deviation, as the seed computes it. With one transition (the seed gets NaN) or returns equal up to rounding, A = 0.
  */
 export function rebn(returns: readonly number[]): number[] {
   const n = returns.length;
   if (n === 0) return [];
   const mean = returns.reduce((a, b) => a + b, 0) / n;
+  // Equal returns (up to rounding: the mean of eight −0.1 is not exactly −0.1) carry no signal. Without this guard
+  // the rounding noise, divided by a std of ~1e-17 + 1e-9, becomes advantages of ~1e-8 that Adam rescales into
+  // full-size updates.
+  if (Math.max(...returns) - Math.min(...returns) <= 1e-9 * Math.max(1, Math.abs(mean))) return returns.map(() => 0);
   const variance = n > 1 ? returns.reduce((a, g) => a + (g - mean) ** 2, 0) / (n - 1) : 0;
   const std = Math.sqrt(variance);
   return returns.map((g) => Math.fround((g - mean) / (std + 1e-9)));
