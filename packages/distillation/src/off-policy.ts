@@ -31,6 +31,7 @@ import {
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
+  openTrainingClient,
   type RunResult,
   runConfigShape,
   runLoop,
@@ -227,13 +228,11 @@ export async function trainOffPolicyDistillation(
       run.setTotalSteps(totalSteps);
       const service: OffPolicyServiceClient =
         deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
-      const resume = run.resumeFrom;
-      const client =
-        resume?.state_path !== undefined
-          ? await service.createTrainingClientFromState(resume.state_path, { optimizer: true })
-          : config.loadCheckpointPath !== null
-            ? await service.createTrainingClientFromState(config.loadCheckpointPath, { optimizer: false })
-            : await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank });
+      const { client } = await openTrainingClient(run, service, {
+        modelName: config.modelName,
+        loraRank: config.loraRank,
+        loadCheckpointPath: config.loadCheckpointPath,
+      });
       const teacher = await createTeacher(
         service,
         { baseModel: config.teacherModel, checkpoint: config.teacherCheckpoint },

@@ -67,6 +67,12 @@ export {
   type SetupLoggingOptions,
   setupLogging,
 } from './metrics-logger.js';
+export {
+  type OpenTrainingClientOptions,
+  openTrainingClient,
+  type TrainingClientOrigin,
+  type TrainingClientSource,
+} from './open-training-client.js';
 export { type ProgressBar, type ProgressBarOptions, progressBar } from './progress-bar.js';
 export {
   type Closeable,

@@ -23,6 +23,7 @@ import {
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
+  openTrainingClient,
   type RunResult,
   resumeStepOf,
   runConfigShape,
@@ -206,24 +207,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
       if (config.rendererName) userMetadata.renderer_name = config.rendererName;
       if (config.recipeName) userMetadata.recipe_name = config.recipeName;
 
-      let client: DpoTrainingClient;
-      if (resumeFrom !== undefined) {
-        log(`resuming from checkpoint "${resumeFrom.name}" (${resumeFrom.state_path}) at step ${startStep}`);
-        client = await service.createTrainingClientFromState(resumeFrom.state_path!, { optimizer: true, userMetadata });
-      } else if (config.loadCheckpointPath) {
-        log(`loading weights from ${config.loadCheckpointPath} (fresh optimizer)`);
-        client = await service.createTrainingClientFromState(config.loadCheckpointPath, {
-          optimizer: false,
-          userMetadata,
-        });
-      } else {
-        client = await service.createLoraTrainingClient({
-          baseModel: config.modelName,
-          rank: config.loraRank,
-          seed: config.seed,
-          userMetadata,
-        });
-      }
+      const { client } = await openTrainingClient<DpoTrainingClient>(run, service, { ...config, userMetadata });
 
       // The reference: a given checkpoint, the one a resumed run used, or a frozen snapshot of the starting weights.
       let referencePath: string | undefined =

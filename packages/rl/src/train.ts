@@ -8,7 +8,7 @@
  */
 import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
 import { resolveEvaluators } from '@cookbook/eval';
-import { type CheckpointRecord, checkpointName, runLoop } from '@cookbook/logging';
+import { type CheckpointRecord, checkpointName, openTrainingClient, runLoop } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
@@ -54,21 +54,15 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
       const service: RLServiceClient =
         deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
       const resume = run.resumeFrom;
-      let training: RLTrainingClient;
-      let sampler: RLSamplingClient;
-      if (resume?.state_path !== undefined) {
-        training = await service.createTrainingClientFromState(resume.state_path, { optimizer: true });
-        sampler =
-          resume.sampler_path !== undefined
-            ? await service.createSamplingClient({ modelPath: resume.sampler_path })
-            : await training.saveWeightsAndGetSamplingClient();
-      } else {
-        training =
-          config.loadCheckpointPath !== null
-            ? await service.createTrainingClientFromState(config.loadCheckpointPath, { optimizer: false })
-            : await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank });
-        sampler = await training.saveWeightsAndGetSamplingClient();
-      }
+      const { client: training, origin } = await openTrainingClient<RLTrainingClient>(run, service, {
+        modelName: config.modelName,
+        loraRank: config.loraRank,
+        loadCheckpointPath: config.loadCheckpointPath,
+      });
+      const sampler: RLSamplingClient =
+        origin === 'resume' && resume?.sampler_path !== undefined
+          ? await service.createSamplingClient({ modelPath: resume.sampler_path })
+          : await training.saveWeightsAndGetSamplingClient();
       const reference =
         config.klPenaltyCoef > 0
           ? await service.createSamplingClient({ baseModel: config.klReferenceModel ?? config.modelName })

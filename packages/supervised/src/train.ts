@@ -37,6 +37,7 @@ import {
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
+  openTrainingClient,
   type RunResult,
   resumeStepOf,
   runConfigShape,
@@ -202,23 +203,7 @@ export async function trainSupervised(
       if (config.rendererName) userMetadata.renderer_name = config.rendererName;
       if (config.recipeName) userMetadata.recipe_name = config.recipeName;
 
-      let client: SupervisedTrainingClient;
-      if (resumeFrom !== undefined) {
-        log(`resuming from checkpoint "${resumeFrom.name}" (${resumeFrom.state_path}) at step ${startStep}`);
-        client = await service.createTrainingClientFromState(resumeFrom.state_path!, { optimizer: true, userMetadata });
-      } else if (config.loadCheckpointPath) {
-        log(`loading weights from ${config.loadCheckpointPath} (fresh optimizer)`);
-        client = await service.createTrainingClientFromState(config.loadCheckpointPath, {
-          optimizer: false,
-          userMetadata,
-        });
-      } else {
-        client = await service.createLoraTrainingClient({
-          baseModel: config.modelName,
-          rank: config.loraRank,
-          userMetadata,
-        });
-      }
+      const { client } = await openTrainingClient<SupervisedTrainingClient>(run, service, { ...config, userMetadata });
 
       let tokenizerForDisplay: ReturnType<typeof getTokenizer> | undefined;
       try {

@@ -17,6 +17,7 @@ import {
   appendCheckpointRecord,
   type CheckpointRecord,
   checkpointName,
+  openTrainingClient,
   type RunResult,
   runLoop,
   submitCheckpointSave,
@@ -118,14 +119,11 @@ export async function trainGem(
       const r = renderer!;
       const service =
         deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
-      let training: GemTrainingClient;
-      if (run.resumeFrom?.state_path !== undefined) {
-        training = await service.createTrainingClientFromState(run.resumeFrom.state_path, { optimizer: true });
-      } else if (config.loadCheckpointPath !== null) {
-        training = await service.createTrainingClientFromState(config.loadCheckpointPath, { optimizer: false });
-      } else {
-        training = await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank });
-      }
+      const { client: training } = await openTrainingClient<GemTrainingClient>(run, service, {
+        modelName: config.modelName,
+        loraRank: config.loraRank,
+        loadCheckpointPath: config.loadCheckpointPath,
+      });
       const stop = stopCondition(r);
       const saveAt = async (name: string, step: number, final: boolean): Promise<CheckpointRecord> => {
         const paths = await submitCheckpointSave(training, name, { kind: final ? 'both' : 'state' });
