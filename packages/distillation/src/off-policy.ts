@@ -27,16 +27,16 @@ import {
 } from '@cookbook/eval';
 import {
   appendCheckpointRecord,
-  type CheckLogDirOptions,
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
   openTrainingClient,
+  type RunOutputDeps,
   type RunResult,
   runConfigShape,
   runLoop,
+  runOutputOptions,
   submitCheckpointSave,
-  type TextSink,
 } from '@cookbook/logging';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import {
@@ -112,19 +112,13 @@ export interface OffPolicyServiceClient extends TeacherServiceClient {
 }
 
 /** What the loop needs besides its config. */
-export interface OffPolicyDistillationDeps {
+export interface OffPolicyDistillationDeps extends RunOutputDeps {
   /** The text to distil on (supervised datums; weights mark the trained tokens), or a builder run before any write. */
   dataset: SupervisedDatasetBuilder | SupervisedDatasets;
   /** Extra evaluators (or builders) run every `evalEvery` steps; `test/nll` on the test set is added. */
   evaluators?: readonly EvaluatorOrBuilder[];
   /** Default: a ServiceClient on `baseUrl` (or the environment / embedded service), closed at the end. */
   serviceClient?: OffPolicyServiceClient;
-  /** Written to config.json instead of the parsed config (e.g. a recipe's own fields), in snake_case. */
-  hparams?: unknown;
-  console?: boolean | TextSink;
-  progress?: boolean | TextSink;
-  log?: (line: string) => void;
-  logDirOptions?: CheckLogDirOptions;
   /** Called after each step's metrics are logged. */
   onStep?: (step: number, metrics: Record<string, number>) => void;
 }
@@ -203,13 +197,9 @@ export async function trainOffPolicyDistillation(
   return runLoop(
     {
       ...config,
-      config:
-        deps.hparams ??
+      ...runOutputOptions(deps, () =>
         configToKeyStyle(OffPolicyDistillationConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
-      console: deps.console ?? true,
-      progress: deps.progress ?? true,
-      ...(deps.log ? { log: deps.log } : {}),
-      ...(deps.logDirOptions ? { logDirOptions: deps.logDirOptions } : {}),
+      ),
       prepare: async () => {
         datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
         if (datasets.train.length === 0) {

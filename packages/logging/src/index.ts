@@ -88,6 +88,7 @@ export {
   runConfigShape,
   runLoop,
 } from './run.js';
+export { type RunOutputDeps, runOutputOptions } from './run-output.js';
 export {
   buildRunReport,
   findTranscripts,

@@ -19,17 +19,17 @@ import {
 } from '@cookbook/eval';
 import {
   appendCheckpointRecord,
-  type CheckLogDirOptions,
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
   openTrainingClient,
+  type RunOutputDeps,
   type RunResult,
   resumeStepOf,
   runConfigShape,
   runLoop,
+  runOutputOptions,
   submitCheckpointSave,
-  type TextSink,
 } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import type { SupervisedDataset } from '@cookbook/supervised';
@@ -128,7 +128,7 @@ export interface DpoServiceClient {
 }
 
 /** What the DPO loop needs besides its config. */
-export interface DpoTrainDeps {
+export interface DpoTrainDeps extends RunOutputDeps {
   /** The comparisons (or a builder, run before anything is written). */
   dataset: ComparisonDatasetBuilder | ComparisonDatasets;
   /** Renders comparisons; default: `rendererName` (or the model's recommended renderer) over the model's tokenizer. */
@@ -142,13 +142,6 @@ export interface DpoTrainDeps {
   infrequentEvaluators?: readonly EvaluatorOrBuilder[];
   /** The service. Default: a new ServiceClient on `baseUrl` (closed at the end). */
   serviceClient?: DpoServiceClient;
-  /** Written to config.json instead of the parsed config, in snake_case. */
-  hparams?: unknown;
-  console?: boolean | TextSink;
-  progress?: boolean | TextSink;
-  writeReport?: boolean;
-  log?: (line: string) => void;
-  logDirOptions?: CheckLogDirOptions;
   /** Called after each step's metrics are logged. */
   onStepLogged?: (step: number, metrics: Record<string, number>) => void;
 }
@@ -176,12 +169,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
   return runLoop(
     {
       ...config,
-      config: deps.hparams ?? configToKeyStyle(DpoTrainConfigSchema, config, { keyStyle: 'snake_case' }),
-      console: deps.console ?? true,
-      progress: deps.progress ?? true,
-      writeReport: deps.writeReport ?? true,
-      ...(deps.log ? { log: deps.log } : {}),
-      ...(deps.logDirOptions ? { logDirOptions: deps.logDirOptions } : {}),
+      ...runOutputOptions(deps, () => configToKeyStyle(DpoTrainConfigSchema, config, { keyStyle: 'snake_case' })),
       prepare: async () => {
         renderer = rendererOf(config, deps);
         const data = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;

@@ -8,7 +8,13 @@
  */
 import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
 import { resolveEvaluators } from '@cookbook/eval';
-import { type CheckpointRecord, checkpointName, openTrainingClient, runLoop } from '@cookbook/logging';
+import {
+  type CheckpointRecord,
+  checkpointName,
+  openTrainingClient,
+  runLoop,
+  runOutputOptions,
+} from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
@@ -37,11 +43,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
   return runLoop(
     {
       ...config,
-      config: deps.hparams ?? configToKeyStyle(RLTrainConfigSchema, config, { keyStyle: 'snake_case' }),
-      console: deps.console ?? true,
-      progress: deps.progress ?? true,
-      ...(deps.log ? { log: deps.log } : {}),
-      ...(deps.logDirOptions ? { logDirOptions: deps.logDirOptions } : {}),
+      ...runOutputOptions(deps, () => configToKeyStyle(RLTrainConfigSchema, config, { keyStyle: 'snake_case' })),
       prepare: async () => {
         datasets = await deps.datasetBuilder();
       },

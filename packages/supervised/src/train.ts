@@ -33,18 +33,18 @@ import {
 } from '@cookbook/eval';
 import {
   appendCheckpointRecord,
-  type CheckLogDirOptions,
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
   openTrainingClient,
+  type RunOutputDeps,
   type RunResult,
   resumeStepOf,
   runConfigShape,
   runLoop,
+  runOutputOptions,
   type SavedPaths,
   submitCheckpointSave,
-  type TextSink,
   Transcript,
 } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
@@ -108,7 +108,7 @@ export type SupervisedTrainConfig = z.infer<typeof SupervisedTrainConfigSchema>;
 export type SupervisedTrainConfigInput = z.input<typeof SupervisedTrainConfigSchema>;
 
 /** What the SFT loop needs besides its config. */
-export interface SupervisedTrainDeps {
+export interface SupervisedTrainDeps extends RunOutputDeps {
   /** Datasets, or a builder (run before anything is written, so bad data fails early). */
   dataset: SupervisedDatasetBuilder | SupervisedDatasets;
   /**
@@ -120,18 +120,6 @@ export interface SupervisedTrainDeps {
   infrequentEvaluators?: readonly EvaluatorOrBuilder[];
   /** The service to train on. Default: a new ServiceClient on `baseUrl` (closed at the end). */
   serviceClient?: SupervisedServiceClient;
-  /** Written to config.json instead of the parsed config (e.g. a recipe's own fields), in snake_case. */
-  hparams?: unknown;
-  /** Console table per step (true = stdout). Default true. */
-  console?: boolean | TextSink;
-  /** Progress line (`step i/N`, ETA, NLL). Default true (stderr). */
-  progress?: boolean | TextSink;
-  /** Write report.html at the end. Default true. */
-  writeReport?: boolean;
-  /** Progress and notices. Default: stderr. */
-  log?: (line: string) => void;
-  /** Options of the log-dir check (TTY detection, prompt). */
-  logDirOptions?: CheckLogDirOptions;
   /** Called after each step's metrics are logged (before its checkpoint record); for tests and hooks. */
   onStepLogged?: (step: number, metrics: Record<string, number>) => void;
 }
@@ -170,14 +158,9 @@ export async function trainSupervised(
   return runLoop(
     {
       ...config,
-      config:
-        deps.hparams ??
+      ...runOutputOptions(deps, () =>
         configToKeyStyle(SupervisedTrainConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
-      console: deps.console ?? true,
-      progress: deps.progress ?? true,
-      writeReport: deps.writeReport ?? true,
-      ...(deps.log ? { log: deps.log } : {}),
-      ...(deps.logDirOptions ? { logDirOptions: deps.logDirOptions } : {}),
+      ),
       // The data is built and checked before an old run is deleted.
       prepare: async () => {
         datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;

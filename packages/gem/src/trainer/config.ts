@@ -4,7 +4,7 @@
  * retries, a starting checkpoint).
  */
 
-import type { CheckLogDirOptions } from '@cookbook/logging';
+import type { RunOutputDeps } from '@cookbook/logging';
 import { runConfigShape } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import type { ServiceClientLike } from '@cookbook/tinker-client';
@@ -89,7 +89,7 @@ export interface EpisodeRecord {
 }
 
 /** Non-serialisable inputs of {@link trainGem}. */
-export interface GemTrainDeps {
+export interface GemTrainDeps extends RunOutputDeps {
   /** The service (default: a ServiceClient for `baseUrl` / the environment, closed at the end). */
   serviceClient?: Pick<ServiceClientLike, 'createLoraTrainingClient' | 'createTrainingClientFromState'>;
   /** The chat format (default: `rendererName`, else the model's recommended one). */
@@ -100,12 +100,4 @@ export interface GemTrainDeps {
   onStep?: (step: number, metrics: Record<string, number>) => void;
   /** Called with the first two episodes of each step (the seed prints them). */
   onEpisode?: (episode: EpisodeRecord) => void;
-  /** Console table of metrics (default true). */
-  console?: boolean;
-  /** Progress line (default true). */
-  progress?: boolean;
-  log?: (line: string) => void;
-  logDirOptions?: CheckLogDirOptions;
-  /** `config.json` contents (default: this config in snake_case). */
-  hparams?: unknown;
 }

@@ -20,6 +20,7 @@ import {
   openTrainingClient,
   type RunResult,
   runLoop,
+  runOutputOptions,
   submitCheckpointSave,
 } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
@@ -91,11 +92,7 @@ export async function trainGem(
   return runLoop<GemTrainValue>(
     {
       ...config,
-      config: deps.hparams ?? configToKeyStyle(GemTrainConfigSchema, config, { keyStyle: 'snake_case' }),
-      console: deps.console ?? true,
-      progress: deps.progress ?? true,
-      ...(deps.log ? { log: deps.log } : {}),
-      ...(deps.logDirOptions ? { logDirOptions: deps.logDirOptions } : {}),
+      ...runOutputOptions(deps, () => configToKeyStyle(GemTrainConfigSchema, config, { keyStyle: 'snake_case' })),
       prepare: () => {
         // Bad env ids, wrappers or data fail here, before an old run folder is deleted.
         renderer ??= gemRenderer(config);

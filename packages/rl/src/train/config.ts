@@ -5,7 +5,7 @@
  */
 import type { Datum, TokenCompleter } from '@cookbook/core';
 import type { EvaluatorOrBuilder, SamplingClientEvaluator } from '@cookbook/eval';
-import { type CheckLogDirOptions, checkpointConfigShape, type RunResult, runConfigShape } from '@cookbook/logging';
+import { checkpointConfigShape, type RunOutputDeps, type RunResult, runConfigShape } from '@cookbook/logging';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
 import type { DatumMetadata } from '../data-processing.js';
@@ -119,7 +119,7 @@ export type RLTrainConfig = z.infer<typeof RLTrainConfigSchema>;
 export type RLTrainConfigInput = z.input<typeof RLTrainConfigSchema>;
 
 /** What the loop needs besides its config. */
-export interface RLTrainDeps {
+export interface RLTrainDeps extends RunOutputDeps {
   /** Builds the train (and optional test) dataset; runs before anything is written. */
   datasetBuilder: RLDatasetBuilder;
   /** Default: a ServiceClient on `baseUrl` (or the environment / embedded service), closed at the end. */
@@ -128,18 +128,8 @@ export interface RLTrainDeps {
   evaluators?: readonly EvaluatorOrBuilder<SamplingClientEvaluator>[];
   /** Policy over a sampler. Default: TinkerTokenCompleter with maxTokens and temperature. */
   makePolicy?: (sampler: RLSamplingClient) => TokenCompleter;
-  /** Console table of metrics per step. Default true. */
-  console?: boolean;
-  /** Progress line (`step i/N`, ETA, reward). Default true (stderr). */
-  progress?: boolean;
-  /** Notices. Default: stderr. */
-  log?: (line: string) => void;
-  /** Options of the log-dir prompt. */
-  logDirOptions?: CheckLogDirOptions;
   /** Called after each step's metrics are logged. */
   onStep?: (step: number, metrics: Record<string, number>) => void;
-  /** Written to config.json instead of the parsed config (e.g. a recipe's own fields). */
-  hparams?: unknown;
   /**
    * Adjusts the assembled datums before training (after advantages and the KL penalty): e.g. on-policy distillation
    * subtracts a teacher's reverse KL from `advantages`. May mutate `data_D`'s loss inputs; returns metrics to log.
