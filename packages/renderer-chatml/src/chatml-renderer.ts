@@ -1,6 +1,11 @@
 /**
  * A plain ChatML renderer: `<|im_start|>role⏎content<|im_end|>⏎` per message, no reasoning framing, no tools.
  * Written only against the public API of `@cookbook/renderers`, as a template for third-party renderer packages.
+ * Token for token the common ChatML Jinja template, with one deliberate difference: message text never becomes a
+ * control token. Every added token of the tokenizer counts — `<|im_end|>`, and with a Qwen3 tokenizer also `<think>`,
+ * `<tool_call>`, `<tool_response>` and their closing tags: a user quoting `<think>` gets the text, not the token (the
+ * template + tokenizer would produce the token). Control tokens come only from the `<|im_start|>` / `<|im_end|>`
+ * framing.
  */
 import { type Message, RendererError } from '@cookbook/core';
 import {

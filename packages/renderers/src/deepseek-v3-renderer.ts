@@ -117,15 +117,28 @@ export class DeepSeekV3Renderer extends BaseRenderer {
       if (ctx.isLast && !hasThinking && !followsTool && !inlineThink) {
         tokens.push(...this.encode('<think>'), ...this.encode('</think>'));
       }
-      let pending = '';
+      // Reasoning and text are values, the `</think>` after the reasoning is structure: with a tokenizer that has
+      // `</think>` as an added token (V3.1's), a quoted `</think>` in the text stays text.
+      let literals = [''];
+      let values: string[] = [];
+      const flush = (): void => {
+        tokens.push(...this.tpl(literals, ...values));
+        literals = [''];
+        values = [];
+      };
       for (const p of parts) {
         if (p.type === 'thinking') {
           if (strip && calls.length === 0) continue;
-          tokens.push(...this.encodeText(pending), ...this.encode('<think>'));
-          pending = `${p.thinking}</think>`;
-        } else if (p.type === 'text') pending += p.text;
+          flush();
+          tokens.push(...this.encode('<think>'));
+          values.push(p.thinking);
+          literals.push('</think>');
+        } else if (p.type === 'text') {
+          values.push(p.text);
+          literals.push('');
+        }
       }
-      tokens.push(...this.encodeText(pending));
+      flush();
     }
     if (calls.length > 0) {
       // CALLS_BEGIN (CALL_BEGIN name SEP arguments CALL_END)* CALLS_END, names and arguments as text.

@@ -8,6 +8,7 @@ import {
   THINKING_TOOL_CASES,
   TOOL_CASES,
   TOOLS,
+  toHfMessages,
 } from './__fixtures__/conversations.js';
 import { rendererMessages, renderTemplate, templateMessages } from './__fixtures__/template.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
@@ -133,6 +134,39 @@ describe('qwen3 documented differences', () => {
   it('qwen3_instruct renders thinking parts raw', () => {
     const text = tok.decode(instruct.buildGenerationPrompt(THINKING_CASES[0]!.messages).toInts());
     expect(text).toContain('<|im_start|>assistant\n<think>17*3 = 51.</think>51<|im_end|>');
+  });
+  it('quoted <think>, <tool_call>, <tool_response> tags stay text; the template + tokenizer would give tokens', () => {
+    const tags = ['<think>', '</think>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'];
+    const q = tags.join(' ');
+    const msgs: Message[] = [
+      { role: 'system', content: `sys ${q}` },
+      { role: 'user', content: `quote ${q}` },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: `reason ${q}` },
+          { type: 'text', text: `answer ${q}` },
+        ],
+        tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ q }) } }],
+      },
+      { role: 'tool', content: `result ${q}` },
+    ];
+    const tagIds = tags.map((t) => tok.convertTokenToId(t)!);
+    const count = (ids: number[]) => tagIds.map((id) => ids.filter((t) => t === id).length);
+    for (const r of [thinking, noThink, instruct]) {
+      const ids = r.buildGenerationPrompt(msgs).toInts();
+      // Only the renderer's own framing: the assistant's think block (instruct renders its thinking part raw, in
+      // tags; disable_thinking adds its empty prefilled block), one tool call, one tool response.
+      const think = r.mode === 'disable_thinking' ? 2 : 1;
+      expect(count(ids), r.mode).toEqual([think, think, 1, 1, 1, 1]);
+      const text = tok.decode(ids);
+      for (const m of [`sys ${q}`, `quote ${q}`, `reason ${q}`, `answer ${q}`, `result ${q}`])
+        expect(text).toContain(m);
+    }
+    // The official template renders the same text, but its tokenizer turns every quoted tag into the token.
+    const expected = renderTemplate(tok, { messages: toHfMessages(msgs), add_generation_prompt: true });
+    expect(count(enc(expected)).every((n) => n > 1)).toBe(true);
+    expect(tok.decode(thinking.buildGenerationPrompt(msgs).toInts())).toBe(expected);
   });
   it('literal special-token text inside content stays plain text', () => {
     const ids = thinking.buildGenerationPrompt([{ role: 'user', content: 'say <|im_end|> please' }]).toInts();

@@ -3,8 +3,13 @@
  * Deliberate differences from upstream, chosen for parity with the official template: consecutive tool results
  * share one `<|im_start|>user` block, and assistant messages after the last user query keep their reasoning
  * (the template strips it only before that query). Kept from upstream: string content is never searched for
- * inline `<think>` blocks, and message text (content, role, tool names and arguments) is encoded with control tokens
- * split (a literal `<|im_end|>` in a message stays text). A message's header and its content are encoded separately,
+ * inline `<think>` blocks. Deliberate difference from the template everywhere: message text (content, thinking,
+ * role, tool names, arguments and results) never becomes a control token — not `<|im_end|>`, nor the added tokens
+ * `<think>`, `</think>`, `<tool_call>`, `</tool_call>`, `<tool_response>`, `</tool_response>`: a user quoting
+ * `<think>` gets the text, not the token (the official template + tokenizer would produce the token); those tokens
+ * come only from the renderer's own think and tool framing, and from the fixed closing text of the tool declaration
+ * that {@link Qwen3Renderer.createConversationPrefixWithTools} writes into the system message (recognised there).
+ * A message's header and its content are encoded separately,
  * as at sampling time (the prompt ends with the header): content that starts with whitespace therefore tokenizes
  * differently at that seam (`\n` + `\n…`) than the whole template string (`\n\n…`); everywhere else the tokens
  * equal the template's.
@@ -92,8 +97,13 @@ export class Qwen3Renderer extends BaseRenderer {
     const nl = ctx.idx > 0 ? '\n' : '';
     if (message.role === 'tool') return this.renderToolResult(message, ctx, nl);
     const header = this.tpl`${nl}<|im_start|>${message.role}\n`;
-    const body = message.role === 'assistant' ? this.assistantBody(message, ctx) : this.plainText(message);
-    return { header, output: [{ type: 'encoded_text', tokens: [...this.encodeContent(body), this.imEnd] }] };
+    const body =
+      message.role === 'assistant'
+        ? this.assistantBody(message, ctx)
+        : message.role === 'system'
+          ? this.systemBody(this.plainText(message))
+          : this.encodeText(this.plainText(message));
+    return { header, output: [{ type: 'encoded_text', tokens: [...body, this.imEnd] }] };
   }
 
   private plainText(message: Message): string {
@@ -105,49 +115,79 @@ export class Qwen3Renderer extends BaseRenderer {
     return text;
   }
 
+  /**
+   * A system message that ends with the tool declaration of {@link createConversationPrefixWithTools} (its fixed
+   * introduction, then the tool lines, then its fixed closing text) is the renderer's structure: the `<tool_call>`
+   * tags of that closing text become tokens, as in the template. Everything before them (system prompt, tool
+   * descriptions) is text.
+   */
+  private systemBody(text: string): number[] {
+    const declared = text.endsWith(TOOLS_OUTRO) && text.lastIndexOf(TOOLS_INTRO, text.length - TOOLS_OUTRO.length) >= 0;
+    if (!declared) return this.encodeText(text);
+    return this.tpl(['', TOOLS_OUTRO], text.slice(0, text.length - TOOLS_OUTRO.length));
+  }
+
   private renderToolResult(message: Message, ctx: RenderContext, nl: string): RenderedMessage {
     // Consecutive tool results share one user block, as in the official template.
     const continues = ctx.prevMessage?.role === 'tool';
     const closes = ctx.nextMessage?.role !== 'tool';
-    const body = `\n<tool_response>\n${this.plainText(message)}\n</tool_response>`;
-    const tokens = [...this.encodeContent(body), ...(closes ? [this.imEnd] : [])];
+    const body = this.tpl`\n<tool_response>\n${this.plainText(message)}\n</tool_response>`;
+    const tokens = [...body, ...(closes ? [this.imEnd] : [])];
     const out: RenderedMessage = { output: [{ type: 'encoded_text', tokens }] };
     if (!continues) out.header = this.encode(`${nl}<|im_start|>user`);
     return out;
   }
 
-  private assistantBody(message: Message, ctx: RenderContext): string {
+  /**
+   * The assistant body as a template: the think and tool-call framing are literals (their tags become tokens), the
+   * reasoning, text, tool names and arguments are values (encoded as text, whatever tags they quote).
+   */
+  private assistantBody(message: Message, ctx: RenderContext): number[] {
+    const literals: string[] = [''];
+    const values: string[] = [];
+    const lit = (s: string): void => {
+      literals[literals.length - 1] += s;
+    };
+    const val = (s: string): void => {
+      values.push(s);
+      literals.push('');
+    };
     const { thinking, text, hasThinking } = splitThinkingAndText(message);
-    let body: string;
     if (this.mode === 'instruct') {
-      body = typeof message.content === 'string' ? message.content : this.rawParts(message.content);
+      if (typeof message.content === 'string') val(message.content);
+      else this.rawParts(message.content, lit, val);
     } else {
       const afterQuery = ctx.idx > lastQueryIndex(ctx.messages) && lastQueryIndex(ctx.messages) >= 0;
       const keepThinking = afterQuery || !this.stripThinkingFromHistory;
       const framed = (afterQuery && ctx.isLast) || (keepThinking && hasThinking && thinking !== '');
-      body = framed ? `<think>\n${stripChars(thinking, '\n')}\n</think>\n\n${lstripChars(text, '\n')}` : text;
+      if (framed) {
+        lit('<think>\n');
+        val(stripChars(thinking, '\n'));
+        lit('\n</think>\n\n');
+        val(lstripChars(text, '\n'));
+      } else val(text);
     }
     const calls = message.tool_calls ?? [];
     calls.forEach((call, j) => {
-      if (j > 0 || text !== '') body += '\n';
-      body += `<tool_call>\n{"name": "${call.function.name}", "arguments": ${call.function.arguments}}\n</tool_call>`;
+      if (j > 0 || text !== '') lit('\n');
+      lit('<tool_call>\n{"name": "');
+      val(call.function.name);
+      lit('", "arguments": ');
+      val(call.function.arguments);
+      lit('}\n</tool_call>');
     });
-    return body;
+    return this.tpl(literals, ...values);
   }
 
-  private rawParts(parts: readonly ContentPart[]): string {
-    return parts
-      .map((p) => {
-        if (p.type === 'thinking') return `<think>${p.thinking}</think>`;
-        if (p.type === 'text') return p.text;
-        throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
-      })
-      .join('');
-  }
-
-  /** Content is encoded with special tokens split, so literal `<|im_start|>` in text stays text. */
-  private encodeContent(text: string): number[] {
-    return this.encodeText(text);
+  private rawParts(parts: readonly ContentPart[], lit: (s: string) => void, val: (s: string) => void): void {
+    for (const p of parts) {
+      if (p.type === 'thinking') {
+        lit('<think>');
+        val(p.thinking);
+        lit('</think>');
+      } else if (p.type === 'text') val(p.text);
+      else throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
+    }
   }
 
   protected override generationSuffix(role: string, messages: readonly Message[]): number[] {

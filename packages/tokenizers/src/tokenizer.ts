@@ -14,9 +14,10 @@ export interface EncodeOptions {
   /** Let the tokenizer's post-processor add its special tokens (BOS, ...). Default false. */
   addSpecialTokens?: boolean;
   /**
-   * Treat the text of control tokens ({@link Tokenizer.controlTokens}: `<|im_start|>`, `<｜User｜>`, ...) as plain
-   * text instead of matching them (Hugging Face's `split_special_tokens`, extended to the `<|…|>` / `<｜…｜>` added
-   * tokens). Other added tokens such as `<think>` still match. Default false.
+   * Treat the text of control tokens ({@link Tokenizer.controlTokens}: every added token, `<|im_start|>`,
+   * `<｜User｜>`, `<think>`, `<tool_call>`, ...) as plain text instead of matching them (Hugging Face's
+   * `split_special_tokens`, extended to the non-special added tokens). Renderers encode message text this way.
+   * Default false.
    */
   splitSpecialTokens?: boolean;
 }
@@ -46,10 +47,10 @@ export interface Tokenizer {
   /** The Jinja chat template of tokenizer_config.json, when it ships one. */
   readonly chatTemplate: string | undefined;
   /**
-   * The strings of the control tokens: the special added tokens (`<|im_start|>`, `<|eot_id|>`) and the added tokens
-   * spelled `<|…|>` or `<｜…｜>` that a tokenizer marks non-special but chat formats use as structure (DeepSeek's
-   * `<｜User｜>`, Qwen's `<|fim_prefix|>`). Added tokens such as `<think>` or `<tool_call>` are not among them: the
-   * official templates write those as text.
+   * The strings of the control tokens: every added token of tokenizer.json (`added_tokens`), special or not —
+   * `<|im_start|>`, `<|eot_id|>`, DeepSeek's `<｜User｜>`, and Qwen's `<think>` / `<tool_call>` /
+   * `<tool_response>`, which the tokenizer marks non-special although chat formats use them as structure. None of
+   * them may come from message text: renderers emit them only from their own structure.
    */
   readonly controlTokens: readonly string[];
 }
@@ -66,10 +67,6 @@ interface AddedTokenJson {
   id: number;
   content: string;
   special?: boolean;
-}
-
-function isControlToken(token: AddedTokenJson): boolean {
-  return token.special === true || /^<\|.*\|>$/su.test(token.content) || /^<｜.*｜>$/su.test(token.content);
 }
 
 function tokenString(value: unknown): string | undefined {
@@ -106,7 +103,9 @@ export class HfTokenizer implements Tokenizer {
     const Ctor = hfTokenizerClass();
     this.inner = new Ctor(files.tokenizerJson, files.tokenizerConfig);
     const added = (files.tokenizerJson.added_tokens ?? []) as AddedTokenJson[];
-    this.controlTokens = added.filter(isControlToken).map((t) => t.content);
+    // Every added token is a control token: the tokenizer matches each of them before the model's own merges, so
+    // message text that spells one (special or not) would otherwise become it.
+    this.controlTokens = added.map((t) => t.content);
     this.controlPattern =
       this.controlTokens.length === 0
         ? undefined
@@ -150,8 +149,8 @@ export class HfTokenizer implements Tokenizer {
   private plainTokenizer(): HfTokenizerInstance {
     if (this.plain === undefined) {
       const files = this.loadFiles();
-      const added = (files.tokenizerJson.added_tokens ?? []) as AddedTokenJson[];
-      const json = { ...files.tokenizerJson, added_tokens: added.filter((t) => !isControlToken(t)) };
+      // Without its added tokens the tokenizer encodes their strings with the model's merges, as plain text.
+      const json = { ...files.tokenizerJson, added_tokens: [] };
       const Ctor = hfTokenizerClass();
       this.plain = new Ctor(json, files.tokenizerConfig);
     }
