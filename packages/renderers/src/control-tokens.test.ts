@@ -1,12 +1,14 @@
 /**
  * Generated batteries over every built-in renderer: (1) text from a message never becomes a control token, whatever
- * control strings it quotes; (2) where an official template ships with the tokenizer, random conversations (unicode,
+ * control strings it quotes (always every structure token the renderer emits, plus a random sample of the rest); (2) where an official template ships with the tokenizer, random conversations (unicode,
  * whitespace edges, several turns) render token for token as the template run by @huggingface/jinja.
  */
 import type { Message } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { type Case, TOOLS, toHfMessages } from './__fixtures__/conversations.js';
+import { randomConversation, randomText, rng } from './__fixtures__/random.js';
+import { controlIds, quotedControlTokens, richestShape, structureTokens } from './__fixtures__/structure.js';
 import { rendererMessages, renderTemplate, templateMessages } from './__fixtures__/template.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
 import { BUILT_IN_RENDERER_NAMES, getRenderer } from './registry.js';
@@ -18,68 +20,14 @@ function tokenizerFor(renderer: string): Tokenizer {
   return getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
 }
 
-/** A small seeded PRNG (mulberry32): the battery is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = [
-  'hello',
-  'Grüße',
-  '数学',
-  'café',
-  '🙂',
-  'x=1;',
-  '  ',
-  '\n',
-  '\t',
-  'naïve',
-  'ok.',
-  '"quoted"',
-  '<b>',
-  '42',
-];
-
-function randomText(next: () => number, quoted: readonly string[]): string {
-  const n = 1 + Math.floor(next() * 6);
-  let out = next() < 0.2 ? ' ' : '';
-  for (let i = 0; i < n; i++) {
-    const pool = quoted.length > 0 && next() < 0.35 ? quoted : WORDS;
-    out += `${pool[Math.floor(next() * pool.length)]}${next() < 0.7 ? ' ' : ''}`;
-  }
-  return next() < 0.2 ? `${out}\n` : out.trimEnd() || 'x';
-}
-
-function randomConversation(next: () => number, quoted: readonly string[], system: boolean): Message[] {
-  const msgs: Message[] = system && next() < 0.5 ? [{ role: 'system', content: randomText(next, quoted) }] : [];
-  const turns = 1 + Math.floor(next() * 3);
-  for (let t = 0; t < turns; t++) {
-    msgs.push({ role: 'user', content: randomText(next, quoted) });
-    msgs.push({ role: 'assistant', content: randomText(next, quoted) });
-  }
-  return msgs;
-}
-
-function controlIds(tokenizer: Tokenizer, tokens: readonly number[]): number[] {
-  const ids = new Set(tokenizer.controlTokens.map((t) => tokenizer.convertTokenToId(t)));
-  return tokens.filter((t) => ids.has(t)).sort((a, b) => a - b);
-}
-
 describe('message text never becomes a control token', () => {
   for (const name of BUILT_IN_RENDERER_NAMES) {
     it(`${name}: control strings quoted in messages stay text`, () => {
       const tokenizer = tokenizerFor(name);
       const renderer = getRenderer(name, tokenizer);
       const next = rng(7);
-      // Quote the renderer's own structure tokens first, then any others.
-      const quoted = [...tokenizer.controlTokens].sort(() => next() - 0.5).slice(0, 40);
+      // Every structure token the renderer emits, plus a random sample of the tokenizer's other control tokens.
+      const quoted = quotedControlTokens(renderer, next, 30);
       for (let i = 0; i < 25; i++) {
         const msgs = randomConversation(next, quoted, !name.startsWith('deepseek') || i % 2 === 0);
         const clean = msgs.map((m) => {
@@ -136,29 +84,41 @@ describe('random conversations match the official templates', () => {
 });
 
 describe('tool calls, tool results and thinking never become control tokens', () => {
-  for (const name of ['qwen3', 'qwen3_instruct', 'deepseekv3', 'deepseekv3_thinking', 'gpt_oss_medium_reasoning']) {
-    it(name, () => {
+  it('each renderer emits the structure tokens of its format (the battery quotes them all)', () => {
+    const structure = (name: string) => structureTokens(getRenderer(name, tokenizerFor(name)));
+    expect(structure('llama3')).toEqual([
+      '<|begin_of_text|>',
+      '<|start_header_id|>',
+      '<|end_header_id|>',
+      '<|eot_id|>',
+    ]);
+    expect(structure('qwen3')).toEqual(
+      expect.arrayContaining(['<|im_start|>', '<|im_end|>', '<tool_call>', '</tool_call>', '<think>', '</think>']),
+    );
+    expect(structure('qwen3')).toContain('<tool_response>');
+    expect(structure('deepseekv3')).toEqual(
+      expect.arrayContaining(['<｜User｜>', '<｜Assistant｜>', '<｜tool▁calls▁begin｜>', '<｜tool▁output▁begin｜>']),
+    );
+    expect(structure('gpt_oss_medium_reasoning')).toEqual(
+      expect.arrayContaining(['<|start|>', '<|channel|>', '<|message|>', '<|call|>', '<|return|>', '<|constrain|>']),
+    );
+  });
+
+  for (const name of BUILT_IN_RENDERER_NAMES) {
+    it(`${name}: control strings quoted in every text field stay text`, () => {
       const tokenizer = tokenizerFor(name);
       const renderer = getRenderer(name, tokenizer);
-      const q = tokenizer.controlTokens.slice(0, 12).join(' ');
-      const conversation = (s: string): Message[] => [
-        { role: 'user', content: `question ${s}` },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'thinking', thinking: `think ${s}` },
-            { type: 'text', text: `answer ${s}` },
-          ],
-          tool_calls: [
-            { type: 'function', function: { name: `tool${s ? '_x' : ''}`, arguments: JSON.stringify({ a: s }) } },
-          ],
-        },
-        { role: 'tool', name: 'tool', content: `result ${s}` },
-        { role: 'assistant', content: `final ${s}` },
-      ];
-      const got = renderer.buildSupervisedExample(conversation(q)).modelInput.toInts();
-      const want = renderer.buildSupervisedExample(conversation('')).modelInput.toInts();
-      expect(controlIds(tokenizer, got)).toEqual(controlIds(tokenizer, want));
+      const conversation = richestShape(renderer);
+      const next = rng(13);
+      for (let i = 0; i < 3; i++) {
+        const q = [...quotedControlTokens(renderer, next, 12)].sort(() => next() - 0.5).join(i === 1 ? '' : ' ');
+        const got = renderer.buildSupervisedExample(conversation(q)).modelInput.toInts();
+        const want = renderer.buildSupervisedExample(conversation('')).modelInput.toInts();
+        expect(controlIds(tokenizer, got)).toEqual(controlIds(tokenizer, want));
+        const prompt = renderer.buildGenerationPrompt(conversation(q).slice(0, -1)).toInts();
+        const clean = renderer.buildGenerationPrompt(conversation('').slice(0, -1)).toInts();
+        expect(controlIds(tokenizer, prompt)).toEqual(controlIds(tokenizer, clean));
+      }
     });
   }
 });

@@ -233,7 +233,8 @@ export abstract class BaseRenderer implements Renderer {
 
   /**
    * Encode text that comes from a message (content, thinking, a role or tool name, tool arguments and results):
-   * special-token strings in it stay text, so a quoted `<|eot_id|>` can never end a turn.
+   * control-token strings in it (every added token of the tokenizer, `<|eot_id|>` as well as Qwen's `<think>`) stay
+   * text, so a quoted `<|eot_id|>` can never end a turn.
    */
   protected encodeText(text: string): number[] {
     return text === '' ? [] : this.tokenizer.encode(text, { addSpecialTokens: false, splitSpecialTokens: true });

@@ -1,0 +1,53 @@
+/** Seeded random conversations for the generated batteries (the same on every run). */
+import type { Message } from '@cookbook/core';
+
+/** A small seeded PRNG (mulberry32). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = [
+  'hello',
+  'Grüße',
+  '数学',
+  'café',
+  '🙂',
+  'x=1;',
+  '  ',
+  '\n',
+  '\t',
+  'naïve',
+  'ok.',
+  '"quoted"',
+  '<b>',
+  '42',
+];
+
+/** 1–6 words (unicode, whitespace edges), each drawn from `quoted` with probability 0.35 when it is non-empty. */
+export function randomText(next: () => number, quoted: readonly string[]): string {
+  const n = 1 + Math.floor(next() * 6);
+  let out = next() < 0.2 ? ' ' : '';
+  for (let i = 0; i < n; i++) {
+    const pool = quoted.length > 0 && next() < 0.35 ? quoted : WORDS;
+    out += `${pool[Math.floor(next() * pool.length)]}${next() < 0.7 ? ' ' : ''}`;
+  }
+  return next() < 0.2 ? `${out}\n` : out.trimEnd() || 'x';
+}
+
+/** An optional system message (when `system`), then 1–3 user/assistant turns of {@link randomText}. */
+export function randomConversation(next: () => number, quoted: readonly string[], system: boolean): Message[] {
+  const msgs: Message[] = system && next() < 0.5 ? [{ role: 'system', content: randomText(next, quoted) }] : [];
+  const turns = 1 + Math.floor(next() * 3);
+  for (let t = 0; t < turns; t++) {
+    msgs.push({ role: 'user', content: randomText(next, quoted) });
+    msgs.push({ role: 'assistant', content: randomText(next, quoted) });
+  }
+  return msgs;
+}
