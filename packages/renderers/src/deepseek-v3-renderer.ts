@@ -2,8 +2,13 @@
  * DeepSeek-V3.1 chat format (upstream `deepseek_v3.py`): `deepseekv3` (thinking off, `</think>` after every
  * assistant header) and `deepseekv3_thinking` (`<think>` prefill). Differences from the V3 template shipped with the
  * tokenizer are the V3.1 ones: the `</think>` marker, tool calls as `name<｜tool▁sep｜>args` without a fenced block,
- * and tool outputs without an outer `<｜tool▁outputs▁begin｜>` wrapper. Deliberate difference from every template:
- * message text never becomes a control token (a quoted `<｜User｜>` stays text; the template would emit the token).
+ * and tool outputs without an outer `<｜tool▁outputs▁begin｜>` wrapper; everywhere else (system prompt, user and
+ * assistant turns, reasoning dropped from history) the tokens equal the V3 template's plus the `</think>` marker,
+ * tested on a generated battery. Deliberate difference from every template: message text (content, reasoning, tool
+ * arguments and results) never becomes a control token (a quoted `<｜User｜>` stays text; the template + tokenizer
+ * would emit the token). Control tokens come only from the renderer's structure, which includes the format line of
+ * the tool declaration that {@link DeepSeekV3Renderer.createConversationPrefixWithTools} writes into the system
+ * message (recognised there, so its tokens match what the official system prompt gives).
  */
 import {
   type ContentPart,
@@ -34,6 +39,15 @@ const CALL_END = '<｜tool▁call▁end｜>';
 const SEP = '<｜tool▁sep｜>';
 const OUTPUT_BEGIN = '<｜tool▁output▁begin｜>';
 const OUTPUT_END = '<｜tool▁output▁end｜>';
+
+const TOOLS_INTRO = '## Tools\nYou have access to the following tools:\n\n';
+const TOOLS_OUTRO =
+  'IMPORTANT: ALWAYS adhere to this exact format for tool use:\n' +
+  `${CALLS_BEGIN}${CALL_BEGIN}tool_call_name${SEP}tool_call_arguments${CALL_END}${CALLS_END}\n\n` +
+  'Where:\n' +
+  '- `tool_call_name` must be an exact match to one of the available tools\n' +
+  "- `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema\n" +
+  '- For multiple tool calls, chain them directly without separators or spaces';
 
 /** Options of {@link DeepSeekV3Renderer}. */
 export interface DeepSeekV3RendererOptions {
@@ -73,7 +87,7 @@ export class DeepSeekV3Renderer extends BaseRenderer {
     switch (message.role) {
       case 'system': {
         const { text: content } = splitThinkingAndText(message);
-        if (ctx.idx === 0) return { output: text(content) };
+        if (ctx.idx === 0) return { output: [{ type: 'encoded_text', tokens: this.systemText(content) }] };
         if (this.systemRoleAsUser) return { header: this.special(USER), output: text(content) };
         throw new RendererError(
           'DeepSeek-V3 only supports a system message at index 0; merge it into the first one or construct the ' +
@@ -225,15 +239,19 @@ export class DeepSeekV3Renderer extends BaseRenderer {
     const blocks = tools.map(
       (t) => `### ${t.name}\nDescription: ${t.description}\n\nParameters: ${pythonJsonDumps(t.parameters)}`,
     );
-    const toolsText =
-      '## Tools\nYou have access to the following tools:\n\n' +
-      `${blocks.join('\n')}\n\n` +
-      'IMPORTANT: ALWAYS adhere to this exact format for tool use:\n' +
-      `${CALLS_BEGIN}${CALL_BEGIN}tool_call_name${SEP}tool_call_arguments${CALL_END}${CALLS_END}\n\n` +
-      'Where:\n' +
-      '- `tool_call_name` must be an exact match to one of the available tools\n' +
-      "- `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema\n" +
-      '- For multiple tool calls, chain them directly without separators or spaces';
+    const toolsText = `${TOOLS_INTRO}${blocks.join('\n')}\n\n${TOOLS_OUTRO}`;
     return [{ role: 'system', content: systemPrompt ? `${systemPrompt}\n\n${toolsText}` : toolsText }];
+  }
+
+  /**
+   * The first system message; when it ends with the tool declaration of {@link createConversationPrefixWithTools}
+   * (its fixed introduction, the tool blocks, its fixed format instructions), the control tokens of those
+   * instructions are the renderer's structure and become tokens, as the template + tokenizer make them. Everything
+   * before them (system prompt, tool descriptions) is text.
+   */
+  private systemText(text: string): number[] {
+    const declared = text.endsWith(TOOLS_OUTRO) && text.lastIndexOf(TOOLS_INTRO, text.length - TOOLS_OUTRO.length) >= 0;
+    if (!declared) return this.encodeText(text);
+    return this.tpl(['', TOOLS_OUTRO], text.slice(0, text.length - TOOLS_OUTRO.length));
   }
 }

