@@ -1,13 +1,17 @@
 /**
  * Generated batteries over every built-in renderer: (1) text from a message never becomes a control token, whatever
- * control strings it quotes (always every structure token the renderer emits, plus a random sample of the rest); (2) where an official template ships with the tokenizer, random conversations (unicode,
- * whitespace edges, several turns) render token for token as the template run by @huggingface/jinja.
+ * control strings it quotes (always every structure token the renderer emits, plus a random sample of the rest);
+ * (2) where an official template ships with the tokenizer, random conversations (unicode, whitespace edges, several
+ * turns, tools and reasoning for Qwen3) render token for token as the template run by @huggingface/jinja; those that
+ * quote structure tokens give the template's text with exactly the template's structure tokens (the deliberate
+ * difference: the template + tokenizer would turn the quoted strings into tokens). DeepSeek's battery is in
+ * deepseek-v3-renderer.test.ts.
  */
 import type { Message } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { type Case, TOOLS, toHfMessages } from './__fixtures__/conversations.js';
-import { randomConversation, randomText, rng } from './__fixtures__/random.js';
+import { quoteMasker, randomConversation, randomText, rng } from './__fixtures__/random.js';
 import { controlIds, quotedControlTokens, richestShape, structureTokens } from './__fixtures__/structure.js';
 import { rendererMessages, renderTemplate, templateMessages } from './__fixtures__/template.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
@@ -69,15 +73,30 @@ describe('random conversations match the official templates', () => {
       const tokenizer = getTokenizer(model);
       const renderer = getRenderer(name, tokenizer);
       const next = rng(11);
-      for (let i = 0; i < 40; i++) {
-        const msgs = randomConversation(next, [], true).map((m) => ({ ...m, content: normalise(m.content as string) }));
-        const prompt = msgs.slice(0, -1);
-        const text = renderTemplate(tokenizer, {
+      const quoted = structureTokens(renderer);
+      const { unmask, maskMessages } = quoteMasker(quoted);
+      const template = (prompt: Message[]) =>
+        renderTemplate(tokenizer, {
           messages: toHfMessages(prompt),
           add_generation_prompt: true,
           bos_token: tokenizer.bosToken ?? '',
         });
-        expect(renderer.buildGenerationPrompt(prompt).toInts(), JSON.stringify(prompt)).toEqual(tokenizer.encode(text));
+      for (let i = 0; i < 40; i++) {
+        // Every other conversation quotes the renderer's structure tokens in its messages.
+        const msgs = randomConversation(next, i % 2 === 0 ? [] : quoted, true).map((m) => ({
+          ...m,
+          content: normalise(m.content as string),
+        }));
+        const prompt = msgs.slice(0, -1);
+        const got = renderer.buildGenerationPrompt(prompt).toInts();
+        if (i % 2 === 0) {
+          expect(got, JSON.stringify(prompt)).toEqual(tokenizer.encode(template(prompt)));
+        } else {
+          // The template's text, and exactly the template's structure tokens (the quoted strings stay text).
+          const masked = template(maskMessages(prompt));
+          expect(tokenizer.decode(got), JSON.stringify(prompt)).toBe(unmask(masked));
+          expect(controlIds(tokenizer, got)).toEqual(controlIds(tokenizer, tokenizer.encode(masked)));
+        }
       }
     });
   }
@@ -127,11 +146,12 @@ describe('tool calls, tool results and thinking never become control tokens', ()
  * A random conversation with tool declarations, thinking, tool calls and tool results (Qwen3's template has all).
  * Texts have no space or tab in the whitespace at their ends: @huggingface/jinja's `strip('\n')` strips every whitespace (Python's
  * strips only newlines, as the renderer does), so only there would the JS run of the template differ from the
- * official (Python) one. Leading whitespace is Qwen3's documented header/content seam (see above).
+ * official (Python) one. Leading whitespace is Qwen3's documented header/content seam (see above). `quoted` strings
+ * are mixed into every text (content, reasoning, tool arguments and results, system prompt).
  */
-function randomToolConversation(next: () => number): Case {
+function randomToolConversation(next: () => number, quoted: readonly string[] = []): Case {
   const text = () =>
-    randomText(next, [])
+    randomText(next, quoted)
       .replace(/^\s+/, '')
       .replace(/\s+$/, (end) => (/[ \t]/.test(end) ? '' : end)) || 'x';
   const tools = next() < 0.7 ? TOOLS.slice(0, 1 + Math.floor(next() * TOOLS.length)) : undefined;
@@ -174,6 +194,35 @@ describe('random conversations with tools and thinking match the official Qwen3 
         rendererMessages(c, (t, sp) => renderer.createConversationPrefixWithTools(t, sp)),
       );
       expect(got.toInts(), JSON.stringify(c)).toEqual(want);
+    }
+  });
+
+  it('qwen3 and qwen3_disable_thinking: 40 conversations quoting its tags give the template text, structure tokens only', () => {
+    const tokenizer = getTokenizer('Qwen/Qwen3-8B');
+    const next = rng(29);
+    for (const mode of ['thinking', 'disable_thinking'] as const) {
+      const renderer = new Qwen3Renderer(tokenizer, { mode });
+      const quoted = structureTokens(renderer);
+      expect(quoted).toEqual(expect.arrayContaining(['<think>', '</tool_call>', '<tool_response>', '<|im_end|>']));
+      const { mask, unmask, maskMessages } = quoteMasker(quoted);
+      for (let i = 0; i < 20; i++) {
+        const c = randomToolConversation(next, quoted);
+        const masked: Case = {
+          ...c,
+          messages: maskMessages(c.messages),
+          ...(c.systemPrompt === undefined ? {} : { systemPrompt: mask(c.systemPrompt) }),
+        };
+        const text = renderTemplate(tokenizer, {
+          ...templateMessages(masked),
+          add_generation_prompt: true,
+          ...(mode === 'disable_thinking' ? { enable_thinking: false } : {}),
+        });
+        const got = renderer
+          .buildGenerationPrompt(rendererMessages(c, (t, sp) => renderer.createConversationPrefixWithTools(t, sp)))
+          .toInts();
+        expect(tokenizer.decode(got), JSON.stringify(c)).toBe(unmask(text));
+        expect(controlIds(tokenizer, got), JSON.stringify(c)).toEqual(controlIds(tokenizer, tokenizer.encode(text)));
+      }
     }
   });
 });

@@ -51,3 +51,36 @@ export function randomConversation(next: () => number, quoted: readonly string[]
   }
   return msgs;
 }
+
+/**
+ * Masks quoted control strings with private-use placeholders, so an official template can be run on a conversation
+ * that quotes them and its output compared with a renderer's, accounting for the one deliberate difference (the
+ * template + tokenizer would turn the quoted strings into tokens; the renderer keeps them text).
+ */
+export function quoteMasker(quoted: readonly string[]): {
+  mask: (text: string) => string;
+  unmask: (text: string) => string;
+  maskMessages: (messages: readonly Message[]) => Message[];
+} {
+  const mask = (t: string) => quoted.reduce((acc, q, k) => acc.split(q).join(`\uE000${k}\uE001`), t);
+  const unmask = (t: string) => t.replace(/\uE000(\d+)\uE001/g, (_, k: string) => quoted[Number(k)]!);
+  const maskMessages = (messages: readonly Message[]): Message[] =>
+    messages.map((m) => ({
+      ...m,
+      content:
+        typeof m.content === 'string'
+          ? mask(m.content)
+          : m.content.map((p) =>
+              p.type === 'text' ? { ...p, text: mask(p.text) } : p.type === 'thinking' ? { ...p, thinking: mask(p.thinking) } : p,
+            ),
+      ...(m.tool_calls
+        ? {
+            tool_calls: m.tool_calls.map((c) => ({
+              ...c,
+              function: { ...c.function, arguments: mask(c.function.arguments) },
+            })),
+          }
+        : {}),
+    }));
+  return { mask, unmask, maskMessages };
+}
