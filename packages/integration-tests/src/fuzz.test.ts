@@ -1,10 +1,12 @@
 /**
  * The service under a bounded fuzzer: 2,400 seeded requests over every route (malformed fields and bodies, deep
- * JSON, protobuf and zstd bombs, hostile paths, wrong methods and headers), eight at a time. It asserts no crash, no
+ * JSON, protobuf and zstd bombs, hostile paths, wrong methods and headers, tampered signed downloads), eight at a time. It asserts no crash, no
  * 5xx, no hang (every request answered within 10 s, healthz within 2 s afterwards), and that training still works.
  */
-import { type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type LocalTinker, startLocalTinker, untar } from '@cookbook/local-tinker';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FuzzCase, type FuzzIds, fuzzCases } from './__fixtures__/fuzz-cases.js';
 import { MODEL, tempRoot } from './helpers.js';
 
@@ -13,10 +15,12 @@ const CONCURRENCY = 8;
 
 let service: LocalTinker;
 let cleanup: () => Promise<void>;
+let root: string;
 
 beforeAll(async () => {
   const t = await tempRoot();
   cleanup = t.cleanup;
+  root = t.root;
   service = await startLocalTinker({
     root: t.root,
     longPollMs: 200,
@@ -89,7 +93,40 @@ async function setup(): Promise<FuzzIds> {
       model_path: samplerPath,
     })
   ).body.sampling_session_id as string;
-  return { session, model, runId: model, sampler, statePath, samplerPath, requestId: saved.body.request_id as string };
+  const download = await archiveUrl(model, 'dl0');
+  const downloadDeleted = await archiveUrl(model, 'dl1');
+  const run = encodeURIComponent(model);
+  expect(
+    (
+      await send({
+        method: 'DELETE',
+        path: `training_runs/${run}/checkpoints/weights/dl1`,
+        headers: {},
+        body: undefined,
+      })
+    ).status,
+  ).toBe(204);
+  return {
+    session,
+    model,
+    runId: model,
+    sampler,
+    statePath,
+    samplerPath,
+    requestId: saved.body.request_id as string,
+    download,
+    downloadDeleted,
+  };
+}
+
+/** Saves checkpoint `name` of `model` and returns its signed archive URL, relative to `/api/v1/`. */
+async function archiveUrl(model: string, name: string): Promise<string> {
+  await wait((await json('POST', 'save_weights', { model_id: model, path: name })).body.request_id);
+  const path = `training_runs/${encodeURIComponent(model)}/checkpoints/weights/${name}/archive`;
+  const r = await fetch(`${service.baseURL}/api/v1/${path}`, { redirect: 'manual' });
+  await r.text();
+  expect(r.status).toBe(302);
+  return r.headers.get('location')!.replace(/^\/api\/v1\//, '');
 }
 
 describe('fuzzing every route', () => {
@@ -97,6 +134,7 @@ describe('fuzzing every route', () => {
     const ids = await setup();
     const cases = fuzzCases(ids, 20261122, CASES);
     const byStatus = new Map<number, number>();
+    const downloads = new Map<number, number>();
     const failures: string[] = [];
     const started = Date.now();
     let at = 0;
@@ -108,6 +146,8 @@ describe('fuzzing every route', () => {
           const r = await send(c);
           byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
           if (r.status >= 500) failures.push(`${c.label} → ${r.status} ${r.text.slice(0, 200)}`);
+          if (c.mustFail === true && r.status < 300) failures.push(`${c.label} → ${r.status}: must be refused`);
+          if (c.label.startsWith('GET _download')) downloads.set(r.status, (downloads.get(r.status) ?? 0) + 1);
         } catch (err) {
           failures.push(`${c.label} → ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
         }
@@ -121,6 +161,10 @@ describe('fuzzing every route', () => {
     expect([...byStatus.values()].reduce((a, b) => a + b, 0)).toBe(CASES);
     // Several routes really ran (not everything was refused).
     expect(byStatus.get(200) ?? 0).toBeGreaterThan(CASES / 10);
+    // The signed download route was hit often, served the untouched URL, and refused the rest.
+    expect(downloads.get(200) ?? 0).toBeGreaterThan(0);
+    expect(downloads.get(403) ?? 0).toBeGreaterThan(20);
+    expect(downloads.get(404) ?? 0).toBeGreaterThan(0);
 
     // The service is alive and still trains and samples.
     expect((await send({ method: 'GET', path: 'healthz', headers: {}, body: undefined }, 2_000)).status).toBe(200);
@@ -152,5 +196,64 @@ describe('fuzzing every route', () => {
       sampling_session_id: ids.sampler,
     });
     expect(((await wait(sample.body.request_id)).sequences as unknown[]).length).toBe(1);
+  });
+});
+
+describe('signed archive downloads', () => {
+  const get = async (path: string) => {
+    const r = await fetch(`${service.baseURL}/api/v1/${path}`, { redirect: 'manual' });
+    return { status: r.status, body: new Uint8Array(await r.arrayBuffer()) };
+  };
+  const message = (body: Uint8Array) => (JSON.parse(Buffer.from(body).toString('utf8')) as { detail?: string }).detail;
+
+  it('serves the signed URL; refuses a tampered signature or expiry, traversal, a deleted checkpoint', async () => {
+    const ids = await setup();
+    const ok = await get(ids.download);
+    expect(ok.status).toBe(200);
+    expect(untar(ok.body).map((e) => e.name)).toContain('checkpoint_complete');
+
+    const [path, query] = ids.download.split('?') as [string, string];
+    const q = new URLSearchParams(query);
+    const sig = q.get('sig')!;
+    const expires = q.get('expires')!;
+    const flipped = `${sig.slice(0, -1)}${sig.endsWith('0') ? '1' : '0'}`;
+    for (const bad of [
+      `${path}?expires=${expires}&sig=${flipped}`,
+      `${path}?expires=${Number(expires) + 60_000}&sig=${sig}`,
+      `${path}?expires=${expires}`,
+      `${path.replace(/\/weights\//, '/sampler_weights/')}?expires=${expires}&sig=${sig}`,
+      `_download/..%2F..%2F..%2Fetc/weights/dl0?expires=${expires}&sig=${sig}`,
+      `${path}/../../checkpoint.json?expires=${expires}&sig=${sig}`,
+    ]) {
+      const r = await get(bad);
+      expect(r.status, bad).toBe(403);
+    }
+    const deleted = await get(ids.downloadDeleted);
+    expect(deleted.status).toBe(404);
+    expect(message(deleted.body)).toMatch(/does not exist/);
+  });
+
+  it('an expired URL is refused with a message saying so', async () => {
+    const ids = await setup();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 16 * 60_000);
+      const r = await get(ids.download);
+      expect(r.status).toBe(403);
+      expect(message(r.body)).toMatch(/expired/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a checkpoint whose files are gone from the service root is a 404 naming it, not a 500', async () => {
+    const ids = await setup();
+    const adapter = join(root, 'runs', encodeURIComponent(ids.runId), 'weights', 'dl0', 'adapter');
+    expect((await readdir(adapter)).length).toBeGreaterThan(0);
+    await rm(adapter, { recursive: true });
+    const r = await get(ids.download);
+    expect(r.status).toBe(404);
+    expect(message(r.body)).toMatch(/weights\/dl0/);
+    expect(message(r.body)).not.toContain(root);
   });
 });

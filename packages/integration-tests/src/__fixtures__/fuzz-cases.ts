@@ -2,7 +2,8 @@
  * A seeded generator of malformed (and sometimes valid) requests over every route of the Tinker protocol: a valid
  * request per route, then mutations — fields dropped, nulled, retyped, made huge, negative or path-like; bodies
  * replaced by other JSON, deep nesting, invalid JSON, random or bomb-shaped zstd and protobuf bytes; path ids
- * replaced by `..`, malformed percent-escapes and long strings; wrong methods and content types.
+ * replaced by `..`, malformed percent-escapes and long strings; wrong methods and content types; signed archive
+ * downloads with tampered signatures and expiries, traversal segments, and deleted checkpoints.
  */
 import { ForwardBackwardRequestProto } from '@cookbook/local-tinker';
 
@@ -14,6 +15,8 @@ export interface FuzzCase {
   body: string | Uint8Array | undefined;
   /** What the case is, for failure messages. */
   label: string;
+  /** A request that must be refused (a tampered or unsigned download): any 2xx answer is a failure. */
+  mustFail?: boolean;
 }
 
 /** Ids that exist on the service under test (so mutations also reach deep code paths). */
@@ -25,6 +28,10 @@ export interface FuzzIds {
   statePath: string;
   samplerPath: string;
   requestId: string;
+  /** A signed archive URL of a saved checkpoint, relative to `/api/v1/` (`_download/<run>/<kind>/<name>?expires=…&sig=…`). */
+  download: string;
+  /** A signed archive URL whose checkpoint was deleted since. */
+  downloadDeleted: string;
 }
 
 /** mulberry32: the same cases on every run. */
@@ -113,7 +120,86 @@ function templates(ids: FuzzIds, next: () => number): [string, string, Json | un
     ['DELETE', `training_runs/${run}/checkpoints/weights/s0/publish`, undefined],
     ['PUT', `training_runs/${run}/checkpoints/weights/s0/ttl`, { ttl_seconds: null }],
     ['DELETE', `training_runs/${run}/checkpoints/sampler_weights/g${seq}`, undefined],
+    ['GET', ids.download, undefined],
   ];
+}
+
+/**
+ * A mutation of a signed archive URL: signature flipped, cut, dropped, doubled or garbage; `expires` moved (the
+ * signature covers it), non-numeric or missing; path segments replaced by traversal and malformed escapes, or extra
+ * segments; the URL of a deleted checkpoint. Only the untouched URLs may succeed.
+ */
+function downloadCase(ids: FuzzIds, next: () => number): { path: string; label: string; mustFail: boolean } {
+  const [pathPart, query = ''] = ids.download.split('?');
+  const params = new URLSearchParams(query);
+  const sig = params.get('sig') ?? '';
+  const expires = params.get('expires') ?? '';
+  const segs = pathPart!.split('/'); // ['_download', run, kind, name]
+  const withQuery = (p: string, q: Record<string, string | undefined>) => {
+    const qs = Object.entries(q)
+      .filter((e): e is [string, string] => e[1] !== undefined)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&');
+    return qs === '' ? p : `${p}?${qs}`;
+  };
+  const flip = (s: string, at: number) => `${s.slice(0, at)}${s[at] === '0' ? '1' : '0'}${s.slice(at + 1)}`;
+  const mutations: (() => [string, string, boolean])[] = [
+    () => [ids.download, 'valid', false],
+    () => [ids.downloadDeleted, 'deleted checkpoint', true],
+    () => [withQuery(pathPart!, { expires, sig: flip(sig, Math.floor(next() * sig.length)) }), 'flipped sig', true],
+    () => [withQuery(pathPart!, { expires, sig: sig.slice(0, Math.floor(next() * sig.length)) }), 'cut sig', true],
+    () => [withQuery(pathPart!, { expires }), 'no sig', true],
+    () => [withQuery(pathPart!, { expires, sig: '' }), 'empty sig', true],
+    () => [withQuery(pathPart!, { expires, sig: sig.toUpperCase() }), 'upper-case sig', sig !== sig.toUpperCase()],
+    () => [withQuery(pathPart!, { expires, sig: pick(next, ['%zz', '%00', 'x'.repeat(5000), '💥', sig + sig]) }), 'garbage sig', true],
+    () => [`${ids.download}&sig=${flip(sig, 0)}`, 'second sig', false],
+    () => {
+      const moved = pick(next, [
+        String(Number(expires) + 1),
+        String(Number(expires) + 86_400_000),
+        '0',
+        '-1',
+        'NaN',
+        '1e999',
+        'Infinity',
+        '',
+        `${expires}.0`,
+        '99999999999999999999999',
+      ]);
+      return [withQuery(pathPart!, { expires: moved, sig }), `expires=${moved}`, true];
+    },
+    () => [withQuery(pathPart!, { sig }), 'no expires', true],
+    () => {
+      const copy = [...segs];
+      copy[1 + Math.floor(next() * 3)] = pick(next, [
+        '..',
+        '.',
+        '%2E%2E',
+        '..%2F..',
+        '%2F',
+        '%zz',
+        '%E0%A4%A',
+        '%00',
+        '',
+        'x'.repeat(3000),
+        'weights',
+        'sampler_weights',
+        'adapter',
+      ]);
+      return [withQuery(copy.join('/'), { expires, sig }), `segment ${copy.join('/').slice(0, 60)}`, true];
+    },
+    () => [
+      withQuery(`${pathPart}${pick(next, ['/..', '/../../..', '/adapter', '/', '/%2E%2E%2Fcheckpoint.json'])}`, {
+        expires,
+        sig,
+      }),
+      'extra segments',
+      true,
+    ],
+    () => [withQuery(`_download/${pick(next, ['', '..', '../../etc/passwd', 'a/b', 'a/weights/b/c'])}`, { expires, sig }), 'short path', true],
+  ];
+  const [path, what, mustFail] = pick(next, mutations)();
+  return { path, label: `GET _download (${what})`, mustFail };
 }
 
 const pick = <T>(next: () => number, xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
@@ -244,6 +330,13 @@ export function fuzzCases(ids: FuzzIds, seed: number, n: number): FuzzCase[] {
     let raw: string | Uint8Array | undefined = body === undefined ? undefined : JSON.stringify(body);
     let label = `${method} ${path}`;
     const r = next();
+    if (path === ids.download) {
+      // The signed download has its own mutations (signature, expiry, traversal, deleted checkpoint) and methods.
+      const d = downloadCase(ids, next);
+      method = next() < 0.9 ? 'GET' : pick(next, ['POST', 'PUT', 'DELETE', 'HEAD']);
+      out.push({ method, path: d.path, headers, body: undefined, label: `${method}${d.label.slice(3)}`, mustFail: d.mustFail });
+      continue;
+    }
     if (r < 0.08) {
       label += ' (valid)';
     } else if (r < 0.5 && body !== undefined) {

@@ -169,11 +169,11 @@ async function checkpointAction(
 
 /** Serves a signed archive URL: a tar of the checkpoint's PEFT adapter plus a `checkpoint_complete` marker. */
 export async function download(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
-  const rest = req.path.slice('/api/v1/_download/'.length);
-  const [runEnc, kind, nameEnc] = rest.split('/');
+  // The signature covers the whole path after `_download/`: extra or missing segments make it a different URL.
+  const target = req.path.slice('/api/v1/_download/'.length);
+  const [runEnc, kind, nameEnc] = target.split('/');
   const expires = Number(req.query.get('expires'));
   const sig = req.query.get('sig') ?? '';
-  const target = `${runEnc}/${kind}/${nameEnc}`;
   const want = sign(state, `${target}:${expires}`);
   if (sig.length !== want.length || !timingSafeEqual(Buffer.from(sig), Buffer.from(want))) {
     throw new HttpError(403, 'invalid download signature');
@@ -184,9 +184,18 @@ export async function download(state: ServiceState, req: ServiceRequest): Promis
   const name = decodeSegment(nameEnc ?? '');
   const record = await state.storage.readCheckpoint(runId, kind, name);
   if (!record) throw new HttpError(404, `checkpoint tinker://${runId}/${kind}/${name} does not exist`);
-  const bytes = await tarDirectory(join(state.storage.checkpointDir(runId, kind, name), 'adapter'), [
-    { name: 'checkpoint_complete', data: new Uint8Array(0) },
-  ]);
+  let bytes: Buffer;
+  try {
+    bytes = await tarDirectory(join(state.storage.checkpointDir(runId, kind, name), 'adapter'), [
+      { name: 'checkpoint_complete', data: new Uint8Array(0) },
+    ]);
+  } catch (err) {
+    // The record exists but its files were removed from the service root (by hand or a crash mid-delete).
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new HttpError(404, `the files of checkpoint tinker://${runId}/${kind}/${name} are missing on the service`);
+    }
+    throw err;
+  }
   return {
     status: 200,
     bytes,
