@@ -28,7 +28,7 @@ export interface FuzzIds {
   statePath: string;
   samplerPath: string;
   requestId: string;
-  /** A signed archive URL of a saved checkpoint, relative to `/api/v1/` (`_download/<run>/<kind>/<name>?expires=…&sig=…`). */
+  /** A signed archive URL of a saved checkpoint, relative to `/api/v1/` (`_download/<run>/<kind>/<name>?…`). */
   download: string;
   /** A signed archive URL whose checkpoint was deleted since. */
   downloadDeleted: string;
@@ -151,7 +151,10 @@ function downloadCase(ids: FuzzIds, next: () => number): { path: string; label: 
     () => [withQuery(pathPart!, { expires }), 'no sig', true],
     () => [withQuery(pathPart!, { expires, sig: '' }), 'empty sig', true],
     () => [withQuery(pathPart!, { expires, sig: sig.toUpperCase() }), 'upper-case sig', sig !== sig.toUpperCase()],
-    () => [withQuery(pathPart!, { expires, sig: pick(next, ['%zz', '%00', 'x'.repeat(5000), '💥', sig + sig]) }), 'garbage sig', true],
+    () => {
+      const garbage = pick(next, ['%zz', '%00', 'x'.repeat(5000), '💥', sig + sig]);
+      return [withQuery(pathPart!, { expires, sig: garbage }), 'garbage sig', true];
+    },
     () => [`${ids.download}&sig=${flip(sig, 0)}`, 'second sig', false],
     () => {
       const moved = pick(next, [
@@ -196,7 +199,10 @@ function downloadCase(ids: FuzzIds, next: () => number): { path: string; label: 
       'extra segments',
       true,
     ],
-    () => [withQuery(`_download/${pick(next, ['', '..', '../../etc/passwd', 'a/b', 'a/weights/b/c'])}`, { expires, sig }), 'short path', true],
+    () => {
+      const short = pick(next, ['', '..', '../../etc/passwd', 'a/b', 'a/weights/b/c']);
+      return [withQuery(`_download/${short}`, { expires, sig }), 'short path', true];
+    },
   ];
   const [path, what, mustFail] = pick(next, mutations)();
   return { path, label: `GET _download (${what})`, mustFail };
@@ -334,7 +340,8 @@ export function fuzzCases(ids: FuzzIds, seed: number, n: number): FuzzCase[] {
       // The signed download has its own mutations (signature, expiry, traversal, deleted checkpoint) and methods.
       const d = downloadCase(ids, next);
       method = next() < 0.9 ? 'GET' : pick(next, ['POST', 'PUT', 'DELETE', 'HEAD']);
-      out.push({ method, path: d.path, headers, body: undefined, label: `${method}${d.label.slice(3)}`, mustFail: d.mustFail });
+      const label = `${method}${d.label.slice(3)}`;
+      out.push({ method, path: d.path, headers, body: undefined, label, mustFail: d.mustFail });
       continue;
     }
     if (r < 0.08) {

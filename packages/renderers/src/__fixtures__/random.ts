@@ -70,9 +70,10 @@ export function quoteMasker(quoted: readonly string[]): {
       content:
         typeof m.content === 'string'
           ? mask(m.content)
-          : m.content.map((p) =>
-              p.type === 'text' ? { ...p, text: mask(p.text) } : p.type === 'thinking' ? { ...p, thinking: mask(p.thinking) } : p,
-            ),
+          : m.content.map((p) => {
+              if (p.type === 'text') return { ...p, text: mask(p.text) };
+              return p.type === 'thinking' ? { ...p, thinking: mask(p.thinking) } : p;
+            }),
       ...(m.tool_calls
         ? {
             tool_calls: m.tool_calls.map((c) => ({
