@@ -47,6 +47,19 @@ describe('openTrainingClient', () => {
     expect(lines.join('\n')).toMatch(/loading weights from tinker:\/\/w\/weights\/init \(fresh optimizer\)/);
   });
 
+  it("continues a given checkpoint's optimizer when asked, and says so", async () => {
+    const service = fakeService();
+    const lines: string[] = [];
+    await openTrainingClient({ ...base, resumeFrom: undefined, log: (l) => lines.push(l) }, service, {
+      modelName: 'm',
+      loraRank: 8,
+      loadCheckpointPath: 'tinker://w/weights/warm',
+      loadCheckpointOptimizer: true,
+    });
+    expect(service.calls).toEqual([['state', 'tinker://w/weights/warm', { optimizer: true }]]);
+    expect(lines.join('\n')).toMatch(/tinker:\/\/w\/weights\/warm \(with its optimizer state\)/);
+  });
+
   it('starts a new LoRA run on the base model, with the seed only when given', async () => {
     const service = fakeService();
     await openTrainingClient({ ...base, resumeFrom: undefined }, service, {

@@ -21,6 +21,12 @@ export interface OpenTrainingClientOptions {
   loraRank: number;
   /** Weights to start from (a `tinker://…/weights/…` state); `null`/absent = the base model. */
   loadCheckpointPath?: string | null;
+  /**
+   * Also load `loadCheckpointPath`'s Adam moments, continuing its optimizer (default false: weights only). A fresh
+   * Adam's first step moves every weight by the full learning rate whatever its gradient's size (the update is
+   * m/√v = ±1), which can wreck a small model that was just trained; continuing the moments scales that step.
+   */
+  loadCheckpointOptimizer?: boolean;
   /** LoRA initialisation seed of a new run; absent = the service's default. */
   seed?: number;
   /** Stored with the run on the service (renderer name, recipe name, …). */
@@ -45,10 +51,13 @@ export async function openTrainingClient<T>(
     };
   }
   if (options.loadCheckpointPath) {
-    run.log(`loading weights from ${options.loadCheckpointPath} (fresh optimizer)`);
+    const optimizer = options.loadCheckpointOptimizer === true;
+    run.log(
+      `loading weights from ${options.loadCheckpointPath} (${optimizer ? 'with its optimizer state' : 'fresh optimizer'})`,
+    );
     return {
       client: await service.createTrainingClientFromState(options.loadCheckpointPath, {
-        optimizer: false,
+        optimizer,
         ...metadata,
       }),
       origin: 'checkpoint',

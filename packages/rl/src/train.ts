@@ -60,6 +60,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
         modelName: config.modelName,
         loraRank: config.loraRank,
         loadCheckpointPath: config.loadCheckpointPath,
+        loadCheckpointOptimizer: config.loadCheckpointOptimizer,
       });
       const sampler: RLSamplingClient =
         origin === 'resume' && resume?.sampler_path !== undefined

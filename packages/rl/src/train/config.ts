@@ -102,6 +102,13 @@ export const RLTrainConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('Start from these weights (tinker://…/weights/…), fresh optimizer'),
+  loadCheckpointOptimizer: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Also load load_checkpoint_path's Adam moments (continue its optimizer). A fresh Adam's first step moves every " +
+        'weight by the full learning rate; the offline warm start continues its optimizer so that step stays small',
+    ),
   maxConcurrentGroups: z
     .number()
     .int()
