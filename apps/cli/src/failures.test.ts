@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseConfig } from '@cookbook/core';
 import { DEFAULT_LIMITS, startLocalTinker } from '@cookbook/local-tinker';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from './cli.js';
@@ -122,21 +123,33 @@ describe('runtime failures exit 1 with one line', () => {
 
 describe('cookbook serve options', () => {
   it('map onto the service: limits, session timeout, engine threads, root cap', () => {
-    const config = serveSchema.parse({
-      max_num_samples: 8,
-      max_body_mb: 2,
-      session_timeout_s: 60,
-      engine_threads: 2,
-      max_root_gb: 5,
-    });
+    // The command line's snake_case keys, mapped onto the schema as cli.ts does.
+    const parse = (args: string[]) => parseConfig(serveSchema, args, {}, { keyStyle: 'snake_case' });
+    const config = parse([
+      'max_num_samples=8',
+      'max_body_mb=2',
+      'session_timeout_s=60',
+      'engine_threads=2',
+      'max_root_gb=5',
+    ]);
     const o = serveOptions(config, () => undefined);
     expect(o.limits).toMatchObject({ maxNumSamples: 8, maxBodyBytes: 2 * 1024 * 1024 });
     expect(o).toMatchObject({ sessionTimeoutMs: 60_000, engineThreads: 2, maxRootBytes: 5e9, maxRunAgeDays: null });
-    const defaults = serveOptions(serveSchema.parse({}), () => undefined);
+    const defaults = serveOptions(parse([]), () => undefined);
     expect(defaults).toMatchObject({ sessionTimeoutMs: 300_000, maxRootBytes: null, engineThreads: 1 });
     expect(defaults.limits).toEqual(DEFAULT_LIMITS);
     expect(defaults.clockCycleMs).toBeUndefined();
-    const clocked = serveOptions(serveSchema.parse({ clock_cycle_ms: 300, clock_cycle_log: 'c.jsonl' }), () => {});
+    const clocked = serveOptions(parse(['clock_cycle_ms=300', 'clock_cycle_log=c.jsonl']), () => {});
     expect(clocked).toMatchObject({ clockCycleMs: 300, clockCycleLogPath: 'c.jsonl' });
+  });
+
+  it('--help lists them in the command line spelling (snake_case)', async () => {
+    const out: string[] = [];
+    expect(await runCli(['serve', '--help'], [serve], { out: (t) => out.push(t), err: () => undefined })).toBe(0);
+    const help = out.join('\n');
+    for (const key of ['api_key', 'long_poll_ms', 'session_timeout_s', 'max_root_gb', 'max_topk_prompt_logprobs']) {
+      expect(help).toMatch(new RegExp(`^  ${key} `, 'm'));
+    }
+    expect(help).not.toMatch(/apiKey|longPollMs/);
   });
 });

@@ -2,6 +2,7 @@
  * Policy abstractions (upstream `completers.py`): a token-level completer used by RL rollouts and a
  * message-level completer used by multi-agent environments and evaluators.
  */
+import { DataError } from './errors.js';
 import type { Message } from './messages.js';
 import type { ModelInput } from './model-input.js';
 
@@ -17,7 +18,7 @@ export interface TokensWithLogprobs {
 
 /** Returns the logprobs of a TokensWithLogprobs, or throws when it has none. */
 export function getLogprobs(t: TokensWithLogprobs): number[] {
-  if (t.maybeLogprobs === undefined) throw new TypeError('these tokens were sampled without logprobs');
+  if (t.maybeLogprobs === undefined) throw new DataError('these tokens were sampled without logprobs');
   return t.maybeLogprobs;
 }
 

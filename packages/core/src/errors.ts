@@ -87,3 +87,11 @@ export class TrainingError extends CookbookError {
 export class CheckpointError extends TrainingError {
   override name = 'CheckpointError';
 }
+
+/**
+ * The user interrupted a run (the first Ctrl-C): the reason `run.signal` is aborted with. A loop that sees it stops
+ * at the next step boundary and saves a resumable checkpoint; it is not a failure.
+ */
+export class InterruptedError extends CookbookError {
+  override name = 'InterruptedError';
+}

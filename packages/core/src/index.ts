@@ -34,6 +34,7 @@ export {
   type CookbookErrorOptions,
   DataError,
   type DataErrorOptions,
+  InterruptedError,
   RendererError,
   TrainingError,
 } from './errors.js';

@@ -1,5 +1,7 @@
 /** Small utilities (upstream `utils/misc_utils.py`). */
 
+import { ConfigError, DataError } from './errors.js';
+
 /** Zip arrays of equal length; throws on a length mismatch instead of truncating. */
 export function safeZip<A, B>(a: readonly A[], b: readonly B[]): [A, B][];
 export function safeZip<A, B, C>(a: readonly A[], b: readonly B[], c: readonly C[]): [A, B, C][];
@@ -8,7 +10,7 @@ export function safeZip(...arrays: (readonly unknown[])[]): unknown[][] {
   const n = arrays[0]?.length ?? 0;
   arrays.forEach((arr, i) => {
     if (arr.length !== n) {
-      throw new RangeError(`safeZip: argument ${i} has length ${arr.length}, argument 0 has length ${n}`);
+      throw new DataError(`safeZip: argument ${i} has length ${arr.length}, argument 0 has length ${n}`);
     }
   });
   const out: unknown[][] = [];
@@ -18,7 +20,7 @@ export function safeZip(...arrays: (readonly unknown[])[]): unknown[][] {
 
 /** Split `items` into `n` contiguous chunks whose sizes differ by at most one. */
 export function splitList<T>(items: readonly T[], n: number): T[][] {
-  if (!Number.isInteger(n) || n <= 0) throw new RangeError(`splitList: n must be a positive integer, got ${n}`);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`splitList: n must be a positive integer, got ${n}`);
   const out: T[][] = [];
   const base = Math.floor(items.length / n);
   const extra = items.length % n;

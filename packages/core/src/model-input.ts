@@ -3,6 +3,8 @@
  * Instances are immutable; every "append" returns a new ModelInput.
  */
 
+import { DataError } from './errors.js';
+
 /** A run of text tokens. */
 export interface EncodedTextChunk {
   type: 'encoded_text';
@@ -38,7 +40,7 @@ export interface ModelInputJSON {
 export function chunkLength(chunk: ModelInputChunk): number {
   if (chunk.type === 'encoded_text') return chunk.tokens.length;
   if (chunk.expected_tokens === undefined) {
-    throw new TypeError(`${chunk.type} chunk has no expected_tokens, so its length is unknown`);
+    throw new DataError(`${chunk.type} chunk has no expected_tokens, so its length is unknown`);
   }
   return chunk.expected_tokens;
 }
@@ -78,7 +80,7 @@ export class ModelInput {
     const out: number[] = [];
     for (const c of this.chunks) {
       if (c.type !== 'encoded_text') {
-        throw new TypeError(`toInts() needs text-only input, found a ${c.type} chunk`);
+        throw new DataError(`toInts() needs text-only input, found a ${c.type} chunk`);
       }
       for (const t of c.tokens) out.push(t);
     }

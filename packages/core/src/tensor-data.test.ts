@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DataError } from './errors.js';
 import { ModelInput } from './model-input.js';
 import {
   maybeSparse,
@@ -29,6 +30,7 @@ describe('TensorData', () => {
 
   it('rejects shapes that do not match and non-integer int64 values', () => {
     expect(() => tensorFromFloat32([1, 2, 3], [2, 2])).toThrow(/holds 4 elements/);
+    expect(() => tensorFromFloat32([1, 2, 3], [2, 2])).toThrow(DataError);
     expect(() => tensorFromInt64([1.5])).toThrow(/non-integer/);
   });
 
@@ -79,6 +81,7 @@ describe('ModelInput', () => {
     const b = a.appendChunk({ type: 'image', data: 'x', format: 'png', expected_tokens: 4 }).appendInts([9]);
     expect(b.length).toBe(8);
     expect(() => b.toInts()).toThrow(/text-only/);
+    expect(() => b.toInts()).toThrow(DataError);
     expect(ModelInput.fromJSON(JSON.parse(JSON.stringify(b)))).toEqual(b);
     expect(a.concat(ModelInput.fromInts([4])).toInts()).toEqual([1, 2, 3, 4]);
     expect(a.toInts()).toEqual([1, 2, 3]);

@@ -3,6 +3,8 @@
  * Only int64 and float32 are public dtypes; int64 values are carried as JS numbers (safe up to 2^53).
  */
 
+import { DataError } from './errors.js';
+
 /** Public wire dtypes. */
 export type TensorDType = 'int64' | 'float32';
 
@@ -27,7 +29,7 @@ function toNumbers(values: NumericArray): number[] {
 function checkShape(n: number, shape: readonly number[] | undefined): void {
   if (shape === undefined) return;
   const size = shape.reduce((a, b) => a * b, 1);
-  if (size !== n) throw new RangeError(`shape [${shape.join(', ')}] holds ${size} elements but data has ${n}`);
+  if (size !== n) throw new DataError(`shape [${shape.join(', ')}] holds ${size} elements but data has ${n}`);
 }
 
 /** A float32 tensor from values (1-D unless `shape` is given). */
@@ -43,7 +45,7 @@ export function tensorFromFloat32(values: NumericArray, shape?: readonly number[
 export function tensorFromInt64(values: NumericArray, shape?: readonly number[]): TensorData {
   const data = toNumbers(values);
   for (const v of data) {
-    if (!Number.isInteger(v)) throw new TypeError(`int64 tensor got a non-integer value ${v}`);
+    if (!Number.isInteger(v)) throw new DataError(`int64 tensor got a non-integer value ${v}`);
   }
   checkShape(data.length, shape);
   const t: TensorData = { data, dtype: 'int64' };
@@ -59,7 +61,7 @@ export function isSparse(t: TensorData): boolean {
 /** The tensor's shape (1-D tensors without `shape` get `[data.length]`). */
 export function tensorShape(t: TensorData): number[] {
   if (t.shape !== undefined) return [...t.shape];
-  if (isSparse(t)) throw new TypeError('a CSR tensor needs a shape');
+  if (isSparse(t)) throw new DataError('a CSR tensor needs a shape');
   return [t.data.length];
 }
 
@@ -75,24 +77,24 @@ export function tensorToNumbers(t: TensorData): number[] {
     return [...t.data];
   }
   const shape = tensorShape(t);
-  if (shape.length !== 2) throw new TypeError(`a CSR tensor must be 2-D, got shape [${shape.join(', ')}]`);
+  if (shape.length !== 2) throw new DataError(`a CSR tensor must be 2-D, got shape [${shape.join(', ')}]`);
   const [rows, cols] = shape as [number, number];
   const crow = t.sparse_crow_indices ?? [];
   const col = t.sparse_col_indices ?? [];
   if (crow.length !== rows + 1) {
-    throw new RangeError(`sparse_crow_indices has length ${crow.length}, expected rows + 1 = ${rows + 1}`);
+    throw new DataError(`sparse_crow_indices has length ${crow.length}, expected rows + 1 = ${rows + 1}`);
   }
   if (col.length !== t.data.length) {
-    throw new RangeError(`sparse_col_indices has length ${col.length} but data has ${t.data.length} values`);
+    throw new DataError(`sparse_col_indices has length ${col.length} but data has ${t.data.length} values`);
   }
   const out = new Array<number>(rows * cols).fill(0);
   for (let r = 0; r < rows; r++) {
     const start = crow[r]!;
     const end = crow[r + 1]!;
-    if (start > end || end > col.length) throw new RangeError(`sparse_crow_indices is not monotone at row ${r}`);
+    if (start > end || end > col.length) throw new DataError(`sparse_crow_indices is not monotone at row ${r}`);
     for (let i = start; i < end; i++) {
       const c = col[i]!;
-      if (c < 0 || c >= cols) throw new RangeError(`sparse column index ${c} out of range [0, ${cols})`);
+      if (c < 0 || c >= cols) throw new DataError(`sparse column index ${c} out of range [0, ${cols})`);
       out[r * cols + c] = t.data[i]!;
     }
   }
@@ -119,7 +121,7 @@ export function toDense(t: TensorData): TensorData {
 /** The same 2-D tensor in CSR form. */
 export function toCsr(t: TensorData): TensorData {
   const shape = tensorShape(t);
-  if (shape.length !== 2) throw new TypeError(`CSR needs a 2-D tensor, got shape [${shape.join(', ')}]`);
+  if (shape.length !== 2) throw new DataError(`CSR needs a 2-D tensor, got shape [${shape.join(', ')}]`);
   const [rows, cols] = shape as [number, number];
   const dense = tensorToNumbers(t);
   const data: number[] = [];

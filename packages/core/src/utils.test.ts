@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './errors.js';
+import { ConfigError, DataError } from './errors.js';
 import { getLoraParamCount, getLr } from './hyperparams.js';
 import { computeScheduleLrMultiplier } from './lr-schedule.js';
 import { dictMean, safeZip, splitList } from './misc.js';
@@ -12,6 +12,7 @@ describe('safeZip / splitList / dictMean', () => {
       [2, 'b'],
     ]);
     expect(() => safeZip([1, 2], ['a'])).toThrow(/argument 1 has length 1/);
+    expect(() => safeZip([1, 2], ['a'])).toThrow(DataError);
   });
   it('splits near-equally', () => {
     expect(splitList([1, 2, 3, 4, 5], 3)).toEqual([[1, 2], [3, 4], [5]]);

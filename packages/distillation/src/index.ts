@@ -1,4 +1,3 @@
-export { mapLimit } from './internal/concurrency.js';
 export {
   type OffPolicyDistillationConfig,
   type OffPolicyDistillationConfigInput,

@@ -5,7 +5,7 @@
  * are `teacher_kl` (mean reverse KL per sampled token, what the run drives down) and `teacher_kl/dataset_{i}`.
  */
 import { performance } from 'node:perf_hooks';
-import { configToKeyStyle } from '@cookbook/core';
+import { ConfigError, configToKeyStyle } from '@cookbook/core';
 import {
   type RLDataset,
   type RLDatasetBuilder,
@@ -98,7 +98,7 @@ export async function trainOnPolicyDistillation(
     ...rest,
     hparams: deps.hparams ?? configToKeyStyle(OnPolicyDistillationConfigSchema, config, { keyStyle: 'snake_case' }),
     datasetBuilder: async () => {
-      if (deps.datasets.length === 0) throw new RangeError('on-policy distillation needs at least one dataset');
+      if (deps.datasets.length === 0) throw new ConfigError('on-policy distillation needs at least one dataset');
       // A named teacher model is checked before anything is written; a checkpoint's base model at the first step.
       for (const s of specs) if (s.baseModel) checkSameTokenizer(config.modelName, s.baseModel);
       const built = await Promise.all(deps.datasets.map((d) => d.builder()));

@@ -3,7 +3,7 @@
  * prompt once and earns 0 — the whole training signal is the teacher's reverse KL, added to the advantages after the
  * rollouts. Several prompt sets, each with its own teacher, are served together by {@link CompositeDataset}.
  */
-import { getTextContent, type Message, ModelInput } from '@cookbook/core';
+import { ConfigError, DataError, getTextContent, type Message, ModelInput } from '@cookbook/core';
 import { logText } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import {
@@ -79,7 +79,7 @@ export interface PromptDatasetOptions {
 export class PromptDataset implements RLDataset {
   readonly length: number;
   constructor(readonly options: PromptDatasetOptions) {
-    if (options.prompts.length === 0) throw new RangeError('a prompt dataset needs at least one prompt');
+    if (options.prompts.length === 0) throw new DataError('a prompt dataset needs at least one prompt');
     this.length = options.numBatches;
   }
 
@@ -128,7 +128,7 @@ export function datasetIndexOf(builder: EnvGroupBuilder | undefined): number {
 export class CompositeDataset implements RLDataset {
   readonly length: number;
   constructor(readonly datasets: readonly RLDataset[]) {
-    if (datasets.length === 0) throw new RangeError('a composite dataset needs at least one dataset');
+    if (datasets.length === 0) throw new ConfigError('a composite dataset needs at least one dataset');
     this.length = Math.min(...datasets.map((d) => d.length));
   }
 

@@ -5,7 +5,7 @@
  * would have said, on the student's own samples. With a discount γ > 0 each token's penalty is the discounted sum of
  * the reverse KL from that token on, so early tokens answer for what they lead to.
  */
-import { DataError, type Datum, tensorFromFloat32 } from '@cookbook/core';
+import { DataError, type Datum, TrainingError, tensorFromFloat32 } from '@cookbook/core';
 import { datumFullSequence, type LogprobComputer, lossInput } from '@cookbook/rl';
 import { mapLimit } from './internal/concurrency.js';
 
@@ -89,11 +89,11 @@ export async function incorporateTeacherKl(
   options: TeacherKlOptions,
 ): Promise<Record<string, number>> {
   if (datasetOf_D.length !== data_D.length) {
-    throw new RangeError(`${data_D.length} datums but ${datasetOf_D.length} dataset indices`);
+    throw new TrainingError(`${data_D.length} datums but ${datasetOf_D.length} dataset indices`);
   }
   const teacherLogprobs_D = await mapLimit(data_D, options.concurrency ?? 64, async (d, i) => {
     const teacher = teachers[datasetOf_D[i]!];
-    if (teacher === undefined) throw new RangeError(`datum ${i}: no teacher for dataset ${datasetOf_D[i]}`);
+    if (teacher === undefined) throw new TrainingError(`datum ${i}: no teacher for dataset ${datasetOf_D[i]}`);
     return (await teacher.computeLogprobs(datumFullSequence(d))).slice(1);
   });
   const sums = new Map<number, { kl: number; n: number }>();

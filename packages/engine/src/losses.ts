@@ -88,12 +88,21 @@ export function resolveLossConfig(lossFn: string, cfg: Record<string, number> | 
   return out;
 }
 
+/** The largest finite float32. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/** The values as f64, each finite and representable in the tensor's dtype (a float32 beyond ±FLOAT32_MAX is ∞). */
 function values(t: EngineTensor, name: string, where: string): Float64Array {
   const d = t.data;
+  const bound = t.dtype === 'float32' ? FLOAT32_MAX : Number.MAX_SAFE_INTEGER;
   const out = new Float64Array(d.length);
   for (let i = 0; i < d.length; i++) {
     const v = Number(d[i]);
-    if (!Number.isFinite(v)) throw new EngineInputError(`${where}: ${name}[${i}] is not a finite number`);
+    if (!(Math.abs(v) <= bound)) {
+      throw new EngineInputError(
+        `${where}.loss_fn_inputs.${name}.data[${i}] = ${v}: ${t.dtype === 'int64' ? 'an' : 'a'} ${t.dtype} value must be finite and within ±${bound}`,
+      );
+    }
     out[i] = v;
   }
   return out;

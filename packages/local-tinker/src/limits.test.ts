@@ -181,6 +181,25 @@ describe('limits that name themselves', () => {
     expect((await s.handle(request('GET', 'healthz'))).status).toBe(200);
   });
 
+  it('a dense tensor is bounded by its declared shape; one that does not hold its data gets the engine’s 400', async () => {
+    const s = await service();
+    const { model } = await sessionAndModel(s);
+    const fb = (target: Record<string, unknown>) =>
+      post(s, 'forward_backward', {
+        model_id: model,
+        forward_backward_input: {
+          loss_fn: 'cross_entropy',
+          data: [{ model_input: { chunks: [{ tokens: [1, 2] }] }, loss_fn_inputs: { target_tokens: target } }],
+        },
+      });
+    const huge = await fb({ data: [2, 3], dtype: 'int64', shape: [1, 2 ** 31] });
+    expect(huge.status).toBe(400);
+    expect(json(huge).detail).toContain(`exceeds this service's limit of ${DEFAULT_LIMITS.maxLossInputElements}`);
+    const short = await fb({ data: [2, 3], dtype: 'int64', shape: [3] });
+    expect(short.status).toBe(400);
+    expect(json(short).detail).toBe('data[0]: target_tokens has shape [3] (3 values) but 2 values');
+  });
+
   it('non-finite gradients never reach the weights; the model keeps training', async () => {
     const s = await service();
     const { model } = await sessionAndModel(s);

@@ -1,13 +1,15 @@
 /**
  * A minimal POSIX ustar writer for checkpoint archives (regular files only, names ≤ 100 bytes).
  */
+
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CheckpointError } from '@cookbook/core';
 
 function header(name: string, size: number, mtime: number): Buffer {
   const h = Buffer.alloc(512, 0);
   const nameBytes = Buffer.from(name, 'utf8');
-  if (nameBytes.length > 100) throw new RangeError(`tar entry name too long: ${name}`);
+  if (nameBytes.length > 100) throw new CheckpointError(`tar entry name too long: ${name}`);
   nameBytes.copy(h, 0);
   const octal = (value: number, width: number) => value.toString(8).padStart(width - 1, '0') + '\0';
   h.write(octal(0o644, 8), 100, 'ascii');

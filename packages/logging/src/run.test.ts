@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CookbookError, InterruptedError } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from './__fixtures__/test-utils.js';
 import { appendCheckpointRecord, readCheckpoints } from './checkpoints.js';
@@ -124,15 +125,20 @@ describe('runLoop', () => {
   it('stops at a step boundary on SIGINT and reports the run as interrupted', async () => {
     const logPath = join(tmp(), 'run');
     const lines: string[] = [];
+    let reason: unknown;
     const result = await runLoop(options(logPath, { handleSigint: true, log: (l) => lines.push(l) }), async (run) => {
       let step = 0;
       for (; step < 10 && !run.signal.aborted; step++) {
         run.logger.logMetrics({ x: step }, step);
         if (step === 2) process.emit('SIGINT');
       }
+      reason = run.signal.reason;
       return { totalSteps: 10, endStep: step };
     });
     expect(result).toMatchObject({ status: 'interrupted', stepsRun: 3, totalSteps: 10 });
+    // The abort reason is a cookbook error, so a loop that rethrows it is reported like any other.
+    expect(reason).toBeInstanceOf(InterruptedError);
+    expect(CookbookError.isInstance(reason)).toBe(true);
     expect(lines.join('\n')).toContain('interrupted: stopping after the current step');
     expect(process.listenerCount('SIGINT')).toBe(0);
   });

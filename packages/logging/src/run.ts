@@ -18,7 +18,7 @@
  */
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, InterruptedError } from '@cookbook/core';
 import { z } from 'zod';
 import { type CheckpointRecord, getLastCheckpoint, readCheckpoints, truncateMetricsFrom } from './checkpoints.js';
 import type { TextSink } from './console-logger.js';
@@ -281,7 +281,7 @@ export async function runLoop<T = undefined>(
     sigints++;
     if (sigints === 1) {
       log('interrupted: stopping after the current step (press Ctrl-C again to quit at once)');
-      controller.abort(new Error('interrupted'));
+      controller.abort(new InterruptedError('interrupted by SIGINT (Ctrl-C): stopping at the next step boundary'));
     } else {
       process.exit(130);
     }

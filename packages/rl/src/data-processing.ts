@@ -2,7 +2,15 @@
  * From rollouts to training data (upstream `rl/data_processing.py`): group-centred advantages, dropping groups
  * that carry no signal, and merging each trajectory into as few datums as its observations allow.
  */
-import { DataError, type Datum, ModelInput, tensorFromFloat32, tensorFromInt64, tensorToNumbers } from '@cookbook/core';
+import {
+  DataError,
+  type Datum,
+  ModelInput,
+  TrainingError,
+  tensorFromFloat32,
+  tensorFromInt64,
+  tensorToNumbers,
+} from '@cookbook/core';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
 import type { Trajectory, TrajectoryGroup } from './types.js';
 
@@ -141,7 +149,7 @@ export function assembleTrainingData(
   groups_P.forEach((group, groupIdx) => {
     const advantages_G = advantages_P_G[groupIdx];
     if (advantages_G === undefined || advantages_G.length !== group.trajectories_G.length) {
-      throw new RangeError(
+      throw new TrainingError(
         `group ${groupIdx}: advantages do not match its ${group.trajectories_G.length} trajectories`,
       );
     }

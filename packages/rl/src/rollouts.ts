@@ -3,7 +3,9 @@
  * concurrently up to a bound; group rewards are added once every trajectory is done. When an HTML transcript is
  * active (logtree), each trajectory gets its own section, so concurrent rollouts never interleave their text.
  */
+
 import type { TokenCompleter } from '@cookbook/core';
+import { TrainingError } from '@cookbook/core';
 import { logTable, scopeHeader } from '@cookbook/logging';
 import { mapWithConcurrency } from './internal/concurrency.js';
 import {
@@ -73,7 +75,7 @@ export async function doGroupRollout(
   if (builder.computeGroupRewards !== undefined) {
     groupRewards = await builder.computeGroupRewards(trajectories_G, envs_G);
     if (groupRewards.length !== envs_G.length) {
-      throw new RangeError(`computeGroupRewards returned ${groupRewards.length} rewards for ${envs_G.length} envs`);
+      throw new TrainingError(`computeGroupRewards returned ${groupRewards.length} rewards for ${envs_G.length} envs`);
     }
   } else {
     groupRewards = envs_G.map(() => ({ reward: 0, metrics: {} }));

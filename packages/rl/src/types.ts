@@ -2,7 +2,9 @@
  * The RL vocabulary (upstream `rl/types.py`): single-use environments, groups of environments whose rollouts are
  * compared against each other, datasets of such groups, and the trajectories a policy produces in them.
  */
+
 import type { Message, ModelInput, StopCondition, TokensWithLogprobs } from '@cookbook/core';
+import { TrainingError } from '@cookbook/core';
 
 /** An action: the token ids the policy sampled. */
 export type Action = number[];
@@ -96,7 +98,7 @@ export class TrajectoryGroup {
 
   constructor(trajectories_G: Trajectory[], finalRewards_G: number[], metrics_G: Metrics[]) {
     if (finalRewards_G.length !== trajectories_G.length || metrics_G.length !== trajectories_G.length) {
-      throw new RangeError(
+      throw new TrainingError(
         `TrajectoryGroup: ${trajectories_G.length} trajectories but ${finalRewards_G.length} final rewards and ${metrics_G.length} metric sets`,
       );
     }

@@ -69,7 +69,7 @@ export class SupervisedDatasetFromRows<R> implements SupervisedDataset {
 
   getBatch(index: number): Datum[] {
     if (!Number.isInteger(index) || index < 0 || index >= this.length) {
-      throw new RangeError(`batch index ${index} is out of range [0, ${this.length})`);
+      throw new DataError(`batch index ${index} is out of range [0, ${this.length})`);
     }
     const out: Datum[] = [];
     for (let k = index * this.batchSize; k < (index + 1) * this.batchSize; k++) {
@@ -171,7 +171,7 @@ export class StreamingSupervisedDataset<R> implements SupervisedDataset {
 
   getBatch(index: number): Datum[] {
     if (!Number.isInteger(index) || index < 0 || index >= this.length) {
-      throw new RangeError(`batch index ${index} is out of range [0, ${this.length})`);
+      throw new DataError(`batch index ${index} is out of range [0, ${this.length})`);
     }
     if (index < this.nextBatch) {
       throw new DataError(

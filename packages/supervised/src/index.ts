@@ -40,6 +40,8 @@ export {
 } from './hub-dataset.js';
 export { seededPermutation, seededRandom } from './prng.js';
 export {
+  runSupervisedSteps,
+  type SupervisedStepsDeps,
   type SupervisedTrainConfig,
   type SupervisedTrainConfigInput,
   SupervisedTrainConfigSchema,

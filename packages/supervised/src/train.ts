@@ -36,7 +36,9 @@ import {
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
+  type LoopOutcome,
   openTrainingClient,
+  type RunContext,
   type RunOutputDeps,
   type RunResult,
   resumeStepOf,
@@ -139,6 +141,18 @@ interface SubmittedStep {
   save: { name: string; paths: Promise<SavedPaths>; record: Omit<CheckpointRecord, 'name'> } | undefined;
 }
 
+function learningRateOf(config: SupervisedTrainConfig): number {
+  return resolveLearningRate(config.modelName, config.learningRate, { tinyModelLr: 1e-2, heuristicDivisor: 1 });
+}
+
+function checkDatasets(datasets: SupervisedDatasets): void {
+  if (datasets.train.length === 0) {
+    throw new DataError('the training set has fewer conversations than one batch; lower batch_size or add data', {
+      field: 'batch_size',
+    });
+  }
+}
+
 /**
  * Fine-tunes `modelName` with LoRA on `deps.dataset`, logging to `logPath` and checkpointing every `saveEvery`
  * steps; resumes from the last checkpoint when the log dir exists and the behaviour is `resume` (or chosen at the
@@ -149,11 +163,7 @@ export async function trainSupervised(
   deps: SupervisedTrainDeps,
 ): Promise<SupervisedTrainResult> {
   const config = SupervisedTrainConfigSchema.parse(input);
-  const learningRate = resolveLearningRate(config.modelName, config.learningRate, {
-    tinyModelLr: 1e-2,
-    heuristicDivisor: 1,
-  });
-  const { numEpochs, saveEvery, evalEvery, infrequentEvalEvery, submitAhead, ttlSeconds } = config;
+  const learningRate = learningRateOf(config);
   let datasets: SupervisedDatasets | undefined;
   return runLoop(
     {
@@ -164,176 +174,194 @@ export async function trainSupervised(
       // The data is built and checked before an old run is deleted.
       prepare: async () => {
         datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
-        if (datasets.train.length === 0) {
-          throw new DataError('the training set has fewer conversations than one batch; lower batch_size or add data', {
-            field: 'batch_size',
-          });
-        }
+        checkDatasets(datasets);
       },
     },
-    async (run) => {
-      const log = run.log;
-      const train = datasets!.train;
-      const nBatches = train.length;
-      const totalSteps = Math.min(nBatches * numEpochs, config.maxSteps ?? Number.POSITIVE_INFINITY);
-      const resumeFrom = run.resumeFrom;
-      const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom, nBatches);
-      if (startStep >= totalSteps) return { totalSteps, endStep: startStep, finalCheckpoint: resumeFrom };
-      run.setTotalSteps(totalSteps);
-      const service: SupervisedServiceClient =
-        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
-      const userMetadata: Record<string, unknown> = {};
-      if (config.rendererName) userMetadata.renderer_name = config.rendererName;
-      if (config.recipeName) userMetadata.recipe_name = config.recipeName;
-
-      const { client } = await openTrainingClient<SupervisedTrainingClient>(run, service, { ...config, userMetadata });
-
-      let tokenizerForDisplay: ReturnType<typeof getTokenizer> | undefined;
-      try {
-        tokenizerForDisplay = getTokenizer(config.modelName);
-      } catch {
-        tokenizerForDisplay = undefined;
-      }
-      const evaluators: Evaluator[] = await resolveEvaluators(deps.evaluators);
-      if (datasets!.test !== undefined) evaluators.push(new NLLEvaluator(datasets!.test, 'test', tokenizerForDisplay));
-      const infrequent = await resolveEvaluators(deps.infrequentEvaluators);
-
-      const evaluate = (list: readonly Evaluator[], step: number) =>
-        runEvaluators(
-          list,
-          {
-            training: client,
-            sampler: client.saveWeightsAndGetSamplingClient?.bind(client),
-          },
-          { step, logPath: config.logPath, log },
-        );
-
-      const adam = (lr: number): AdamParams => ({
-        learningRate: lr,
-        beta1: config.adamBeta1,
-        beta2: config.adamBeta2,
-        eps: config.adamEps,
-      });
-
-      let elapsedTokens = typeof resumeFrom?.elapsed_tokens === 'number' ? resumeFrom.elapsed_tokens : 0;
-      let lastFinish = performance.now();
-
-      const finish = async (sb: SubmittedStep) => {
-        const [fb, opt] = await timed('await_results', sb.metrics, () => Promise.all([sb.fwdBwd, sb.optim]));
-        const logprobs = sb.data.map(
-          (_, i) => fb.lossFnOutputs[i]?.logprobs ?? { data: [], dtype: 'float32' as const },
-        );
-        let numTokens = 0;
-        let numLossTokens = 0;
-        for (const d of sb.data) {
-          numTokens += d.modelInput.length;
-          numLossTokens += datumWeights(d).filter((w) => w > 0).length;
-        }
-        const now = performance.now();
-        sb.metrics['time/total'] = (now - lastFinish) / 1000;
-        lastFinish = now;
-        const metrics: Record<string, number> = {
-          epoch: sb.epoch,
-          progress: sb.step / totalSteps,
-          learning_rate: sb.learningRate,
-          num_sequences: sb.data.length,
-          num_tokens: numTokens,
-          num_loss_tokens: numLossTokens,
-          train_mean_nll: computeMeanNll(
-            logprobs,
-            sb.data.map((d) => datumWeights(d)),
-          ),
-          ...opt.metrics,
-          ...sb.metrics,
-        };
-        run.logger.logMetrics(metrics, sb.step);
-        deps.onStepLogged?.(sb.step, metrics);
-        if (sb.save !== undefined) {
-          const paths = await sb.save.paths;
-          appendCheckpointRecord(config.logPath, { name: sb.save.name, ...sb.save.record, ...paths });
-        }
-      };
-
-      const record = (done: number): Omit<CheckpointRecord, 'name'> => ({
-        epoch: Math.floor(done / nBatches),
-        batch: done % nBatches,
-        step: done,
-        elapsed_tokens: elapsedTokens,
-      });
-      const pending: SubmittedStep[] = [];
-      let currentEpoch = -1;
-      log(
-        `training ${config.modelName}: ${totalSteps} steps (${nBatches} batches × ${numEpochs} epochs${config.maxSteps ? `, max_steps ${config.maxSteps}` : ''}) from step ${startStep}`,
-      );
-      let step = startStep;
-      try {
-        for (; step < totalSteps && !run.signal.aborted; step++) {
-          const epoch = Math.floor(step / nBatches);
-          const batch = step % nBatches;
-          if (epoch !== currentEpoch) {
-            train.setEpoch(epoch);
-            currentEpoch = epoch;
-          }
-          const metrics: Record<string, number> = {};
-          if (evalEvery > 0 && step % evalEvery === 0 && evaluators.length > 0) {
-            Object.assign(metrics, await timed('evaluation', metrics, () => evaluate(evaluators, step)));
-          }
-          if (infrequentEvalEvery > 0 && step % infrequentEvalEvery === 0 && infrequent.length > 0) {
-            Object.assign(metrics, await timed('infrequent_evaluation', metrics, () => evaluate(infrequent, step)));
-          }
-          const data = await timed('get_batch', metrics, () => train.getBatch(batch));
-          if (step === startStep && tokenizerForDisplay !== undefined && data.length > 0) {
-            const t = new Transcript(`Training examples (step ${step})`);
-            for (const d of data.slice(0, 4)) t.add(new DatumFormatter(d, tokenizerForDisplay));
-            await t.write(join(config.logPath, 'transcripts', `train_examples_step_${checkpointName(step)}.html`));
-          }
-          elapsedTokens += data.reduce((a, d) => a + d.modelInput.length, 0);
-          const lr = learningRate * computeScheduleLrMultiplier(config.lrSchedule, step, totalSteps);
-          const t0 = performance.now();
-          const fwdBwd = deferred(client.forwardBackward(data, 'cross_entropy'));
-          const optim = deferred(client.optimStep(adam(lr)));
-          const done = step + 1;
-          let save: SubmittedStep['save'];
-          if (saveEvery > 0 && done % saveEvery === 0 && done < totalSteps) {
-            const name = checkpointName(done);
-            save = {
-              name,
-              paths: submitCheckpointSave(client, name, { kind: 'both', ttlSeconds }),
-              record: record(done),
-            };
-          }
-          metrics['time/submit'] = (performance.now() - t0) / 1000;
-          pending.push({ step, epoch, batch, data, learningRate: lr, fwdBwd, optim, metrics, save });
-          while (pending.length > submitAhead) await finish(pending.shift()!);
-        }
-        while (pending.length > 0) await finish(pending.shift()!);
-      } finally {
-        // On an error, settle what is in flight so no rejection goes unobserved.
-        await Promise.allSettled(pending.flatMap((p) => [p.fwdBwd, p.optim, ...(p.save ? [p.save.paths] : [])]));
-      }
-
-      if (step < totalSteps) {
-        // Interrupted: a resumable checkpoint at the step reached (unless the last periodic one is there already).
-        if (step > startStep && !(saveEvery > 0 && step % saveEvery === 0)) {
-          const name = checkpointName(step);
-          const paths = await submitCheckpointSave(client, name, { kind: 'both', ttlSeconds });
-          appendCheckpointRecord(config.logPath, { name, ...record(step), ...paths });
-        }
-        return { totalSteps, endStep: step, value: { trainingClient: client } };
-      }
-
-      // Final evaluation (after the last update) and final checkpoint.
-      const finalMetrics: Record<string, number> = {};
-      const finalEvals = [...(evalEvery > 0 ? evaluators : []), ...(infrequentEvalEvery > 0 ? infrequent : [])];
-      if (finalEvals.length > 0) {
-        Object.assign(finalMetrics, await timed('evaluation', finalMetrics, () => evaluate(finalEvals, totalSteps)));
-        run.logger.logMetrics({ ...finalMetrics, progress: 1 }, totalSteps);
-      }
-      const paths = await submitCheckpointSave(client, 'final', { kind: 'both', ttlSeconds: null });
-      const finalCheckpoint: CheckpointRecord = { name: 'final', ...record(totalSteps), final: true, ...paths };
-      appendCheckpointRecord(config.logPath, finalCheckpoint);
-      log(`done: final checkpoint ${paths.state_path ?? ''} (sampler ${paths.sampler_path ?? 'none'})`);
-      return { totalSteps, endStep: totalSteps, finalCheckpoint, value: { trainingClient: client } };
-    },
+    (run) => runSupervisedSteps(run, config, datasets!, deps),
   );
+}
+
+/** What {@link runSupervisedSteps} needs besides the config and the datasets. */
+export type SupervisedStepsDeps = Pick<
+  SupervisedTrainDeps,
+  'evaluators' | 'infrequentEvaluators' | 'serviceClient' | 'onStepLogged'
+>;
+
+/**
+ * The SFT loop's steps inside a run lifecycle the caller opened with `runLoop` (`@cookbook/logging`):
+ * {@link trainSupervised} is `runLoop` around this. For a run that does more than SFT under one log-dir policy,
+ * one `config.json` and one close, e.g. a recipe that first writes its training data into the log dir. Without
+ * `deps.serviceClient` it opens a ServiceClient on `baseUrl` and registers it with `run.own`.
+ * @throws DataError when the training set holds no batch.
+ */
+export async function runSupervisedSteps(
+  run: RunContext,
+  input: SupervisedTrainConfigInput,
+  datasets: SupervisedDatasets,
+  deps: SupervisedStepsDeps = {},
+): Promise<LoopOutcome<{ trainingClient: SupervisedTrainingClient }>> {
+  const config = SupervisedTrainConfigSchema.parse(input);
+  checkDatasets(datasets);
+  const learningRate = learningRateOf(config);
+  const { numEpochs, saveEvery, evalEvery, infrequentEvalEvery, submitAhead, ttlSeconds } = config;
+  const log = run.log;
+  const train = datasets.train;
+  const nBatches = train.length;
+  const totalSteps = Math.min(nBatches * numEpochs, config.maxSteps ?? Number.POSITIVE_INFINITY);
+  const resumeFrom = run.resumeFrom;
+  const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom, nBatches);
+  if (startStep >= totalSteps) return { totalSteps, endStep: startStep, finalCheckpoint: resumeFrom };
+  run.setTotalSteps(totalSteps);
+  const service: SupervisedServiceClient =
+    deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+  const userMetadata: Record<string, unknown> = {};
+  if (config.rendererName) userMetadata.renderer_name = config.rendererName;
+  if (config.recipeName) userMetadata.recipe_name = config.recipeName;
+
+  const { client } = await openTrainingClient<SupervisedTrainingClient>(run, service, { ...config, userMetadata });
+
+  let tokenizerForDisplay: ReturnType<typeof getTokenizer> | undefined;
+  try {
+    tokenizerForDisplay = getTokenizer(config.modelName);
+  } catch {
+    tokenizerForDisplay = undefined;
+  }
+  const evaluators: Evaluator[] = await resolveEvaluators(deps.evaluators);
+  if (datasets.test !== undefined) evaluators.push(new NLLEvaluator(datasets.test, 'test', tokenizerForDisplay));
+  const infrequent = await resolveEvaluators(deps.infrequentEvaluators);
+
+  const evaluate = (list: readonly Evaluator[], step: number) =>
+    runEvaluators(
+      list,
+      {
+        training: client,
+        sampler: client.saveWeightsAndGetSamplingClient?.bind(client),
+      },
+      { step, logPath: config.logPath, log },
+    );
+
+  const adam = (lr: number): AdamParams => ({
+    learningRate: lr,
+    beta1: config.adamBeta1,
+    beta2: config.adamBeta2,
+    eps: config.adamEps,
+  });
+
+  let elapsedTokens = typeof resumeFrom?.elapsed_tokens === 'number' ? resumeFrom.elapsed_tokens : 0;
+  let lastFinish = performance.now();
+
+  const finish = async (sb: SubmittedStep) => {
+    const [fb, opt] = await timed('await_results', sb.metrics, () => Promise.all([sb.fwdBwd, sb.optim]));
+    const logprobs = sb.data.map((_, i) => fb.lossFnOutputs[i]?.logprobs ?? { data: [], dtype: 'float32' as const });
+    let numTokens = 0;
+    let numLossTokens = 0;
+    for (const d of sb.data) {
+      numTokens += d.modelInput.length;
+      numLossTokens += datumWeights(d).filter((w) => w > 0).length;
+    }
+    const now = performance.now();
+    sb.metrics['time/total'] = (now - lastFinish) / 1000;
+    lastFinish = now;
+    const metrics: Record<string, number> = {
+      epoch: sb.epoch,
+      progress: sb.step / totalSteps,
+      learning_rate: sb.learningRate,
+      num_sequences: sb.data.length,
+      num_tokens: numTokens,
+      num_loss_tokens: numLossTokens,
+      train_mean_nll: computeMeanNll(
+        logprobs,
+        sb.data.map((d) => datumWeights(d)),
+      ),
+      ...opt.metrics,
+      ...sb.metrics,
+    };
+    run.logger.logMetrics(metrics, sb.step);
+    deps.onStepLogged?.(sb.step, metrics);
+    if (sb.save !== undefined) {
+      const paths = await sb.save.paths;
+      appendCheckpointRecord(config.logPath, { name: sb.save.name, ...sb.save.record, ...paths });
+    }
+  };
+
+  const record = (done: number): Omit<CheckpointRecord, 'name'> => ({
+    epoch: Math.floor(done / nBatches),
+    batch: done % nBatches,
+    step: done,
+    elapsed_tokens: elapsedTokens,
+  });
+  const pending: SubmittedStep[] = [];
+  let currentEpoch = -1;
+  log(
+    `training ${config.modelName}: ${totalSteps} steps (${nBatches} batches × ${numEpochs} epochs${config.maxSteps ? `, max_steps ${config.maxSteps}` : ''}) from step ${startStep}`,
+  );
+  let step = startStep;
+  try {
+    for (; step < totalSteps && !run.signal.aborted; step++) {
+      const epoch = Math.floor(step / nBatches);
+      const batch = step % nBatches;
+      if (epoch !== currentEpoch) {
+        train.setEpoch(epoch);
+        currentEpoch = epoch;
+      }
+      const metrics: Record<string, number> = {};
+      if (evalEvery > 0 && step % evalEvery === 0 && evaluators.length > 0) {
+        Object.assign(metrics, await timed('evaluation', metrics, () => evaluate(evaluators, step)));
+      }
+      if (infrequentEvalEvery > 0 && step % infrequentEvalEvery === 0 && infrequent.length > 0) {
+        Object.assign(metrics, await timed('infrequent_evaluation', metrics, () => evaluate(infrequent, step)));
+      }
+      const data = await timed('get_batch', metrics, () => train.getBatch(batch));
+      if (step === startStep && tokenizerForDisplay !== undefined && data.length > 0) {
+        const t = new Transcript(`Training examples (step ${step})`);
+        for (const d of data.slice(0, 4)) t.add(new DatumFormatter(d, tokenizerForDisplay));
+        await t.write(join(config.logPath, 'transcripts', `train_examples_step_${checkpointName(step)}.html`));
+      }
+      elapsedTokens += data.reduce((a, d) => a + d.modelInput.length, 0);
+      const lr = learningRate * computeScheduleLrMultiplier(config.lrSchedule, step, totalSteps);
+      const t0 = performance.now();
+      const fwdBwd = deferred(client.forwardBackward(data, 'cross_entropy'));
+      const optim = deferred(client.optimStep(adam(lr)));
+      const done = step + 1;
+      let save: SubmittedStep['save'];
+      if (saveEvery > 0 && done % saveEvery === 0 && done < totalSteps) {
+        const name = checkpointName(done);
+        save = {
+          name,
+          paths: submitCheckpointSave(client, name, { kind: 'both', ttlSeconds }),
+          record: record(done),
+        };
+      }
+      metrics['time/submit'] = (performance.now() - t0) / 1000;
+      pending.push({ step, epoch, batch, data, learningRate: lr, fwdBwd, optim, metrics, save });
+      while (pending.length > submitAhead) await finish(pending.shift()!);
+    }
+    while (pending.length > 0) await finish(pending.shift()!);
+  } finally {
+    // On an error, settle what is in flight so no rejection goes unobserved.
+    await Promise.allSettled(pending.flatMap((p) => [p.fwdBwd, p.optim, ...(p.save ? [p.save.paths] : [])]));
+  }
+
+  if (step < totalSteps) {
+    // Interrupted: a resumable checkpoint at the step reached (unless the last periodic one is there already).
+    if (step > startStep && !(saveEvery > 0 && step % saveEvery === 0)) {
+      const name = checkpointName(step);
+      const paths = await submitCheckpointSave(client, name, { kind: 'both', ttlSeconds });
+      appendCheckpointRecord(config.logPath, { name, ...record(step), ...paths });
+    }
+    return { totalSteps, endStep: step, value: { trainingClient: client } };
+  }
+
+  // Final evaluation (after the last update) and final checkpoint.
+  const finalMetrics: Record<string, number> = {};
+  const finalEvals = [...(evalEvery > 0 ? evaluators : []), ...(infrequentEvalEvery > 0 ? infrequent : [])];
+  if (finalEvals.length > 0) {
+    Object.assign(finalMetrics, await timed('evaluation', finalMetrics, () => evaluate(finalEvals, totalSteps)));
+    run.logger.logMetrics({ ...finalMetrics, progress: 1 }, totalSteps);
+  }
+  const paths = await submitCheckpointSave(client, 'final', { kind: 'both', ttlSeconds: null });
+  const finalCheckpoint: CheckpointRecord = { name: 'final', ...record(totalSteps), final: true, ...paths };
+  appendCheckpointRecord(config.logPath, finalCheckpoint);
+  log(`done: final checkpoint ${paths.state_path ?? ''} (sampler ${paths.sampler_path ?? 'none'})`);
+  return { totalSteps, endStep: totalSteps, finalCheckpoint, value: { trainingClient: client } };
 }

@@ -6,7 +6,7 @@
 import { ModelInput } from '@cookbook/core';
 import { SampleResponseSchema, SamplerInfoSchema, UntypedAPIFutureSchema } from '@cookbook/tinker-wire';
 import { APIFuture } from './api-future.js';
-import { APIConnectionError, FutureExpiredError } from './errors.js';
+import { APIConnectionError, FutureExpiredError, TinkerError } from './errors.js';
 import { retryDelayMs, sleep } from './http.js';
 import type { ClientHolder } from './internal/holder.js';
 import { type SampleResponse, type SamplingParams, sampleResponseFromWire, samplingParamsToWire } from './types.js';
@@ -49,7 +49,7 @@ export class SamplingClient {
       samplingParams: { maxTokens: 1 },
       includePromptLogprobs: true,
     });
-    if (res.promptLogprobs === undefined) throw new TypeError('the server returned no prompt_logprobs');
+    if (res.promptLogprobs === undefined) throw new TinkerError('the server returned no prompt_logprobs');
     return res.promptLogprobs;
   }
 

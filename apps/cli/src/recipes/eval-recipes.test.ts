@@ -2,12 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFields } from '@cookbook/core';
-import { BenchmarkEvaluator, benchmarkFromTaskFile, readTaskFile } from '@cookbook/eval';
+import { BenchmarkEvaluator, BenchmarkRunConfigSchema, benchmarkFromTaskFile, readTaskFile } from '@cookbook/eval';
 import { readMetrics } from '@cookbook/logging';
 import { getRenderer, getTokenizer } from '@cookbook/renderers';
 import { fromConversationFile, trainSupervised } from '@cookbook/supervised';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
+import { expectDerivedFields, fieldsOf } from './__fixtures__/library-fields.js';
 import { evalRecipe } from './eval.js';
 import { evalCompare } from './eval-compare.js';
 import { SHIPPED_TASKS, shippedTaskPath } from './eval-tasks.js';
@@ -28,6 +29,16 @@ describe('eval recipes', () => {
     }
     for (const name of Object.keys(SHIPPED_TASKS))
       expect(readTaskFile(shippedTaskPath(name)!).length).toBeGreaterThan(5);
+  });
+
+  it('derives its fields from the library schema (same descriptions, types and defaults; overrides listed)', () => {
+    const library = fieldsOf(BenchmarkRunConfigSchema);
+    const compared = expectDerivedFields(evalRecipe.schema, library, {
+      anyDefault: ['log_path'],
+      // A rerun continues the benchmarks it has not finished instead of asking.
+      defaults: { behavior_if_log_dir_exists: 'resume' },
+    });
+    expect(compared.length).toBe(library.size);
   });
 
   it('evaluates a base model offline, resumes, re-grades and compares', async () => {

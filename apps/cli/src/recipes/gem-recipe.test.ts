@@ -7,6 +7,7 @@ import { startLocalTinker } from '@cookbook/local-tinker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import { recipes } from '../recipes.js';
+import { expectDerivedFields, fieldsOf } from './__fixtures__/library-fields.js';
 import { gem } from './gem.js';
 
 function capture() {
@@ -31,17 +32,23 @@ describe('gem recipe: config', () => {
     expect(help).toContain('local/qwen3-tiny, a tiny random-weight stand-in');
   });
 
-  it('derives its fields from the library schema (same descriptions and types)', () => {
-    const library = new Map(configFields(GemTrainConfigSchema, { keyStyle: 'snake_case' }).map((f) => [f.path, f]));
-    let shared = 0;
-    for (const f of configFields(gem.schema, { keyStyle: 'snake_case' })) {
-      const lib = library.get(f.path);
-      if (lib === undefined) continue;
-      shared++;
-      expect(f.description, f.path).toBe(lib.description);
-      expect(f.type, f.path).toBe(lib.type);
-    }
-    expect(shared).toBe(library.size);
+  it('derives its fields from the library schema (same descriptions, types and defaults; overrides listed)', () => {
+    const library = fieldsOf(GemTrainConfigSchema);
+    const compared = expectDerivedFields(gem.schema, library, {
+      anyDefault: ['log_path'],
+      // Offline: the tiny model on short games, with its game template and a larger step.
+      defaults: {
+        model_name: 'local/qwen3-tiny',
+        batch_size: 8,
+        learning_rate: 5e-4,
+        lora_rank: 8,
+        max_tokens: 8,
+        max_steps: 30,
+        num_env: 8,
+        template: 'qwen3_game',
+      },
+    });
+    expect(compared.length).toBe(library.size);
     for (const key of ['env_id', 'num_env', 'env_wrappers', 'template', 'gamma', 'use_rebn', 'batch_size']) {
       expect(library.has(key), key).toBe(true);
     }

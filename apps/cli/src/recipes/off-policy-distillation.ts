@@ -30,12 +30,8 @@ export const offPolicyDistillationSchema = OffPolicyDistillationConfigSchema.ext
   saveEvery: lib.saveEvery.default(0),
   loraRank: lib.loraRank.default(16),
   learningRate: lib.learningRate.default(3e-3),
-  nTeacherTargets: lib.nTeacherTargets
-    .default(64)
-    .describe(
-      'K: teacher tokens per position, renormalised into the target weights (the tiny offline teacher spreads its ' +
-        'mass thinly, so the offline default is the service maximum 64; upstream uses 20)',
-    ),
+  // The tiny offline teacher spreads its mass thinly, so the offline K is the service maximum (upstream uses 20).
+  nTeacherTargets: lib.nTeacherTargets.default(64),
 });
 
 export const offPolicyDistillation = defineRecipe({

@@ -3,14 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFields } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
+import { RunConfigSchema } from '@cookbook/logging';
 import { DpoTrainConfigSchema } from '@cookbook/preference';
+import { RLTrainConfigSchema } from '@cookbook/rl';
+import { SupervisedTrainConfigSchema } from '@cookbook/supervised';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import type { Recipe } from '../recipe.js';
 import { recipes } from '../recipes.js';
+import { expectDerivedFields, fieldsOf } from './__fixtures__/library-fields.js';
 import { dpo } from './dpo.js';
+import { rlRecipeSchema } from './rl-common.js';
 import { rlhfPipeline } from './rlhf-pipeline.js';
 import { shorter } from './shorter.js';
+import { slRecipeSchema } from './sl-common.js';
 
 const ours: Recipe[] = [dpo, shorter, rlhfPipeline];
 
@@ -40,17 +46,84 @@ describe('preference recipes', () => {
     });
   }
 
-  it('dpo keeps the library descriptions and documents the offline defaults', () => {
-    const library = new Map(configFields(DpoTrainConfigSchema, { keyStyle: 'snake_case' }).map((f) => [f.path, f]));
-    const fields = configFields(dpo.schema, { keyStyle: 'snake_case' });
-    for (const f of fields) {
-      const lib = library.get(f.path);
-      if (lib !== undefined) expect(f.description, f.path).toBe(lib.description);
-    }
-    const byName = new Map(fields.map((f) => [f.path, f]));
+  it('dpo keeps the library descriptions, types and defaults, and lists its offline defaults', () => {
+    const library = fieldsOf(DpoTrainConfigSchema);
+    const compared = expectDerivedFields(dpo.schema, library, {
+      anyDefault: ['log_path'],
+      // The random-init tiny model needs a large step, a high β, a small rank and short runs (see dpo.ts).
+      defaults: {
+        save_every: 0,
+        learning_rate: 1e-2,
+        dpo_beta: 1,
+        lora_rank: 8,
+        batch_size: 8,
+        max_length: 128,
+        eval_every: 8,
+        max_steps: 8,
+      },
+    });
+    expect(compared.length).toBeGreaterThanOrEqual(20);
     expect(library.get('learning_rate')!.defaultValue).toBe(1e-5);
     expect(library.get('dpo_beta')!.defaultValue).toBe(0.1);
-    expect(byName.get('dataset')!.defaultValue).toBe('format');
+    expect(fieldsOf(dpo.schema).get('dataset')!.defaultValue).toBe('format');
+  });
+
+  it('shorter keeps the RL library fields (and the RL recipes’ shared ones), with its offline defaults listed', () => {
+    const compared = expectDerivedFields(shorter.schema, fieldsOf(RLTrainConfigSchema), {
+      anyDefault: ['log_path'],
+      defaults: {
+        save_every: 0,
+        learning_rate: 3e-3,
+        max_tokens: 24,
+        lora_rank: 8,
+        eval_every: 0,
+        num_groups_to_log: 2,
+        max_steps: 12,
+      },
+    });
+    expect(compared.length).toBeGreaterThanOrEqual(20);
+    // The fields every RL recipe adds (rl-common.ts), with shorter's group shape.
+    const shared = new Map([...fieldsOf(rlRecipeSchema)].filter(([k]) => !fieldsOf(RLTrainConfigSchema).has(k)));
+    expect(
+      expectDerivedFields(shorter.schema, shared, { defaults: { group_size: 4, groups_per_batch: 8 } }).sort(),
+    ).toEqual(['group_size', 'groups_per_batch', 'renderer_name', 'seed']);
+  });
+
+  it('rlhf_pipeline derives each stage field from its library field, with its offline defaults listed', () => {
+    const run = fieldsOf(RunConfigSchema);
+    const sft = fieldsOf(SupervisedTrainConfigSchema);
+    const slRecipe = fieldsOf(slRecipeSchema);
+    const rl = fieldsOf(RLTrainConfigSchema);
+    const rlRecipe = fieldsOf(rlRecipeSchema);
+    const dpoFields = fieldsOf(dpo.schema);
+    // rlhf_pipeline key → the field it derives from (stage-3 RL fields carry an rl_ prefix).
+    const library = new Map([
+      ...run,
+      ['model_name', sft.get('model_name')!],
+      ['lora_rank', sft.get('lora_rank')!],
+      ['batch_size', slRecipe.get('batch_size')!],
+      ['max_length', slRecipe.get('max_length')!],
+      ['rl_max_tokens', rl.get('max_tokens')!],
+      ['rl_group_size', rlRecipe.get('group_size')!],
+      ['rl_groups_per_batch', rlRecipe.get('groups_per_batch')!],
+      ['eval_every', rl.get('eval_every')!],
+      ...['dataset', 'test_path', 'max_train_rows', 'test_size'].map((k) => [k, dpoFields.get(k)!] as const),
+    ]);
+    const compared = expectDerivedFields(rlhfPipeline.schema, library, {
+      anyDefault: ['log_path'],
+      defaults: {
+        // A pipeline of stages: rerunning it continues the finished stages.
+        behavior_if_log_dir_exists: 'resume',
+        lora_rank: 8,
+        batch_size: 16,
+        max_length: 256,
+        rl_max_tokens: 12,
+        rl_group_size: 4,
+        rl_groups_per_batch: 8,
+        eval_every: 4,
+      },
+    });
+    expect(compared.sort()).toEqual([...library.keys()].sort());
   });
 
   it('dpo names the file and line of a bad comparison and writes nothing', async () => {

@@ -8,18 +8,19 @@
  * Offline the teacher is the tiny random `local/qwen3-tiny`, so its labels are noise: the recipe shows the mechanics
  * (sampling → data → SFT). With `TINKER_API_KEY`, `model_name=Qwen/Qwen3-8B` produces real labels.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, configToKeyStyle, getTextContent, type Message } from '@cookbook/core';
-import { applyLogDirDecision, checkLogDir, writeFileAtomicSync } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { runLoop, writeFileAtomicSync } from '@cookbook/logging';
+import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import {
   fromConversationFile,
   readConversationFile,
+  runSupervisedSteps,
   SampleTranscriptEvaluator,
-  trainSupervised,
 } from '@cookbook/supervised';
+import type { ServiceClientLike } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -72,6 +73,45 @@ export const promptDistillationSchema = slRecipeSchema.extend({
   infrequentEvalEvery: lib.infrequentEvalEvery.default(0),
 });
 
+/** The teacher's answers (with the long prompt in front) as student conversations without it; empty answers dropped. */
+async function labelQuestions(
+  service: Pick<ServiceClientLike, 'createSamplingClient'>,
+  teacherModel: string,
+  teacherRenderer: Renderer,
+  questions: readonly string[],
+  config: Pick<z.infer<typeof promptDistillationSchema>, 'teacherMaxTokens' | 'teacherTemperature'>,
+): Promise<{ messages: Message[] }[]> {
+  const teacher = await service.createSamplingClient({ baseModel: teacherModel });
+  const answers = await Promise.all(
+    questions.map(async (q, i) => {
+      const prompt = teacherRenderer.buildGenerationPrompt([
+        { role: 'system', content: TEACHER_PROMPT },
+        { role: 'user', content: q },
+      ]);
+      const res = await teacher.sample({
+        prompt,
+        numSamples: 1,
+        samplingParams: {
+          maxTokens: config.teacherMaxTokens,
+          temperature: config.teacherTemperature,
+          seed: i,
+          stop: teacherRenderer.getStopSequences(),
+        },
+      });
+      return getTextContent(teacherRenderer.parseResponse(res.sequences[0]?.tokens ?? []).message).trim();
+    }),
+  );
+  return questions
+    .map((q, i) => ({ q, a: answers[i]! }))
+    .filter(({ a }) => a !== '')
+    .map(({ q, a }) => ({
+      messages: [
+        { role: 'user', content: q },
+        { role: 'assistant', content: a },
+      ],
+    }));
+}
+
 function readQuestions(path: string): string[] {
   if (!existsSync(path)) throw new ConfigError(`questions_file: no such file ${path}`, { key: 'questions_file' });
   const lines = readFileSync(path, 'utf8')
@@ -99,74 +139,52 @@ export const promptDistillation = defineRecipe({
     const questions = readQuestions(
       config.questionsFile === 'example' ? EXAMPLE_SENTENCES : resolve(config.questionsFile),
     );
-    // The teacher data lives in the log dir: settle the log-dir policy first, then let the SFT run resume in it.
-    const decision = await checkLogDir(config.logPath, config.behaviorIfLogDirExists);
-    if (decision === 'exit') return;
-    applyLogDirDecision(config.logPath, decision);
-
     const dataPath = join(config.logPath, 'teacher-data.jsonl');
-    const service = await connectService(config.baseUrl);
-    try {
-      if (existsSync(dataPath)) {
-        io.err(`reusing teacher data ${dataPath} (${readConversationFile(dataPath).length} conversations)`);
-      } else {
-        io.err(`teacher ${teacherModel} labels ${questions.length} questions with the long prompt…`);
-        const teacher = await service.createSamplingClient({ baseModel: teacherModel });
-        const answers = await Promise.all(
-          questions.map(async (q, i) => {
-            const prompt = teacherRenderer.buildGenerationPrompt([
-              { role: 'system', content: TEACHER_PROMPT },
-              { role: 'user', content: q },
-            ]);
-            const res = await teacher.sample({
-              prompt,
-              numSamples: 1,
-              samplingParams: {
-                maxTokens: config.teacherMaxTokens,
-                temperature: config.teacherTemperature,
-                seed: i,
-                stop: teacherRenderer.getStopSequences(),
-              },
-            });
-            return getTextContent(teacherRenderer.parseResponse(res.sequences[0]?.tokens ?? []).message).trim();
-          }),
-        );
-        const conversations = questions
-          .map((q, i) => ({ q, a: answers[i]! }))
-          .filter(({ a }) => a !== '')
-          .map(({ q, a }) => ({
-            messages: [
-              { role: 'user', content: q },
-              { role: 'assistant', content: a },
-            ],
-          }));
-        if (conversations.length <= config.testSize) {
-          throw new ConfigError(
-            `the teacher gave ${conversations.length} non-empty answers; need more than test_size=${config.testSize}`,
-            { key: 'test_size' },
-          );
+    const samplePrompts: Message[][] = questions.slice(0, 4).map((q) => [{ role: 'user', content: q }]);
+    // One run: the log-dir policy (a resumed run reuses its teacher data, a deleted one relabels), config.json,
+    // teacher labelling, then SFT on the labels; the lifecycle closes the service at the end.
+    await runLoop(
+      {
+        ...config,
+        config: {
+          ...(configToKeyStyle(
+            promptDistillationSchema,
+            { ...config, rendererName },
+            { keyStyle: 'snake_case' },
+          ) as object),
+          teacher_prompt: TEACHER_PROMPT,
+        },
+        console: false,
+        log: io.err,
+      },
+      async (run) => {
+        const service = run.own(await connectService(config.baseUrl));
+        if (existsSync(dataPath)) {
+          io.err(`reusing teacher data ${dataPath} (${readConversationFile(dataPath).length} conversations)`);
+        } else {
+          io.err(`teacher ${teacherModel} labels ${questions.length} questions with the long prompt…`);
+          const conversations = await labelQuestions(service, teacherModel, teacherRenderer, questions, config);
+          if (conversations.length <= config.testSize) {
+            throw new ConfigError(
+              `the teacher gave ${conversations.length} non-empty answers; need more than test_size=${config.testSize}`,
+              { key: 'test_size' },
+            );
+          }
+          writeFileAtomicSync(dataPath, conversations.map((c) => JSON.stringify(c)).join('\n') + '\n');
+          io.err(`wrote ${conversations.length} teacher-labelled conversations to ${dataPath}`);
         }
-        mkdirSync(config.logPath, { recursive: true });
-        writeFileAtomicSync(dataPath, conversations.map((c) => JSON.stringify(c)).join('\n') + '\n');
-        io.err(`wrote ${conversations.length} teacher-labelled conversations to ${dataPath}`);
-      }
-
-      const samplePrompts: Message[][] = questions.slice(0, 4).map((q) => [{ role: 'user', content: q }]);
-      await trainSupervised(
-        // The log dir was settled above; teacher data may already be in it.
-        { ...config, rendererName, recipeName: 'prompt_distillation', behaviorIfLogDirExists: 'resume' },
-        {
-          dataset: fromConversationFile({
-            filePath: dataPath,
-            common: {
-              modelNameForTokenizer: config.modelName,
-              rendererName,
-              maxLength: config.maxLength,
-              batchSize: config.batchSize,
-              trainOnWhat: config.trainOnWhat,
-            },
-            testSize: config.testSize,
-          }),
+        const datasets = await fromConversationFile({
+          filePath: dataPath,
+          common: {
+            modelNameForTokenizer: config.modelName,
+            rendererName,
+            maxLength: config.maxLength,
+            batchSize: config.batchSize,
+            trainOnWhat: config.trainOnWhat,
+          },
+          testSize: config.testSize,
+        })();
+        return runSupervisedSteps(run, { ...config, rendererName, recipeName: 'prompt_distillation' }, datasets, {
           evaluators: [
             new SampleTranscriptEvaluator({
               prompts: samplePrompts,
@@ -175,26 +193,14 @@ export const promptDistillation = defineRecipe({
               name: 'student_samples',
             }),
           ],
-          hparams: {
-            ...(configToKeyStyle(
-              promptDistillationSchema,
-              { ...config, rendererName },
-              { keyStyle: 'snake_case' },
-            ) as object),
-            teacher_prompt: TEACHER_PROMPT,
-          },
           serviceClient: service,
-          console: false,
-          log: io.err,
           onStepLogged: (step, m) =>
             io.out(
               `step ${String(step).padStart(4)}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}` +
                 (m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`),
             ),
-        },
-      );
-    } finally {
-      await service.close();
-    }
+        });
+      },
+    );
   },
 });

@@ -15,7 +15,7 @@ import {
   tensorFromFloat32,
   tensorFromInt64,
 } from '@cookbook/core';
-import { appendCheckpointRecord, REPORT_FILE, readMetrics, runLoop } from '@cookbook/logging';
+import { appendCheckpointRecord, openTrainingClient, REPORT_FILE, readMetrics, runLoop } from '@cookbook/logging';
 import {
   extractBoxed,
   fetchHubRows,
@@ -151,11 +151,12 @@ export const rlLoop = defineRecipe({
                 io,
               })
             : null;
-        const start = resume ?? warm ?? config.loadCheckpointPath;
-        const training =
-          start === null
-            ? await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank })
-            : await service.createTrainingClientFromState(start, { optimizer: resume !== undefined });
+        // The run's checkpoint (with its optimizer), else the warm start or load_checkpoint_path, else a new LoRA.
+        const { client: training } = await openTrainingClient(run, service, {
+          modelName: config.modelName,
+          loraRank: config.loraRank,
+          loadCheckpointPath: warm ?? config.loadCheckpointPath,
+        });
         let noSignalSteps = 0;
         let sampler = await training.saveWeightsAndGetSamplingClient();
         const stop = renderer.getStopSequences();

@@ -75,7 +75,8 @@ export const rlhfPipelineSchema = z.object({
     .enum(['all_pairs_both_ways', 'all_pairs_one_way'])
     .default('all_pairs_both_ways')
     .describe('Stage 3: which pairs of a group the reward model compares'),
-  evalEvery: rl.evalEvery.default(4).describe('Stage 3: steps between win-rate evaluations (0 = never)'),
+  // Stage 3: the RL loop's evaluation is the win rate on held-out prompts.
+  evalEvery: rl.evalEvery.default(4),
   numEvalPrompts: z
     .number()
     .int()

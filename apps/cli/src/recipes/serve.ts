@@ -25,59 +25,55 @@ export const serveSchema = z.object({
     .describe(
       'Folder for runs and checkpoints (default: COOKBOOK_LOCAL_TINKER_ROOT or ~/.cache/cookbook/local-tinker)',
     ),
-  api_key: z.string().default('').describe('Require this key in X-API-Key (empty = no key; loopback only)'),
-  long_poll_ms: positiveInt().default(20_000).describe('How long retrieve_future holds a pending request, ms'),
-  session_timeout_s: z
+  apiKey: z.string().default('').describe('Require this key in X-API-Key (empty = no key; loopback only)'),
+  longPollMs: positiveInt().default(20_000).describe('How long retrieve_future holds a pending request, ms'),
+  sessionTimeoutS: z
     .number()
     .min(0)
     .default(300)
     .describe('Unload the models and samplers of a session with no heartbeat for this long, s (0 = never)'),
-  engine_threads: positiveInt().max(64).default(1).describe('Worker threads running the engine'),
-  max_root_gb: z
+  engineThreads: positiveInt().max(64).default(1).describe('Worker threads running the engine'),
+  maxRootGb: z
     .number()
     .min(0)
     .default(0)
     .describe('Keep the root under this size, removing least recently used runs (never a loaded one); 0 = no cap'),
-  max_run_age_days: z.number().min(0).default(0).describe('Remove runs unused for this many days; 0 = keep'),
-  max_body_mb: z
+  maxRunAgeDays: z.number().min(0).default(0).describe('Remove runs unused for this many days; 0 = keep'),
+  maxBodyMb: z
     .number()
     .positive()
     .default(DEFAULT_LIMITS.maxBodyBytes / MB)
     .describe('Largest request body, after decompression, MB'),
-  max_json_depth: positiveInt().default(DEFAULT_LIMITS.maxJsonDepth).describe('Deepest JSON nesting of a body'),
-  max_num_samples: positiveInt().default(DEFAULT_LIMITS.maxNumSamples).describe('Largest num_samples of a sample'),
-  default_max_tokens: positiveInt()
+  maxJsonDepth: positiveInt().default(DEFAULT_LIMITS.maxJsonDepth).describe('Deepest JSON nesting of a body'),
+  maxNumSamples: positiveInt().default(DEFAULT_LIMITS.maxNumSamples).describe('Largest num_samples of a sample'),
+  defaultMaxTokens: positiveInt()
     .default(DEFAULT_LIMITS.defaultMaxTokens)
     .describe('max_tokens of a sample request that gives none'),
-  max_tokens: positiveInt().default(DEFAULT_LIMITS.maxTokens).describe('Largest max_tokens of a sample'),
-  max_topk_prompt_logprobs: z
+  maxTokens: positiveInt().default(DEFAULT_LIMITS.maxTokens).describe('Largest max_tokens of a sample'),
+  maxTopkPromptLogprobs: z
     .number()
     .int()
     .min(0)
     .default(DEFAULT_LIMITS.maxTopkPromptLogprobs)
     .describe('Largest topk_prompt_logprobs'),
-  max_lora_rank: positiveInt().default(DEFAULT_LIMITS.maxLoraRank).describe('Largest LoRA rank'),
-  max_loss_input_elements: positiveInt()
+  maxLoraRank: positiveInt().default(DEFAULT_LIMITS.maxLoraRank).describe('Largest LoRA rank'),
+  maxLossInputElements: positiveInt()
     .default(DEFAULT_LIMITS.maxLossInputElements)
     .describe('Most loss-input elements (sparse ones densified) in one forward_backward'),
-  max_sample_mb: z
+  maxSampleMb: z
     .number()
     .positive()
     .default(DEFAULT_LIMITS.maxSampleBytes / MB)
     .describe('Largest working memory of one sample call (KV cache and logits of all samples), MB'),
-  max_learning_rate: z
-    .number()
-    .positive()
-    .default(DEFAULT_LIMITS.maxLearningRate)
-    .describe('Largest Adam learning_rate'),
-  clock_cycle_ms: z
+  maxLearningRate: z.number().positive().default(DEFAULT_LIMITS.maxLearningRate).describe('Largest Adam learning_rate'),
+  clockCycleMs: z
     .number()
     .min(0)
     .default(0)
     .describe(
       'Run training and sampling in lock-step cycles of this many ms, like the hosted service (work sent during a cycle runs at the next boundary; results come out at the end of their cycle); 0 = off',
     ),
-  clock_cycle_log: z
+  clockCycleLog: z
     .string()
     .default('')
     .describe('With clock_cycle_ms: append one JSON line per cycle (start, duration, operations) to this file'),
@@ -88,30 +84,30 @@ export type ServeConfig = z.infer<typeof serveSchema>;
 /** The service options a `cookbook serve` config stands for. */
 export function serveOptions(config: ServeConfig, log: (message: string) => void): LocalTinkerOptions {
   const limits: ServiceLimits = {
-    maxBodyBytes: Math.round(config.max_body_mb * MB),
-    maxJsonDepth: config.max_json_depth,
-    maxNumSamples: config.max_num_samples,
-    defaultMaxTokens: config.default_max_tokens,
-    maxTokens: config.max_tokens,
-    maxTopkPromptLogprobs: config.max_topk_prompt_logprobs,
-    maxLoraRank: config.max_lora_rank,
-    maxLossInputElements: config.max_loss_input_elements,
-    maxSampleBytes: Math.round(config.max_sample_mb * MB),
-    maxLearningRate: config.max_learning_rate,
+    maxBodyBytes: Math.round(config.maxBodyMb * MB),
+    maxJsonDepth: config.maxJsonDepth,
+    maxNumSamples: config.maxNumSamples,
+    defaultMaxTokens: config.defaultMaxTokens,
+    maxTokens: config.maxTokens,
+    maxTopkPromptLogprobs: config.maxTopkPromptLogprobs,
+    maxLoraRank: config.maxLoraRank,
+    maxLossInputElements: config.maxLossInputElements,
+    maxSampleBytes: Math.round(config.maxSampleMb * MB),
+    maxLearningRate: config.maxLearningRate,
   };
   return {
     host: config.host,
     port: config.port,
     root: config.root || defaultRoot(),
-    longPollMs: config.long_poll_ms,
-    sessionTimeoutMs: config.session_timeout_s * 1000,
-    engineThreads: config.engine_threads,
-    maxRootBytes: config.max_root_gb > 0 ? config.max_root_gb * 1e9 : null,
-    maxRunAgeDays: config.max_run_age_days > 0 ? config.max_run_age_days : null,
+    longPollMs: config.longPollMs,
+    sessionTimeoutMs: config.sessionTimeoutS * 1000,
+    engineThreads: config.engineThreads,
+    maxRootBytes: config.maxRootGb > 0 ? config.maxRootGb * 1e9 : null,
+    maxRunAgeDays: config.maxRunAgeDays > 0 ? config.maxRunAgeDays : null,
     limits,
-    ...(config.api_key ? { apiKey: config.api_key } : {}),
-    ...(config.clock_cycle_ms > 0 ? { clockCycleMs: config.clock_cycle_ms } : {}),
-    ...(config.clock_cycle_log ? { clockCycleLogPath: config.clock_cycle_log } : {}),
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    ...(config.clockCycleMs > 0 ? { clockCycleMs: config.clockCycleMs } : {}),
+    ...(config.clockCycleLog ? { clockCycleLogPath: config.clockCycleLog } : {}),
     log,
   };
 }
@@ -123,7 +119,7 @@ export const serve = defineRecipe({
   async run(config, io) {
     const service = await startLocalTinker(serveOptions(config, io.err));
     io.out(`local Tinker service listening on ${service.baseURL} (data in ${service.root}); Ctrl-C stops it`);
-    io.out(`use it with: TINKER_BASE_URL=${service.baseURL}${config.api_key ? ' TINKER_API_KEY=<your key>' : ''}`);
+    io.out(`use it with: TINKER_BASE_URL=${service.baseURL}${config.apiKey ? ' TINKER_API_KEY=<your key>' : ''}`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         io.out('stopping: finishing queued work…');

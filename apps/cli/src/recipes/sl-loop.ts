@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
 import { computeMeanNll, datumWeights } from '@cookbook/eval';
-import { checkpointName, runLoop, saveCheckpoint } from '@cookbook/logging';
+import { checkpointName, openTrainingClient, runLoop, saveCheckpoint } from '@cookbook/logging';
 import { getRenderer, getTokenizer } from '@cookbook/renderers';
 import {
   type ConversationRow,
@@ -82,10 +82,8 @@ export const slLoop = defineRecipe({
         if (run.startStep >= totalSteps) return { totalSteps, endStep: run.startStep };
         run.setTotalSteps(totalSteps);
         const service = run.own(await connectService(config.baseUrl));
-        const client =
-          run.resumeFrom?.state_path !== undefined
-            ? await service.createTrainingClientFromState(run.resumeFrom.state_path, { optimizer: true })
-            : await service.createLoraTrainingClient({ baseModel: config.modelName, rank: config.loraRank });
+        // The run's checkpoint with its optimizer (exact resume), else a new LoRA on the base model.
+        const { client } = await openTrainingClient(run, service, config);
 
         let step = run.startStep;
         for (; step < totalSteps && !run.signal.aborted; step++) {

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFields, resolveLearningRate, toSnakeCase } from '@cookbook/core';
+import { startLocalTinker } from '@cookbook/local-tinker';
 import { readConversationFile, SupervisedTrainConfigSchema } from '@cookbook/supervised';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import type { Recipe } from '../recipe.js';
 import { recipes } from '../recipes.js';
@@ -125,5 +126,54 @@ describe('supervised recipes', () => {
     expect(resolveLearningRate('Qwen/Qwen3-8B', null, sft)).toBeCloseTo(4.73e-4, 5);
     expect(resolveLearningRate('Qwen/Qwen3-8B', 3e-4, sft)).toBe(3e-4);
     expect(() => resolveLearningRate('acme/unknown', null, sft)).toThrow(/learning_rate/);
+  });
+});
+
+describe('prompt_distillation on the embedded service', () => {
+  let server: { baseURL: string; close(): Promise<void> };
+  const root = mkdtempSync(join(tmpdir(), 'prompt-distillation-'));
+  beforeAll(async () => {
+    server = await startLocalTinker({ port: 0, root: join(root, 'service') });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('labels once, trains in the same run, reuses the labels on resume and relabels after delete', async () => {
+    const logPath = join(root, 'run');
+    const args = (steps: number, behavior: string) => [
+      'prompt_distillation',
+      `log_path=${logPath}`,
+      `base_url=${server.baseURL}`,
+      `max_steps=${steps}`,
+      'batch_size=4',
+      'lora_rank=4',
+      'eval_every=0',
+      'save_every=1',
+      `behavior_if_log_dir_exists=${behavior}`,
+    ];
+    const first = capture();
+    expect(await runCli(args(1, 'raise'), ours, first.io)).toBe(0);
+    expect(first.err.join('\n')).toMatch(/wrote \d+ teacher-labelled conversations/);
+    // One config.json for the whole run: the recipe's fields and the teacher prompt.
+    const config = JSON.parse(readFileSync(join(logPath, 'config.json'), 'utf8')) as Record<string, unknown>;
+    expect(config).toMatchObject({ questions_file: 'example', max_steps: 1 });
+    expect(config.teacher_prompt).toContain('language identification');
+    const labels = readFileSync(join(logPath, 'teacher-data.jsonl'), 'utf8');
+
+    const resumed = capture();
+    expect(await runCli(args(2, 'resume'), ours, resumed.io)).toBe(0);
+    expect(resumed.err.join('\n')).toContain('reusing teacher data');
+    const steps = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { step: number }).step);
+    expect(steps).toEqual([0, 1]);
+    expect(readFileSync(join(logPath, 'teacher-data.jsonl'), 'utf8')).toBe(labels);
+
+    const again = capture();
+    expect(await runCli(args(1, 'delete'), ours, again.io)).toBe(0);
+    expect(again.err.join('\n')).toMatch(/wrote \d+ teacher-labelled conversations/);
+    expect(readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   });
 });

@@ -1,5 +1,7 @@
 /** Bounded parallel map: teacher calls are many and the service queues them, so the client keeps a cap. */
 
+import { ConfigError } from '@cookbook/core';
+
 /**
  * `Promise.all(items.map(fn))` with at most `limit` calls in flight; results keep the input order. The first
  * failure rejects the whole map (calls already started still settle, none new start).
@@ -9,7 +11,7 @@ export async function mapLimit<T, R>(
   limit: number,
   fn: (item: T, index: number) => Promise<R>,
 ): Promise<R[]> {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency limit must be ≥ 1, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1) throw new ConfigError(`concurrency limit must be ≥ 1, got ${limit}`);
   const out = new Array<R>(items.length);
   let next = 0;
   let failed = false;

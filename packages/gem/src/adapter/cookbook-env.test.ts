@@ -2,7 +2,7 @@
  * GEM games through `@cookbook/rl`'s own rollout code: the adapter's dataset is an rl `RLDataset` (checked by the
  * compiler here) and rl's `doGroupRollout` plays it; groups share one seeded game; demonstrations come from a player.
  */
-import type { ModelInput, StopCondition, TokenCompleter } from '@cookbook/core';
+import { type ModelInput, type StopCondition, type TokenCompleter, TrainingError } from '@cookbook/core';
 import { getRenderer, getTokenizer } from '@cookbook/renderers';
 import { collectDemonstrations, doGroupRollout, type RLDataset } from '@cookbook/rl';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +64,7 @@ describe('GEM games in @cookbook/rl', () => {
     const r = await env!.step(tokenizer.encode('I will not box it'));
     expect(r).toMatchObject({ reward: -0.1, episodeDone: true, metrics: { format_error: 1, won: 0 } });
     await expect(env!.step([1])).rejects.toThrow(/episode is over/);
+    await expect(env!.step([1])).rejects.toThrow(TrainingError);
   });
 
   it('produces player demonstrations for rl’s warm start (one conversation per turn)', async () => {

@@ -11,7 +11,7 @@
  * same board) and their returns are comparable — GEM's own adapter needs `spawn(same_state)` and so works only for
  * dataset envs; seeded games make groups possible for every game.
  */
-import { type Message, ModelInput, type StopCondition } from '@cookbook/core';
+import { type Message, ModelInput, type StopCondition, TrainingError } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import type { Env } from '../core/env.js';
 import { promptTokens, stopCondition, type TemplateName } from '../trainer/templates.js';
@@ -91,7 +91,7 @@ export class GemCookbookEnv implements CookbookEnv {
   }
 
   async step(action: number[]): Promise<CookbookStepResult> {
-    if (this.done) throw new RangeError('GemCookbookEnv: the episode is over (make a new env per rollout)');
+    if (this.done) throw new TrainingError('GemCookbookEnv: the episode is over (make a new env per rollout)');
     const r = await this.env.step(this.renderer.tokenizer.decode(action));
     this.done = r.terminated || r.truncated;
     const won = this.done && !r.truncated && r.reward > 0 ? 1 : 0;

@@ -2,6 +2,8 @@
  * Action parsing shared by the games: GEM reads the LAST `\boxed{…}` in the whole response.
  */
 
+import { ConfigError } from '@cookbook/core';
+
 const BOXED = /\\boxed\{([^{}]*)\}/g;
 
 /** The content of the last `\boxed{…}` (no nested braces), or `undefined` when there is none. */
@@ -13,7 +15,7 @@ export function lastBoxed(text: string): string | undefined {
 
 /** Every match of `pattern` (which must have the `g` flag); the last one wins in GEM. */
 export function lastMatch(text: string, pattern: RegExp): RegExpMatchArray | undefined {
-  if (!pattern.global) throw new TypeError('lastMatch: pattern needs the g flag');
+  if (!pattern.global) throw new ConfigError('lastMatch: pattern needs the g flag');
   let last: RegExpMatchArray | undefined;
   for (const m of text.matchAll(pattern)) last = m;
   return last;

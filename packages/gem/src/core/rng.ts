@@ -1,3 +1,5 @@
+import { ConfigError } from '@cookbook/core';
+
 /**
  * A small seeded PRNG (sfc32 seeded through splitmix32) so every env owns its random stream.
  *
@@ -50,7 +52,7 @@ export class Rng {
   /** A uniform integer in [lo, hi] (both inclusive), without modulo bias. */
   int(lo: number, hi: number): number {
     if (!Number.isInteger(lo) || !Number.isInteger(hi) || hi < lo) {
-      throw new RangeError(`Rng.int: need integers lo <= hi, got ${lo}, ${hi}`);
+      throw new ConfigError(`Rng.int: need integers lo <= hi, got ${lo}, ${hi}`);
     }
     const span = hi - lo + 1;
     if (span > 0x100000000) return lo + Math.floor(this.random() * span);
@@ -62,7 +64,7 @@ export class Rng {
 
   /** One element, uniformly. Throws on an empty array. */
   choice<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new RangeError('Rng.choice: empty array');
+    if (items.length === 0) throw new ConfigError('Rng.choice: empty array');
     return items[this.int(0, items.length - 1)] as T;
   }
 
@@ -79,7 +81,7 @@ export class Rng {
 
   /** `k` distinct elements in random order (Python's `random.sample`). */
   sample<T>(items: readonly T[], k: number): T[] {
-    if (k > items.length) throw new RangeError(`Rng.sample: k=${k} > ${items.length} items`);
+    if (k > items.length) throw new ConfigError(`Rng.sample: k=${k} > ${items.length} items`);
     return this.shuffle([...items]).slice(0, k);
   }
 }

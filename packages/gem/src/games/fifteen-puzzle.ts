@@ -9,6 +9,7 @@
  * GEM's `-v0-random` crashes in its constructor (it squares the unset size); here it works and draws
  * (size, turns) from GEM's candidates at each reset.
  */
+import { DataError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
@@ -79,7 +80,7 @@ export class FifteenPuzzle extends GameEnv {
       const c = board[r]!.indexOf(null);
       if (c >= 0) return [r, c];
     }
-    throw new RangeError('board without a blank');
+    throw new DataError('board without a blank');
   }
 
   /** Directions possible on `board`. */

@@ -6,7 +6,7 @@
  * Differences from the seed, on purpose: ReBN of a single transition (or of returns that are all equal) gives
  * advantage 0 instead of NaN; subsampling draws from a seeded RNG instead of numpy's global one.
  */
-import { type Datum, ModelInput, tensorFromFloat32, tensorFromInt64, tensorToNumbers } from '@cookbook/core';
+import { DataError, type Datum, ModelInput, tensorFromFloat32, tensorFromInt64, tensorToNumbers } from '@cookbook/core';
 import type { Rng } from '../core/rng.js';
 
 /** One turn of an episode, as the trainer stores it. */
@@ -68,9 +68,9 @@ export function transitionDatum(
   t: Pick<GemTransition, 'obsTokens' | 'actTokens' | 'actLogprobs'>,
   advantage: number,
 ): Datum {
-  if (t.obsTokens.length === 0) throw new RangeError('a transition needs at least one prompt token');
+  if (t.obsTokens.length === 0) throw new DataError('a transition needs at least one prompt token');
   if (t.actLogprobs.length !== t.actTokens.length) {
-    throw new RangeError(`${t.actTokens.length} action tokens but ${t.actLogprobs.length} logprobs`);
+    throw new DataError(`${t.actTokens.length} action tokens but ${t.actLogprobs.length} logprobs`);
   }
   const all = [...t.obsTokens, ...t.actTokens];
   const pad = t.obsTokens.length - 1;

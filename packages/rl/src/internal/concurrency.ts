@@ -1,12 +1,14 @@
 /** Small async helpers: a counting semaphore, bounded parallel map, and an async queue. */
 
+import { ConfigError } from '@cookbook/core';
+
 /** A counting semaphore: at most `limit` holders at a time. */
 export class Semaphore {
   private available: number;
   private readonly waiters: (() => void)[] = [];
 
   constructor(limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Semaphore limit must be ≥ 1, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1) throw new ConfigError(`Semaphore limit must be ≥ 1, got ${limit}`);
     this.available = limit;
   }
 

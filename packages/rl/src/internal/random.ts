@@ -1,3 +1,5 @@
+import { DataError } from '@cookbook/core';
+
 /** A small seeded PRNG (mulberry32), so generated datasets are reproducible. */
 export class Rng {
   private state: number;
@@ -22,7 +24,7 @@ export class Rng {
 
   /** A uniformly chosen element. */
   choice<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new RangeError('choice from an empty list');
+    if (items.length === 0) throw new DataError('choice from an empty list');
     return items[Math.floor(this.next() * items.length)]!;
   }
 
