@@ -28,8 +28,8 @@ function summary(logPath: string): BenchmarkSummary {
   return all.reply_format!;
 }
 
-async function evaluate(model: string, logPath: string, seed: number): Promise<BenchmarkSummary> {
-  const args = ['eval', model, 'benchmarks=reply_format', 'num_samples=2', `seed=${seed}`, `log_path=${logPath}`];
+async function evaluate(model: string, logPath: string, numSamples: number): Promise<BenchmarkSummary> {
+  const args = ['eval', model, 'benchmarks=reply_format', `num_samples=${numSamples}`, `log_path=${logPath}`];
   expect(await runCli(args, recipes, quiet)).toBe(0);
   return summary(logPath);
 }
@@ -55,7 +55,9 @@ describe('a trained checkpoint beats its base on a shipped task', () => {
 
   it('sl_basic (12 steps) scores higher than local/qwen3-tiny on reply_format, for two training seeds', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-trained-vs-base-'));
-    const base = await evaluate('model_name=local/qwen3-tiny', join(dir, 'base'), 0);
+    // One sample per example for the base (each costs the full 64 tokens: it never stops), two for the checkpoints;
+    // scores are means over samples, so they compare.
+    const base = await evaluate('model_name=local/qwen3-tiny', join(dir, 'base'), 1);
     for (const seed of [0, 1]) {
       const run = join(dir, `sl_basic_${seed}`);
       const train = [
@@ -68,13 +70,12 @@ describe('a trained checkpoint beats its base on a shipped task', () => {
         'save_every=0',
       ];
       expect(await runCli(train, recipes, quiet)).toBe(0);
-      const trained = await evaluate(`model_path=${run}`, join(dir, `trained_${seed}`), 0);
+      const trained = await evaluate(`model_path=${run}`, join(dir, `trained_${seed}`), 2);
       expect(trained.num_examples).toBe(base.num_examples);
       // The base model never ends its turn within 64 tokens; the trained one often answers in one plain line.
       expect(trained.score, `seed ${seed}: trained ${trained.score} vs base ${base.score}`).toBeGreaterThan(
         base.score + 0.05,
       );
-      expect(trained.num_correct).toBeGreaterThan(base.num_correct);
     }
   }, 120_000);
 });
