@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type Message } from '@cookbook/core';
+import type { SamplingClientEvaluator } from '@cookbook/eval';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { readCheckpoints } from '@cookbook/logging';
 import { getRenderer, getTokenizer } from '@cookbook/renderers';
@@ -90,6 +91,46 @@ describe('distillation on the embedded service', () => {
       ['final', 1],
       ['final', 2],
     ]);
+  });
+
+  it('off-policy: infrequent evaluators run every infrequent_eval_every steps and at the end, sampling the student', async () => {
+    const logPath = join(root, 'off-infrequent');
+    const calls: { step: number; tokens: number }[] = [];
+    const sampled: SamplingClientEvaluator = {
+      kind: 'sampling_client',
+      name: 'sampled',
+      evaluate: async (client, ctx) => {
+        const out = await client.sample({
+          prompt: renderer.buildGenerationPrompt([{ role: 'user', content: 'What is 2 + 2?' }]),
+          numSamples: 1,
+          samplingParams: { maxTokens: 3, temperature: 0 },
+        });
+        const tokens = out.sequences[0]?.tokens.length ?? 0;
+        calls.push({ step: ctx.step, tokens });
+        return { 'sampled/tokens': tokens };
+      },
+    };
+    const result = await trainOffPolicyDistillation(
+      {
+        logPath,
+        modelName: MODEL,
+        loraRank: 4,
+        nTeacherTargets: 4,
+        teacherConcurrency: 2,
+        evalEvery: 0,
+        infrequentEvalEvery: 2,
+        numEpochs: 2,
+        saveEvery: 0,
+        behaviorIfLogDirExists: 'raise',
+      },
+      { dataset, serviceClient: service, infrequentEvaluators: [() => sampled], ...quiet },
+    );
+    expect(result.totalSteps).toBe(4);
+    // Steps 0 and 2, then once after the last update.
+    expect(calls.map((c) => c.step)).toEqual([0, 2, 4]);
+    for (const c of calls) expect(c.tokens).toBeGreaterThan(0);
+    const rows = readRows(logPath);
+    expect(rows.filter((r) => r['sampled/tokens'] !== undefined).map((r) => r.step)).toEqual([0, 2, 4]);
   });
 
   const prompts = (tag: string) => async () =>

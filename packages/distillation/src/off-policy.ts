@@ -6,7 +6,8 @@
  *
  * Metrics per step: `train/distill_loss` (cross entropy to the teacher's top-K distribution per weighted token),
  * `teacher/tokens_per_s`; every `evalEvery` steps `test/nll` (the student's NLL on the held-out text) and, once at
- * the start, `test/teacher_nll` (the teacher's NLL on the same text: the floor the student approaches).
+ * the start, `test/teacher_nll` (the teacher's NLL on the same text: the floor the student approaches); every
+ * `infrequentEvalEvery` steps whatever the infrequent evaluators report (sampling ones sample the student).
  */
 import { performance } from 'node:perf_hooks';
 import {
@@ -81,6 +82,12 @@ export const OffPolicyDistillationConfigSchema = z.object({
     .default(null)
     .describe('Stop after this many steps in total (across resumes); null = all epochs'),
   evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
+  infrequentEvalEvery: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(100)
+    .describe('Steps between infrequent evaluations (0 = never)'),
   nTeacherTargets: z
     .number()
     .int()
@@ -95,10 +102,14 @@ export type OffPolicyDistillationConfig = z.infer<typeof OffPolicyDistillationCo
 export type OffPolicyDistillationConfigInput = z.input<typeof OffPolicyDistillationConfigSchema>;
 
 /** The training calls the loop makes. */
-export type OffPolicyTrainingClient = Pick<
-  TrainingClientLike,
-  'forward' | 'forwardBackward' | 'optimStep' | 'saveState' | 'saveWeightsForSampler'
->;
+export interface OffPolicyTrainingClient
+  extends Pick<
+    TrainingClientLike,
+    'forward' | 'forwardBackward' | 'optimStep' | 'saveState' | 'saveWeightsForSampler'
+  > {
+  /** Needed only by sampling evaluators. */
+  saveWeightsAndGetSamplingClient?(name?: string): Promise<SamplingClientLike>;
+}
 
 /** The service calls the loop makes. */
 export interface OffPolicyServiceClient extends TeacherServiceClient {
@@ -117,6 +128,8 @@ export interface OffPolicyDistillationDeps extends RunOutputDeps {
   dataset: SupervisedDatasetBuilder | SupervisedDatasets;
   /** Extra evaluators (or builders) run every `evalEvery` steps; `test/nll` on the test set is added. */
   evaluators?: readonly EvaluatorOrBuilder[];
+  /** Evaluators (or builders) run every `infrequentEvalEvery` steps (e.g. a benchmark of the student's samples). */
+  infrequentEvaluators?: readonly EvaluatorOrBuilder[];
   /** Default: a ServiceClient on `baseUrl` (or the environment / embedded service), closed at the end. */
   serviceClient?: OffPolicyServiceClient;
   /** Called after each step's metrics are logged. */
@@ -232,8 +245,13 @@ export async function trainOffPolicyDistillation(
 
       const evaluators: Evaluator[] = await resolveEvaluators(deps.evaluators);
       if (test !== undefined) evaluators.push(new NLLEvaluator(test, 'test'));
-      const evaluate = (step: number) =>
-        runEvaluators(evaluators, { training: client }, { step, logPath: config.logPath, log: run.log });
+      const infrequent = await resolveEvaluators(deps.infrequentEvaluators);
+      const evaluate = (list: readonly Evaluator[], step: number) =>
+        runEvaluators(
+          list,
+          { training: client, sampler: client.saveWeightsAndGetSamplingClient?.bind(client) },
+          { step, logPath: config.logPath, log: run.log },
+        );
       const testData = test === undefined ? [] : Array.from({ length: test.length }, (_, i) => test.getBatch(i)).flat();
 
       let currentEpoch = -1;
@@ -265,7 +283,10 @@ export async function trainOffPolicyDistillation(
           metrics['test/teacher_nll'] = await teacherNll(teacher.sampler, testData, config.teacherConcurrency);
         }
         if (config.evalEvery > 0 && step % config.evalEvery === 0 && evaluators.length > 0) {
-          Object.assign(metrics, await evaluate(step));
+          Object.assign(metrics, await evaluate(evaluators, step));
+        }
+        if (config.infrequentEvalEvery > 0 && step % config.infrequentEvalEvery === 0 && infrequent.length > 0) {
+          Object.assign(metrics, await evaluate(infrequent, step));
         }
         const tWait = performance.now();
         const batch = await next;
@@ -305,8 +326,12 @@ export async function trainOffPolicyDistillation(
         }
         return { totalSteps, endStep: step };
       }
-      if (config.evalEvery > 0 && evaluators.length > 0) {
-        const m = await evaluate(totalSteps);
+      const finalEvals = [
+        ...(config.evalEvery > 0 ? evaluators : []),
+        ...(config.infrequentEvalEvery > 0 ? infrequent : []),
+      ];
+      if (finalEvals.length > 0) {
+        const m = await evaluate(finalEvals, totalSteps);
         run.logger.logMetrics({ ...m, progress: 1 }, totalSteps);
         deps.onStep?.(totalSteps, m);
       }

@@ -39,6 +39,7 @@ export {
   GRADERS,
   graderNamed,
   instructions,
+  instructionsAll,
   instructionsLoose,
   multipleChoice,
   normalizeText,

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModelInput, tensorFromFloat32 } from '@cookbook/core';
+import type { SamplingClientEvaluator } from '@cookbook/eval';
 import { readCheckpoints } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { BAD, BANDIT_PROMPT, FakeService, GOOD } from './__fixtures__/fake-tinker.js';
@@ -143,6 +144,30 @@ describe('sync training on a bandit (fake service)', () => {
     expect(rows[1]).not.toHaveProperty(['test/env/all/reward/total']);
     expect(rows[2]).toHaveProperty(['test/env/all/reward/total']);
     expect(existsSync(join(logPath, 'iteration_000002', 'eval_test.html'))).toBe(true);
+  });
+
+  it('runs infrequent evaluators every infrequent_eval_every steps, beside the eval_every ones', async () => {
+    const { logPath, config, deps } = setup({ evalEvery: 1, infrequentEvalEvery: 3 }, { batches: 4 });
+    const seen: { name: string; step: number }[] = [];
+    const counter = (name: string): SamplingClientEvaluator => ({
+      kind: 'sampling_client',
+      name,
+      evaluate: async (_client, ctx) => {
+        seen.push({ name, step: ctx.step });
+        return { [`${name}/calls`]: seen.filter((s) => s.name === name).length };
+      },
+    });
+    await train(config, { ...deps, evaluators: [counter('often')], infrequentEvaluators: [() => counter('rare')] });
+    expect(seen.filter((s) => s.name === 'rare').map((s) => s.step)).toEqual([0, 3]);
+    expect(seen.filter((s) => s.name === 'often').map((s) => s.step)).toEqual([0, 1, 2, 3]);
+    const rows = readRows(logPath);
+    expect(rows.map((r) => r['rare/calls'])).toEqual([1, undefined, undefined, 2]);
+    expect(rows[3]).toHaveProperty(['time/infrequent_eval']);
+
+    const off = setup({ evalEvery: 1, infrequentEvalEvery: 0 }, { batches: 2 });
+    seen.length = 0;
+    await train(off.config, { ...off.deps, infrequentEvaluators: [counter('rare')] });
+    expect(seen).toEqual([]);
   });
 
   it('KL penalty against the base model and post-update KL are reported', async () => {

@@ -89,6 +89,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
           ...(test ? [new RLTestSetEvaluator(test, 'test', config.numGroupsToLog, { policyFor })] : []),
           ...(await resolveEvaluators(deps.evaluators)),
         ],
+        infrequentEvaluators: await resolveEvaluators(deps.infrequentEvaluators),
         reference,
         startStep: run.startStep,
         endStep,

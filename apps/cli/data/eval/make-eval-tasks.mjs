@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // Writes the small offline benchmark task files shipped with the CLI (`cookbook eval benchmarks=…`), next to this
 // script. Original examples in the style of the shipped SFT conversations but with other numbers and pairings:
-//   concise.jsonl    instruction following with programmatic checks (IFEval ids): short, one sentence, no comma
+//   concise.jsonl    instruction following with programmatic checks (IFEval ids): short, one sentence, no comma,
+//                    and at least 3 words of plain text (so an empty reply or bare markup fails)
 //   arithmetic.jsonl math answered in \boxed{} (graded by value and symbolically)
 //   capitals.jsonl   multiple choice (answer with a letter)
 //   followups.jsonl  two-turn conversations, each turn graded (the answer must appear in the reply)
+//   reply_format.jsonl  questions like the SFT conversations' (../example-conversations.jsonl) but held out from
+//                    them, graded on the reply format those conversations teach: one plain line, one sentence,
+//                    1 to 19 words, so the reply must end its turn (content is not graded; the tasks above grade it)
 // Deterministic: run it again and the files are byte-for-byte the same. Usage: node apps/cli/data/eval/make-eval-tasks.mjs
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -86,28 +90,37 @@ const questions = [
   },
   () => `Define ${pick(['a river', 'a desert', 'a circle', 'an ocean', 'a glacier', 'a square'])}.`,
 ];
+// Every set also asks for at least 3 words and plain text (no `<`, so no markup such as `</think>`): without these
+// lower bounds, a reply with no words at all would follow every upper bound (IFEval's checks are mostly upper bounds).
+const plain = [
+  { id: 'length_constraints:number_words', kwargs: { relation: 'at least', num_words: 3 } },
+  { id: 'keywords:letter_frequency', kwargs: { letter: '<', let_frequency: 1, let_relation: 'less than' } },
+];
 const instructionSets = [
   {
-    text: 'Answer in one sentence of fewer than 16 words.',
+    text: 'Answer in one plain sentence of 3 to 15 words.',
     instructions: [
       { id: 'length_constraints:number_sentences', kwargs: { relation: 'less than', num_sentences: 2 } },
       { id: 'length_constraints:number_words', kwargs: { relation: 'less than', num_words: 16 } },
+      ...plain,
     ],
   },
   {
-    text: 'Keep it short: no commas, and end with a period.',
+    text: 'Keep it short and plain: at least 3 words, no commas, and end with a period.',
     instructions: [
       { id: 'punctuation:no_comma' },
       { id: 'startend:end_checker', kwargs: { end_phrase: '.' } },
       { id: 'length_constraints:number_words', kwargs: { relation: 'less than', num_words: 20 } },
+      ...plain,
     ],
   },
   {
-    text: 'Reply with a single short sentence.',
+    text: 'Reply with a single short plain sentence of at least 3 words.',
     instructions: [
       { id: 'length_constraints:number_sentences', kwargs: { relation: 'less than', num_sentences: 2 } },
       { id: 'length_constraints:number_words', kwargs: { relation: 'less than', num_words: 12 } },
       { id: 'punctuation:no_comma' },
+      ...plain,
     ],
   },
 ];
@@ -186,3 +199,69 @@ for (let i = 0; i < 4; i++) {
   });
 }
 write('followups.jsonl', followups);
+
+// reply_format: the templates of make-example-conversations.mjs with other values (numbers above its ranges,
+// countries and terms it does not use), so no question is one the SFT data trains on; checked below.
+const trainedQuestions = new Set(
+  readFileSync(join(dir, '..', 'example-conversations.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .flatMap((line) =>
+      JSON.parse(line)
+        .messages.filter((m) => m.role === 'user')
+        .map((m) => m.content),
+    ),
+);
+const replyFormat = [
+  { id: 'length_constraints:number_words', kwargs: { relation: 'at least', num_words: 1 } },
+  { id: 'length_constraints:number_words', kwargs: { relation: 'less than', num_words: 20 } },
+  { id: 'length_constraints:number_sentences', kwargs: { relation: 'less than', num_sentences: 2 } },
+  // No markup (`<think>`, `</think>`) and no line breaks: the SFT replies are one plain line.
+  { id: 'keywords:letter_frequency', kwargs: { letter: '<', let_frequency: 1, let_relation: 'less than' } },
+  { id: 'keywords:letter_frequency', kwargs: { letter: '\n', let_frequency: 1, let_relation: 'less than' } },
+];
+const newCountries = ['Brazil', 'Nigeria', 'Turkey', 'Nepal', 'Colombia', 'Senegal', 'Romania', 'Iceland'];
+const newTerms = ['a rectangle', 'a river', 'an ocean', 'a glacier', 'an adjective', 'erosion'];
+const units = [
+  (n) => `How many centimeters are in ${n} meters?`,
+  (n) => `Convert ${n} kilometers to meters.`,
+  (n) => `How many minutes are in ${n} hours?`,
+  (n) => `How many seconds are in ${n} minutes?`,
+  (n) => `Convert ${n} kilograms to grams.`,
+  (n) => `How many days are in ${n} weeks?`,
+];
+const formatQuestions = [];
+for (let i = 0; i < 6; i++) {
+  const a = int(61, 99);
+  const b = int(2, 40);
+  const op = pick(['+', '-', '*']);
+  const word = op === '+' ? 'plus' : op === '-' ? 'minus' : 'times';
+  formatQuestions.push([pick([`What is ${a} ${op} ${b}?`, `Compute ${a} ${word} ${b}.`, `${a} ${op} ${b} = ?`])]);
+}
+for (const country of shuffle(newCountries).slice(0, 6)) {
+  formatQuestions.push([
+    pick([`What is the capital of ${country}?`, `Name the capital city of ${country}.`, `Capital of ${country}?`]),
+  ]);
+}
+for (let i = 0; i < 6; i++) formatQuestions.push([pick(units)(int(13, 20))]);
+for (const term of shuffle(newTerms).slice(0, 3)) {
+  formatQuestions.push([pick([`What is ${term}?`, `Define ${term}.`, `Explain ${term} in one sentence.`])]);
+}
+for (let i = 0; i < 3; i++) {
+  formatQuestions.push([
+    `Which is larger, ${int(100, 999)} or ${int(100, 999)}?`,
+    'You are a concise assistant. Answer in one sentence.',
+  ]);
+}
+const replyFormatTask = formatQuestions.map(([question, system], i) => {
+  if (trainedQuestions.has(question)) throw new Error(`reply_format: "${question}" is in the SFT data`);
+  return {
+    id: `r${String(i + 1).padStart(2, '0')}`,
+    ...(system === undefined ? {} : { system }),
+    question,
+    instructions: replyFormat,
+    // All or nothing: the checks describe one format together (an empty reply follows most of them).
+    grader: 'instructions_all',
+  };
+});
+write('reply_format.jsonl', replyFormatTask);

@@ -6,10 +6,14 @@ import { fileURLToPath } from 'node:url';
 
 /** Shipped task names and what they test. */
 export const SHIPPED_TASKS: Readonly<Record<string, string>> = {
-  concise: 'instruction following with programmatic checks (one short sentence, no comma, final period)',
+  concise:
+    'instruction following with programmatic checks (one plain sentence of at least 3 words, no comma, final period)',
   arithmetic: 'arithmetic and small algebra answered in \\boxed{} (graded by value and symbolically)',
   capitals: 'capital cities, multiple choice (answer with a letter)',
   followups: 'two-turn conversations, each turn graded',
+  reply_format:
+    'the reply format the shipped SFT conversations teach, on questions held out from them: one plain line, one ' +
+    'sentence, 1 to 19 words (so the reply ends its turn); content is not graded',
 };
 
 /** The file of a shipped task, or undefined when `name` is not one. */

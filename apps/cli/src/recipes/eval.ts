@@ -39,7 +39,7 @@ export const evalSchema = BenchmarkRunConfigSchema.extend({
   benchmarks: z
     .array(z.string().min(1))
     .min(1)
-    .default(['concise', 'arithmetic', 'capitals', 'followups'])
+    .default(['concise', 'arithmetic', 'capitals', 'followups', 'reply_format'])
     .describe(
       `Comma-separated: shipped offline tasks (${Object.keys(SHIPPED_TASKS).join(', ')}), Hub benchmarks ` +
         `(${Object.keys(HUB_BENCHMARKS).join(', ')}; network) or .jsonl task files`,

@@ -8,6 +8,7 @@ import {
   exactMatch,
   extractChoiceLetter,
   instructions,
+  instructionsAll,
   instructionsLoose,
   multipleChoice,
   regex,
@@ -91,6 +92,12 @@ describe('graders', () => {
     expect(grade(instructions, 'Here you go:\n"quoted"', t2).correct).toBe(false);
     expect(grade(instructionsLoose, 'Here you go:\n"quoted"', t2).correct).toBe(true);
     expect(grade(instructions, '', { instructions: [{ id: 'punctuation:no_comma' }] }).correct).toBe(false);
+    // All or nothing: the same verdicts, without partial credit.
+    expect(grade(instructionsAll, 'Yes it is. Any other questions?', target)).toMatchObject({
+      correct: false,
+      score: 0,
+    });
+    expect(grade(instructionsAll, 'Sure. Any other questions?', target)).toMatchObject({ correct: true, score: 1 });
   });
 
   it('instruction checks follow their IFEval definitions', () => {

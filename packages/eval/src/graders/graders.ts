@@ -128,7 +128,7 @@ export const regex: Grader = ({ response, target }) => {
   return verdict(hit !== undefined, hit);
 };
 
-function instructionGrader(loose: boolean): Grader {
+function instructionGrader(loose: boolean, allOrNothing = false): Grader {
   return ({ response, target, prompt }) => {
     const specs = target.instructions ?? [];
     if (specs.length === 0) throw new ConfigError('instructions: the example has no instructions to check');
@@ -138,7 +138,12 @@ function instructionGrader(loose: boolean): Grader {
       prompt: typeof lastUser?.content === 'string' ? lastUser.content : '',
     });
     const n = followed.filter(Boolean).length;
-    return { correct: n === specs.length, score: n / specs.length, extracted: `${n}/${specs.length} followed` };
+    const correct = n === specs.length;
+    return {
+      correct,
+      score: allOrNothing ? (correct ? 1 : 0) : n / specs.length,
+      extracted: `${n}/${specs.length} followed`,
+    };
   };
 }
 
@@ -146,6 +151,11 @@ function instructionGrader(loose: boolean): Grader {
 export const instructions: Grader = instructionGrader(false);
 /** Like {@link instructions}, with IFEval's loose response variants. */
 export const instructionsLoose: Grader = instructionGrader(true);
+/**
+ * Like {@link instructions} (strict), without partial credit: score 1 when every instruction is followed, else 0
+ * (IFEval's prompt-level accuracy), for tasks whose checks only mean something together.
+ */
+export const instructionsAll: Grader = instructionGrader(false, true);
 
 /** A grader from a plain function of the reply and the reference answer(s); `true`/`false` or a score in [0, 1]. */
 export function customGrader(
@@ -170,6 +180,7 @@ export const GRADERS: Readonly<Record<string, Grader>> = {
   regex,
   instructions,
   instructions_loose: instructionsLoose,
+  instructions_all: instructionsAll,
 };
 
 /** The grader an example's shape asks for: instructions, choices, else exact match. */

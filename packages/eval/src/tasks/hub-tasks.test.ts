@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { loadHubBenchmark } from './hub-tasks.js';
+import { DataError } from '@cookbook/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HUB_BENCHMARKS, loadHubBenchmark, MATH_PROMPT_SUFFIX } from './hub-tasks.js';
 
 const offline = (async () => {
   throw new TypeError('fetch failed', {
@@ -15,7 +16,37 @@ function rowsFetch(rows: Record<string, unknown>[]): typeof fetch {
   }) as typeof fetch;
 }
 
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 describe('Hub benchmarks', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it.each(Object.entries(HUB_BENCHMARKS))(
+    '%s fails offline, naming its dataset and the JSONL way out',
+    async (name, spec) => {
+      const expected = new RegExp(
+        `cannot load benchmark ${name} from the Hugging Face Hub \\(${escapeRe(spec.dataset)}\\): the Hub is not reachable ` +
+          `\\(no network\\?\\)\\. Offline, give a JSONL task file instead: benchmarks=path/to/${name}\\.jsonl`,
+      );
+      const run = loadHubBenchmark(name, { fetch: offline });
+      await expect(run).rejects.toThrow(DataError);
+      await expect(run).rejects.toThrow(expected);
+      // HF_HUB_OFFLINE=1: refused before any request.
+      vi.stubEnv('HF_HUB_OFFLINE', '1');
+      let calls = 0;
+      const counting = (async () => {
+        calls++;
+        throw new Error('unreachable');
+      }) as typeof fetch;
+      await expect(loadHubBenchmark(name, { fetch: counting })).rejects.toThrow(
+        new RegExp(`cannot load benchmark ${name} .*HF_HUB_OFFLINE=1 is set\\. Offline, give a JSONL task file`),
+      );
+      expect(calls).toBe(0);
+    },
+  );
+
   it('fail offline with a message that says how to run from a file', async () => {
     await expect(loadHubBenchmark('gsm8k', { fetch: offline })).rejects.toThrow(
       /cannot load benchmark gsm8k from the Hugging Face Hub \(openai\/gsm8k\): the Hub is not reachable \(no network\?\)\. Offline, give a JSONL task file instead: benchmarks=path\/to\/gsm8k\.jsonl/,
@@ -67,5 +98,39 @@ describe('Hub benchmarks', () => {
       },
     ]);
     expect(notes).toEqual(['ifeval: 1 rows skipped (no gradable answer or instruction)']);
+  });
+
+  it('map MATH-500 rows to boxed-math examples (id from unique_id, subject and level kept)', async () => {
+    const math = await loadHubBenchmark('math500', {
+      fetch: rowsFetch([
+        {
+          problem: 'Simplify $\\sqrt{50}$.',
+          answer: '5\\sqrt{2}',
+          subject: 'Algebra',
+          level: 2,
+          unique_id: 'test/algebra/1.json',
+        },
+        { problem: 'What is $1+1$?', answer: '2', subject: 'Prealgebra', level: 1 },
+      ]),
+    });
+    expect(math).toEqual([
+      {
+        id: 'test/algebra/1.json',
+        messages: [{ role: 'user', content: `Simplify $\\sqrt{50}$.${MATH_PROMPT_SUFFIX}` }],
+        answer: '5\\sqrt{2}',
+        metadata: { subject: 'Algebra', level: 2 },
+      },
+      {
+        id: '1',
+        messages: [{ role: 'user', content: `What is $1+1$?${MATH_PROMPT_SUFFIX}` }],
+        answer: '2',
+        metadata: { subject: 'Prealgebra', level: 1 },
+      },
+    ]);
+    expect(HUB_BENCHMARKS.math500?.grader).toBe('math');
+    // A row without its problem text is a data error naming the field.
+    await expect(loadHubBenchmark('math500', { fetch: rowsFetch([{ answer: '2' }]) })).rejects.toThrow(
+      /row 0 has no string field "problem"/,
+    );
   });
 });

@@ -15,6 +15,9 @@ export const MAX_TASK_FILE_BYTES = 256 * 1024 * 1024;
 /** Largest example (characters of one line). */
 export const MAX_TASK_LINE_CHARS = 4 * 1024 * 1024;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
+/** Graders that check `instructions` instead of an answer. */
+const INSTRUCTION_GRADERS = new Set(['instructions', 'instructions_loose', 'instructions_all']);
+
 const KNOWN_FIELDS = new Set([
   'id',
   'question',
@@ -181,15 +184,16 @@ export function parseTaskRecord(record: unknown, where: Where, defaultGrader = '
     grader = r.grader;
   }
   const gname = grader ?? (defaultGrader === 'auto' ? autoGraderName(target) : defaultGrader);
+  const byInstructions = INSTRUCTION_GRADERS.has(gname);
   const checkTarget = (t: GradeTarget, field: string) => {
-    if ((gname === 'instructions' || gname === 'instructions_loose') && !t.instructions?.length) {
+    if (byInstructions && !t.instructions?.length) {
       fail(
         where,
         field === 'answer' ? 'instructions' : field.replace('answer', 'instructions'),
         `grader ${gname} needs instructions`,
       );
     }
-    if (gname !== 'instructions' && gname !== 'instructions_loose' && gname !== 'custom' && t.answer === undefined) {
+    if (!byInstructions && gname !== 'custom' && t.answer === undefined) {
       fail(where, field, `missing: grader ${gname} needs a reference answer`);
     }
   };

@@ -59,6 +59,12 @@ export const RLTrainConfigSchema = z.object({
   temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),
   loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
   evalEvery: z.number().int().nonnegative().default(20).describe('Evaluate the test set every N steps (0 = never)'),
+  infrequentEvalEvery: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(100)
+    .describe('Steps between infrequent evaluations (0 = never)'),
   numSubsteps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),
   lossFn: z.enum(RL_LOSSES).default('importance_sampling').describe('Policy-gradient loss computed by the service'),
   lossFnConfig: z
@@ -133,6 +139,11 @@ export interface RLTrainDeps extends RunOutputDeps {
   serviceClient?: RLServiceClient;
   /** Extra sampling evaluators (or builders, `@cookbook/eval`), run with the test set every `evalEvery` steps. */
   evaluators?: readonly EvaluatorOrBuilder<SamplingClientEvaluator>[];
+  /**
+   * Sampling evaluators (or builders) too slow for every `evalEvery` (e.g. a benchmark), run every
+   * `infrequentEvalEvery` steps.
+   */
+  infrequentEvaluators?: readonly EvaluatorOrBuilder<SamplingClientEvaluator>[];
   /** Policy over a sampler. Default: TinkerTokenCompleter with maxTokens and temperature. */
   makePolicy?: (sampler: RLSamplingClient) => TokenCompleter;
   /** Called after each step's metrics are logged. */

@@ -42,6 +42,8 @@ export interface LoopContext {
   service: RLServiceClient;
   train: RLDataset;
   evaluators: SamplingClientEvaluator[];
+  /** Run every `infrequentEvalEvery` steps. */
+  infrequentEvaluators: SamplingClientEvaluator[];
   reference: RLSamplingClient | undefined;
   startStep: number;
   endStep: number;
@@ -213,26 +215,41 @@ export async function nextSampler(
   return sampler;
 }
 
-/** Runs the evaluators on `sampler` every `evalEvery` steps; transcripts go to `iteration_NNNNNN/eval_<name>.html`. */
+/**
+ * Runs the evaluators on `sampler` every `evalEvery` steps and the infrequent ones every `infrequentEvalEvery`
+ * steps; transcripts go to `iteration_NNNNNN/eval_<name>.html`.
+ */
 export async function runEvals(
   ctx: LoopContext,
   step: number,
   sampler: RLSamplingClient,
 ): Promise<Record<string, number>> {
-  if (ctx.config.evalEvery <= 0 || step % ctx.config.evalEvery !== 0 || ctx.evaluators.length === 0) return {};
-  const start = performance.now();
-  const out = await runEvaluators(
-    ctx.evaluators,
-    { sampler: async () => sampler },
-    {
-      step,
-      logPath: ctx.config.logPath,
-      transcriptPath: (name) =>
-        ctx.config.numGroupsToLog > 0 ? join(ctx.config.logPath, iterationDir(step), `eval_${name}.html`) : undefined,
-      log: ctx.run.log,
-    },
-  );
-  out['time/eval'] = (performance.now() - start) / 1000;
+  const due = (every: number) => every > 0 && step % every === 0;
+  const out: Record<string, number> = {};
+  const run = async (list: readonly SamplingClientEvaluator[], timeKey: string) => {
+    const start = performance.now();
+    Object.assign(
+      out,
+      await runEvaluators(
+        list,
+        { sampler: async () => sampler },
+        {
+          step,
+          logPath: ctx.config.logPath,
+          transcriptPath: (name) =>
+            ctx.config.numGroupsToLog > 0
+              ? join(ctx.config.logPath, iterationDir(step), `eval_${name}.html`)
+              : undefined,
+          log: ctx.run.log,
+        },
+      ),
+    );
+    out[timeKey] = (performance.now() - start) / 1000;
+  };
+  if (due(ctx.config.evalEvery) && ctx.evaluators.length > 0) await run(ctx.evaluators, 'time/eval');
+  if (due(ctx.config.infrequentEvalEvery) && ctx.infrequentEvaluators.length > 0) {
+    await run(ctx.infrequentEvaluators, 'time/infrequent_eval');
+  }
   return out;
 }
 
