@@ -73,7 +73,7 @@ export {
   type TrainingClientOrigin,
   type TrainingClientSource,
 } from './open-training-client.js';
-export { type ProgressBar, type ProgressBarOptions, progressBar } from './progress-bar.js';
+export { type ProgressBar, type ProgressBarOptions, printAboveProgress, progressBar } from './progress-bar.js';
 export {
   type Closeable,
   checkpointConfigShape,

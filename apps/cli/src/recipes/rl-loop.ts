@@ -166,6 +166,8 @@ export const rlLoop = defineRecipe({
           const data_D: Datum[] = [];
           const rewards: number[] = [];
           let skipped = 0;
+          let groupsDone = 0;
+          run.setProgressDetail(`rollouts 0/${batch.length}`);
           await Promise.all(
             batch.map(async (problem) => {
               const prompt = renderer.buildGenerationPrompt([{ role: 'user', content: problem.question + suffix }]);
@@ -178,6 +180,7 @@ export const rlLoop = defineRecipe({
                 const text = renderer.tokenizer.decode(seq.tokens);
                 return grade(text, problem.answer) ? 1 : 0;
               });
+              run.setProgressDetail(`rollouts ${++groupsDone}/${batch.length}`);
               rewards.push(...rewards_G);
               const mean = rewards_G.reduce((a, b) => a + b, 0) / rewards_G.length;
               if (rewards_G.every((r) => r === rewards_G[0])) {

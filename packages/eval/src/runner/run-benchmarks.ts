@@ -273,7 +273,6 @@ export async function runBenchmarks(
       },
     },
     async (run) => {
-      run.setTotalSteps(1);
       if (createdService !== undefined) run.own(createdService);
       const getService = () => {
         if (service === undefined) {
@@ -318,7 +317,8 @@ export async function runBenchmarks(
       if (reused > 0) run.log(`resuming: ${reused} of ${wanted.size} samples already in results.jsonl`);
       const writer = new ResultsWriter(config.logPath);
       const fresh: SampleRecord[] = [];
-      run.setProgressDetail(`samples ${reused}/${wanted.size}`);
+      // Progress counts samples (rate and ETA per sample); samples reused from a resumed run count as done.
+      run.setProgressCount(reused, wanted.size, 'sample');
       const sampled = await sampleAll(
         tasks,
         {
@@ -337,7 +337,7 @@ export async function runBenchmarks(
         (record) => {
           writer.append(record);
           fresh.push(record);
-          run.setProgressDetail(`samples ${reused + fresh.length}/${wanted.size}`);
+          run.setProgressCount(reused + fresh.length, wanted.size, 'sample');
           deps.onSample?.(record);
         },
       );
