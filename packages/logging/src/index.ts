@@ -57,6 +57,7 @@ export {
   TranscriptSection,
   tableHtml,
 } from './logtree.js';
+export { type LoopService, loopService } from './loop-service.js';
 export {
   CONFIG_FILE,
   JsonLogger,

@@ -123,6 +123,12 @@ export interface RunLoopOptions {
    * fails before an old run is deleted.
    */
   prepare?: () => Promise<void> | void;
+  /**
+   * Runs after `prepare` and before the log dir is created or an old run deleted: contact the server here (see
+   * `loopService`), so an unreachable server, a wrong URL or a missing key leaves the disk as it was. What it returns,
+   * if anything, is closed when the run ends (the service client it created).
+   */
+  connect?: () => Promise<Closeable | undefined> | Closeable | undefined;
   /** Write report.html when the run closes. Default true. */
   writeReport?: boolean;
   /** First SIGINT stops at the next step boundary, a second exits at once. Default true. */
@@ -239,6 +245,7 @@ export async function runLoop<T = undefined>(
     };
   }
   await options.prepare?.();
+  const connection = (await options.connect?.()) ?? undefined;
 
   let resumeFrom: CheckpointRecord | undefined;
   if (decision === 'resume') {
@@ -268,7 +275,7 @@ export async function runLoop<T = undefined>(
     ...(options.wandbProject ? { wandbProject: options.wandbProject } : {}),
     ...(options.wandbName ? { wandbName: options.wandbName } : {}),
   });
-  const owned: Closeable[] = [];
+  const owned: Closeable[] = connection === undefined ? [] : [connection];
   let barTotal = 0;
   /** True when the bar counts units of work (`setProgressCount`) rather than logged steps. */
   let countsUnits = false;

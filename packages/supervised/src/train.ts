@@ -36,6 +36,7 @@ import {
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
+  loopService,
   openTrainingClient,
   type RunOutputDeps,
   type RunResult,
@@ -155,8 +156,14 @@ export async function trainSupervised(
   });
   const { numEpochs, saveEvery, evalEvery, infrequentEvalEvery, submitAhead, ttlSeconds } = config;
   let datasets: SupervisedDatasets | undefined;
+  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
+  const connection = loopService<SupervisedServiceClient>(
+    deps.serviceClient,
+    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+  );
   return runLoop(
     {
+      connect: connection.connect,
       ...config,
       ...runOutputOptions(deps, () =>
         configToKeyStyle(SupervisedTrainConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
@@ -180,8 +187,7 @@ export async function trainSupervised(
       const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom, nBatches);
       if (startStep >= totalSteps) return { totalSteps, endStep: startStep, finalCheckpoint: resumeFrom };
       run.setTotalSteps(totalSteps);
-      const service: SupervisedServiceClient =
-        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+      const service: SupervisedServiceClient = connection.get();
       const userMetadata: Record<string, unknown> = {};
       if (config.rendererName) userMetadata.renderer_name = config.rendererName;
       if (config.recipeName) userMetadata.recipe_name = config.recipeName;

@@ -15,7 +15,7 @@ import {
   tensorFromFloat32,
   tensorFromInt64,
 } from '@cookbook/core';
-import { appendCheckpointRecord, REPORT_FILE, readMetrics, runLoop } from '@cookbook/logging';
+import { appendCheckpointRecord, loopService, REPORT_FILE, readMetrics, runLoop } from '@cookbook/logging';
 import {
   extractBoxed,
   fetchHubRows,
@@ -28,6 +28,7 @@ import {
   RLTrainConfigSchema,
   transformAdvantages,
 } from '@cookbook/rl';
+import type { ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -122,8 +123,11 @@ export const rlLoop = defineRecipe({
     const grade = (text: string, answer: string) =>
       config.env === 'arithmetic' ? lastInteger(text) === Number(answer) : gradeAnswer(extractBoxed(text), answer);
     const suffix = suffixOf(config);
+    // The server answers before the run folder is created or an old run deleted.
+    const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));
     const result = await runLoop(
       {
+        connect: connection.connect,
         ...config,
         config: configToKeyStyle(rlLoopSchema, config, { keyStyle: 'snake_case' }),
         console: false,
@@ -134,7 +138,7 @@ export const rlLoop = defineRecipe({
       },
       async (run) => {
         run.setTotalSteps(maxSteps);
-        const service = run.own(await connectService(config.baseUrl));
+        const service = connection.get();
         const resume = run.resumeFrom?.state_path;
         if (run.startStep >= maxSteps) return { totalSteps: maxSteps, endStep: run.startStep };
         const warm =

@@ -266,6 +266,14 @@ export async function runBenchmarks(
             previous = readResults(config.logPath);
             if (previous.length > 0) checkSamplingIdentity(config.logPath, identity);
           }
+          // The sampler's server answers (its session opens) before the folder is created or an old one deleted.
+          if (deps.samplingClient === undefined) {
+            if (service === undefined) {
+              createdService = new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {});
+              service = createdService;
+            }
+            if ('sessionId' in service && typeof service.sessionId === 'function') await service.sessionId();
+          }
         } catch (error) {
           await createdService?.close();
           throw error;
