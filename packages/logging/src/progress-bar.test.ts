@@ -92,6 +92,14 @@ describe('progressBar on a terminal', () => {
     outer.finish();
   });
 
+  it('draws a whole line on a terminal that reports no width', () => {
+    const term = { ...fakeTerminal(), columns: 0 };
+    const bar = progressBar(4, { stream: term, unit: 'step', refreshMs: 0 });
+    bar.update(1);
+    bar.finish();
+    expect(term.screen()[0]).toMatch(/^\|█+ +\| step 1\/4 {2}25% \[/);
+  });
+
   it('never keeps the process alive', async () => {
     const started = performance.now();
     await promisify(execFile)(

@@ -134,7 +134,8 @@ export function progressBar(total: number, options: ProgressBarOptions = {}): Pr
       pending = undefined;
     }
     const tail = ` ${status()}`;
-    const columns = stream.columns ?? 80;
+    // A terminal that reports no size (0 columns, e.g. under `script`) gets the usual 80.
+    const columns = stream.columns || 80;
     const barWidth = Math.max(10, Math.min(30, columns - prefix.length - tail.length - 3));
     const frac = total > 0 ? Math.min(1, done / total) : 1;
     const filled = Math.round(frac * barWidth);
