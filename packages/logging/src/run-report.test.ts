@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, utimesSync, write
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from './__fixtures__/test-utils.js';
-import { buildSeries, chartGroupOf } from './internal/report-data.js';
+import { buildSeries, chartGroupOf, yAxisLabel } from './internal/report-data.js';
 import type { MetricsRow } from './jsonl.js';
 import { Transcript } from './logtree.js';
 import { setupLogging } from './metrics-logger.js';
@@ -149,12 +149,18 @@ describe('chart order', () => {
     ];
     const data = buildSeries(rows);
     expect(data.charts.map((c) => [c.title, c.headline, c.yLabel])).toEqual([
-      ['train_mean_nll', true, 'train_mean_nll (nats/token)'],
+      ['train_mean_nll', true, 'nats/token'], // 'train_mean_nll (nats/token)' would not fit along the axis
       ['env/all/reward/total', true, 'env/all/reward/total'],
       ['learning_rate', false, 'learning_rate'],
       ['time/total', false, 'seconds'],
     ]);
     expect(data.charts[0]!.final).toEqual({ train_mean_nll: 1.5 });
+    expect(['nll', 'test/bpb', 'samples/mean_tokens', 'env/all/frac_groups_with_signal'].map(yAxisLabel)).toEqual([
+      'nll (nats/token)',
+      'test/bpb (bits/byte)',
+      'tokens',
+      'fraction',
+    ]);
     expect(data.series['learning_rate:mean']).toBeUndefined();
     expect(data.series['step:max']).toBeUndefined();
     expect(data.constants).toEqual([['epoch', 0]]);

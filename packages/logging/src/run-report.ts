@@ -66,12 +66,12 @@ h1 { margin: 0 0 0.1em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #d0d7
 .finals { font-size: 0.8em; color: #57606a; margin-bottom: 0.3em; }
 .final { margin-right: 0.8em; white-space: nowrap; } .final .key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 details > summary { cursor: pointer; margin: 0.8em 0; font-weight: 600; }
-@media (max-width: 640px) { .charts { grid-template-columns: 1fr; } }
+@media (max-width: 640px) { .charts { grid-template-columns: 1fr; } table.kv th, table.kv td { padding: 0.2em 0.35em; overflow-wrap: anywhere; } }
 @media print { .controls { display: none; } details > .charts { display: grid; } }
 table.kv { border-collapse: collapse; font-size: 0.85em; display: block; max-width: 100%; overflow-x: auto; }
 table.kv th, table.kv td { border: 1px solid #d0d7de; padding: 0.2em 0.6em; text-align: left; vertical-align: top; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 table.kv th { background: #f6f8fa; font-weight: 600; }
-table.kv td.num { text-align: right; }
+table.kv td.num { text-align: right; white-space: nowrap; }
 iframe.transcript { width: 100%; box-sizing: border-box; height: 600px; border: 1px solid #d0d7de; border-radius: 6px; resize: vertical; }
 .empty { color: #6e7781; font-style: italic; }
 h3 a { overflow-wrap: anywhere; }

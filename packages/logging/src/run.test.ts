@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CookbookError, InterruptedError } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
+import { fakeTerminal } from './__fixtures__/terminal.js';
 import { useTempDir } from './__fixtures__/test-utils.js';
 import { appendCheckpointRecord, readCheckpoints } from './checkpoints.js';
 import { readMetrics } from './jsonl.js';
@@ -166,5 +167,50 @@ describe('runLoop progress', () => {
     expect(lines[0]).toMatch(/^step 3\/12 {2}25% \[/);
     expect(lines.at(-1)).toMatch(/^step 12\/12 100% \[.*\] train_mean_nll 1$/);
     expect(text).not.toContain('num_tokens');
+  });
+
+  it('on a terminal: the step detail after the headline metric, tables and notices above one bar', async () => {
+    const term = fakeTerminal(160);
+    const logPath = join(tmp(), 'run');
+    const notices: string[] = [];
+    await runLoop(
+      options(logPath, { progress: term, console: term, log: (l) => term.write(`${l}\n`) }),
+      async (run) => {
+        run.setTotalSteps(20);
+        run.logger.logMetrics({ train_mean_nll: 1.5 }, 0);
+        run.logger.logMetrics({ train_mean_nll: 1.25 }, 1);
+        run.log('a notice');
+        await new Promise((r) => setTimeout(r, 120)); // past the redraw throttle
+        run.setProgressDetail('rollouts 5/8');
+        notices.push(term.screen().at(-1) ?? '');
+        return { totalSteps: 20, endStep: 2 };
+      },
+    );
+    expect(notices[0]).toMatch(/^\|█+ +\| step 2\/20 .* train_mean_nll 1\.250000 \| rollouts 5\/8$/);
+    const screen = term.screen();
+    expect(screen.filter((l) => l.includes('step 2/20'))).toHaveLength(1); // one bar, left at the bottom by finish
+    expect(screen).toContain('a notice');
+    expect(screen.map((l) => l.trim())).toContain('Step 1');
+    expect(screen.every((l) => !l.includes('│') || !l.includes('step '))).toBe(true); // no table row glued to the bar
+  });
+
+  it('counts units of work (an eval counts samples) instead of steps', async () => {
+    const logPath = join(tmp(), 'run');
+    const out = {
+      text: '',
+      write(s: string) {
+        this.text += s;
+      },
+      isTTY: false,
+    };
+    await runLoop(options(logPath, { progress: out }), async (run) => {
+      run.setProgressCount(2, 10, 'sample');
+      for (let done = 3; done <= 10; done++) run.setProgressCount(done, 10, 'sample');
+      run.logger.logMetrics({ accuracy: 0.5 }, 0);
+      return { totalSteps: 1, endStep: 1 };
+    });
+    const lines = out.text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^sample 3\/10 {2}30% \[/);
+    expect(lines.at(-1)).toMatch(/^sample 10\/10 100% \[.*sample\/s\] accuracy 0\.500000$/);
   });
 });

@@ -21,8 +21,7 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, InterruptedError } from '@cookbook/core';
 import { z } from 'zod';
 import { type CheckpointRecord, getLastCheckpoint, readCheckpoints, truncateMetricsFrom } from './checkpoints.js';
-import type { TextSink } from './console-logger.js';
-import { formatMetricValue } from './console-logger.js';
+import { formatMetricValue, type TextSink } from './console-logger.js';
 import { isHeadlineMetric } from './internal/report-data.js';
 import { type CheckLogDirOptions, checkLogDir, LOG_DIR_BEHAVIORS, type LogDirDecision } from './log-dir.js';
 import { type MetricsLogger, setupLogging } from './metrics-logger.js';
@@ -124,6 +123,12 @@ export interface RunLoopOptions {
    * fails before an old run is deleted.
    */
   prepare?: () => Promise<void> | void;
+  /**
+   * Runs after `prepare` and before the log dir is created or an old run deleted: contact the server here (see
+   * `loopService`), so an unreachable server, a wrong URL or a missing key leaves the disk as it was. What it returns,
+   * if anything, is closed when the run ends (the service client it created).
+   */
+  connect?: () => Promise<Closeable | undefined> | Closeable | undefined;
   /** Write report.html when the run closes. Default true. */
   writeReport?: boolean;
   /** First SIGINT stops at the next step boundary, a second exits at once. Default true. */
@@ -159,8 +164,17 @@ export interface RunContext {
   own<R extends Closeable>(resource: R): R;
   /** Starts the progress display over `totalSteps` (call once the loop knows it). */
   setTotalSteps(totalSteps: number): void;
-  /** Text shown after the step counts until the next logged step, e.g. `rollouts 12/32`. */
+  /**
+   * Work inside the current step, e.g. `rollouts 12/32`: shown after the headline metrics (`step 3/20 … loss 1.2 |
+   * rollouts 12/32`) and redrawn as it changes, until the next logged step.
+   */
   setProgressDetail(text: string): void;
+  /**
+   * Counts progress in units of work instead of steps (an eval counts samples): the line shows `sample 37/120` with
+   * its rate and ETA, and logged steps no longer move it. The first call starts the display (`done` then counts as
+   * already done, as in a resumed run); later calls update `done`. Ignored after `setTotalSteps`.
+   */
+  setProgressCount(done: number, total: number, unit: string): void;
 }
 
 /** The step a checkpoint record resumes at: its `step`, or (records of older runs) `epoch × batches + batch`. */
@@ -210,7 +224,11 @@ export async function runLoop<T = undefined>(
   options: RunLoopOptions,
   body: (run: RunContext) => Promise<LoopOutcome<T>>,
 ): Promise<RunResult<T>> {
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const writeNotice = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let bar: ProgressBar | undefined;
+  // Everything else the run prints goes above the progress line (which stays the terminal's last line).
+  const aboveBar = (write: () => void): void => (bar === undefined ? write() : bar.above(write));
+  const log = (line: string): void => aboveBar(() => writeNotice(line));
   const logPath = options.logPath;
   checkLogPathShape(logPath);
   const decision: LogDirDecision = await checkLogDir(logPath, options.behaviorIfLogDirExists, options.logDirOptions);
@@ -227,6 +245,7 @@ export async function runLoop<T = undefined>(
     };
   }
   await options.prepare?.();
+  const connection = (await options.connect?.()) ?? undefined;
 
   let resumeFrom: CheckpointRecord | undefined;
   if (decision === 'resume') {
@@ -243,16 +262,26 @@ export async function runLoop<T = undefined>(
   if (dropped > 0) log(`dropped ${dropped} metrics rows at or after step ${startStep}; they will be recomputed`);
   if (resumeFrom !== undefined) log(`resuming from checkpoint "${resumeFrom.name}" at step ${startStep}`);
 
+  const consoleSink: TextSink | undefined =
+    options.console === false
+      ? undefined
+      : options.console === true || options.console === undefined
+        ? process.stdout
+        : options.console;
   const logger = setupLogging({
     logDir: logPath,
     config: options.config,
-    console: options.console ?? true,
+    console: consoleSink === undefined ? false : { write: (text: string) => aboveBar(() => consoleSink.write(text)) },
     ...(options.wandbProject ? { wandbProject: options.wandbProject } : {}),
     ...(options.wandbName ? { wandbName: options.wandbName } : {}),
   });
-  const owned: Closeable[] = [];
-  let bar: ProgressBar | undefined;
+  const owned: Closeable[] = connection === undefined ? [] : [connection];
   let barTotal = 0;
+  /** True when the bar counts units of work (`setProgressCount`) rather than logged steps. */
+  let countsUnits = false;
+  let headline = '';
+  let stepDetail = '';
+  const showDetail = () => bar?.setDetail([headline, stepDetail].filter((t) => t !== '').join(' | '));
   const progressSink =
     options.progress === false
       ? undefined
@@ -266,13 +295,16 @@ export async function runLoop<T = undefined>(
     logMetrics(metrics, step) {
       logger.logMetrics(metrics, step);
       if (bar === undefined || step === undefined) return;
-      const headline = Object.entries(metrics)
+      headline = Object.entries(metrics)
         .filter(([k, v]) => typeof v === 'number' && isHeadlineMetric(k))
         .slice(0, 3)
-        .map(([k, v]) => `${k} ${formatMetricValue(v)}`);
-      bar.setDetail(headline.join('  '));
+        .map(([k, v]) => `${k} ${formatMetricValue(v)}`)
+        .join('  ');
+      // The work inside the step is done; the next step sets its own detail.
+      stepDetail = '';
+      showDetail();
       // A final evaluation is logged at step = totalSteps: the bar stays at N/N.
-      bar.update(Math.min(step + 1, barTotal));
+      if (!countsUnits) bar.update(Math.min(step + 1, barTotal));
     },
   };
   const controller = new AbortController();
@@ -333,7 +365,18 @@ export async function runLoop<T = undefined>(
       bar = progressBar(totalSteps, { stream: progressSink, initial: startStep, unit: 'step' });
     },
     setProgressDetail(text) {
-      bar?.setDetail(text);
+      stepDetail = text;
+      showDetail();
+    },
+    setProgressCount(done, total, unit) {
+      if (progressSink === undefined) return;
+      if (bar === undefined) {
+        countsUnits = true;
+        barTotal = total;
+        bar = progressBar(total, { stream: progressSink, initial: done, unit });
+      } else if (countsUnits) {
+        bar.update(done);
+      }
     },
   };
   let outcome: LoopOutcome<T>;

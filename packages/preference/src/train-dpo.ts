@@ -22,6 +22,7 @@ import {
   type CheckpointRecord,
   checkpointConfigShape,
   checkpointName,
+  loopService,
   openTrainingClient,
   type RunOutputDeps,
   type RunResult,
@@ -166,8 +167,14 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
   let train: SupervisedDataset | undefined;
   let testDatums: Datum[] | undefined;
   let renderer: Renderer | undefined;
+  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
+  const connection = loopService<DpoServiceClient>(
+    deps.serviceClient,
+    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+  );
   return runLoop(
     {
+      connect: connection.connect,
       ...config,
       ...runOutputOptions(deps, () => configToKeyStyle(DpoTrainConfigSchema, config, { keyStyle: 'snake_case' })),
       prepare: async () => {
@@ -189,8 +196,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
         return { totalSteps, endStep: startStep, finalCheckpoint: resumeFrom };
       }
       run.setTotalSteps(totalSteps);
-      const service: DpoServiceClient =
-        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+      const service: DpoServiceClient = connection.get();
       const userMetadata: Record<string, unknown> = {};
       if (config.rendererName) userMetadata.renderer_name = config.rendererName;
       if (config.recipeName) userMetadata.recipe_name = config.recipeName;

@@ -11,6 +11,7 @@ import { resolveEvaluators } from '@cookbook/eval';
 import {
   type CheckpointRecord,
   checkpointName,
+  loopService,
   openTrainingClient,
   runLoop,
   runOutputOptions,
@@ -40,8 +41,14 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
     }),
   };
   let datasets: { train: RLDataset; test?: RLDataset | undefined } | undefined;
+  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
+  const connection = loopService<RLServiceClient>(
+    deps.serviceClient,
+    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+  );
   return runLoop(
     {
+      connect: connection.connect,
       ...config,
       ...runOutputOptions(deps, () => configToKeyStyle(RLTrainConfigSchema, config, { keyStyle: 'snake_case' })),
       prepare: async () => {
@@ -53,8 +60,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
       const endStep = Math.min(config.maxSteps ?? trainSet.length, trainSet.length);
       if (run.startStep >= endStep) return { totalSteps: endStep, endStep: run.startStep };
       run.setTotalSteps(endStep);
-      const service: RLServiceClient =
-        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+      const service: RLServiceClient = connection.get();
       const resume = run.resumeFrom;
       const { client: training, origin } = await openTrainingClient<RLTrainingClient>(run, service, {
         modelName: config.modelName,

@@ -1,7 +1,9 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { ConfigError } from '@cookbook/core';
 import { getLastCheckpoint, readCheckpoints } from '@cookbook/logging';
+import { ServiceClient } from '@cookbook/tinker-client';
 import { describe, expect, it } from 'vitest';
 import { FakeService } from './__tests__/fake-service.js';
 import { tempDir } from './__tests__/helpers.js';
@@ -12,6 +14,7 @@ import {
   type SftOptions,
   syntheticDatasets,
 } from './__tests__/run-helpers.js';
+import { trainSupervised } from './train.js';
 
 const quiet = { console: false as const, progress: false as const, log: () => {}, writeReport: false };
 
@@ -219,5 +222,40 @@ describe('trainSupervised: resume', () => {
     expect(answers).toEqual([]);
     await runSft(baseConfig(logPath, new FakeService(), { behaviorIfLogDirExists: 'delete' }));
     expect(readMetricRows(logPath).some((r) => 'old' in r)).toBe(false);
+  });
+});
+
+describe('trainSupervised: an unreachable server', () => {
+  it('fails before the log dir is created, and deletes no old run', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const dead = () =>
+      new ServiceClient({ baseURL: `http://127.0.0.1:${port}`, connectRetries: 0, warn: () => undefined });
+    const fresh = join(tempDir(), 'fresh');
+    const config = (logPath: string, serviceClient: ServiceClient) => ({
+      logPath,
+      modelName: 'fake/model',
+      dataset: () => syntheticDatasets(8, 2),
+      learningRate: 0.05,
+      serviceClient,
+      ...quiet,
+    });
+    const first = dead();
+    await expect(trainSupervised(config(fresh, first), config(fresh, first))).rejects.toThrow(/could not reach/);
+    expect(existsSync(fresh)).toBe(false);
+    await first.close();
+
+    const old = join(tempDir(), 'old');
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, 'metrics.jsonl'), '{"step":0,"loss":1}\n');
+    const second = dead();
+    const deleting = { ...config(old, second), behaviorIfLogDirExists: 'delete' as const };
+    await expect(trainSupervised(deleting, deleting)).rejects.toThrow(/could not reach/);
+    expect(readFileSync(join(old, 'metrics.jsonl'), 'utf8')).toBe('{"step":0,"loss":1}\n');
+    await second.close();
   });
 });

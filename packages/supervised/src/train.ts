@@ -37,6 +37,7 @@ import {
   checkpointConfigShape,
   checkpointName,
   type LoopOutcome,
+  loopService,
   openTrainingClient,
   type RunContext,
   type RunOutputDeps,
@@ -165,8 +166,14 @@ export async function trainSupervised(
   const config = SupervisedTrainConfigSchema.parse(input);
   const learningRate = learningRateOf(config);
   let datasets: SupervisedDatasets | undefined;
+  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
+  const connection = loopService<SupervisedServiceClient>(
+    deps.serviceClient,
+    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+  );
   return runLoop(
     {
+      connect: connection.connect,
       ...config,
       ...runOutputOptions(deps, () =>
         configToKeyStyle(SupervisedTrainConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
@@ -177,7 +184,7 @@ export async function trainSupervised(
         checkDatasets(datasets);
       },
     },
-    (run) => runSupervisedSteps(run, config, datasets!, deps),
+    (run) => runSupervisedSteps(run, config, datasets!, { ...deps, serviceClient: connection.get() }),
   );
 }
 

@@ -55,6 +55,7 @@ describe('warmStart', () => {
     seed: 0,
     name: 'test',
     cacheDir: join(dir, 'cache'),
+    progress: false,
     ...extra,
   });
 
@@ -70,8 +71,17 @@ describe('warmStart', () => {
 
   it('trains once, lowers the loss, and serves the cached state next time', async () => {
     const lines: string[] = [];
-    const first = await warmStart(options({ log: (l) => lines.push(l) }));
+    let progress = '';
+    const sink = {
+      write: (t: string) => {
+        progress += t;
+      },
+      isTTY: false,
+    };
+    const first = await warmStart(options({ log: (l) => lines.push(l), progress: sink }));
     expect(first.cached).toBe(false);
+    // The shared progress line: steps done / total, elapsed, ETA and the loss.
+    expect(progress.trimEnd().split('\n').at(-1)).toMatch(/^warm start step 4\/4 100% \[\d+:\d\d<0:00, .*\] loss \d/);
     expect(first.statePath).toMatch(/^tinker:\/\/.+\/weights\//);
     expect(first.finalLoss).toBeLessThan(first.initialLoss);
     expect(lines.some((l) => l.includes('4 demonstrations, 4 steps'))).toBe(true);

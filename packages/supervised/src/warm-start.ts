@@ -23,7 +23,7 @@ import {
   type Message,
   tensorToNumbers,
 } from '@cookbook/core';
-import { writeFileAtomicSync } from '@cookbook/logging';
+import { progressBar, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { type Renderer, TrainOnWhat } from '@cookbook/renderers';
 import {
   BadRequestError,
@@ -83,8 +83,13 @@ export interface WarmStartOptions {
   cacheDir?: string;
   /** Ignore (and replace) a cached record. Default false. */
   refresh?: boolean;
-  /** Progress and notices (one line each). Default: none. */
+  /** Notices (one line each: cache hit, start, result). Default: none. */
   log?: (line: string) => void;
+  /**
+   * Progress of the SFT steps (`warm start |███ | step 3/12 … loss 1.234` with elapsed and ETA): `true` = stderr
+   * (default), `false` = none, or a sink. One updating line on a terminal, plain lines elsewhere.
+   */
+  progress?: boolean | TextSink;
 }
 
 /** What {@link warmStart} returns. */
@@ -293,18 +298,24 @@ export async function warmStart(options: WarmStartOptions): Promise<WarmStartRes
   };
   let initialLoss = Number.NaN;
   let finalLoss = Number.NaN;
+  const stream = typeof options.progress === 'object' ? { stream: options.progress } : {};
+  const bar =
+    options.progress === false ? undefined : progressBar(steps, { label: 'warm start', unit: 'step', ...stream });
   let next = submit(0);
-  for (let step = 0; step < steps; step++) {
-    const current = next;
-    if (step + 1 < steps) next = submit(step + 1);
-    const out = await current.fb;
-    await current.optim;
-    const loss = (out.metrics['loss:sum'] ?? Number.NaN) / current.weight;
-    if (step === 0) initialLoss = loss;
-    finalLoss = loss;
-    if ((step + 1) % Math.max(1, Math.ceil(steps / 4)) === 0 || step + 1 === steps) {
-      log(`warm start: step ${step + 1}/${steps}  loss ${loss.toFixed(3)}  ${seconds().toFixed(1)}s`);
+  try {
+    for (let step = 0; step < steps; step++) {
+      const current = next;
+      if (step + 1 < steps) next = submit(step + 1);
+      const out = await current.fb;
+      await current.optim;
+      const loss = (out.metrics['loss:sum'] ?? Number.NaN) / current.weight;
+      if (step === 0) initialLoss = loss;
+      finalLoss = loss;
+      bar?.setDetail(`loss ${loss.toFixed(3)}`);
+      bar?.update(step + 1);
     }
+  } finally {
+    bar?.finish();
   }
   const { path: statePath } = await client.saveState(`warm-start-${key}`);
   const trainSeconds = seconds();

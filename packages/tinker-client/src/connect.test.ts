@@ -1,3 +1,4 @@
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIConnectionError } from './errors.js';
@@ -5,7 +6,12 @@ import { ServiceClient } from './service-client.js';
 
 const servers: Server[] = [];
 const sockets: Socket[] = [];
+const httpServers: HttpServer[] = [];
 afterEach(async () => {
+  for (const s of httpServers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
   for (const s of sockets.splice(0)) s.destroy();
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
 });
@@ -55,6 +61,41 @@ describe('first contact with a server', () => {
     });
     await expect(client.sessionId()).rejects.toThrow(/after 3 attempts over \d+ s \(.*timed out after 100 ms\)/);
     expect(warnings.filter((w) => w.includes('(attempt'))).toHaveLength(2);
+    await client.close();
+  });
+});
+
+describe('a retry burst after the first contact', () => {
+  it('prints exactly one line per burst, however many attempts it takes', async () => {
+    let failuresLeft = 0;
+    const server = createHttpServer((req, res) => {
+      if (failuresLeft > 0) {
+        failuresLeft--;
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"overloaded"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.url?.includes('get_server_capabilities') ? '{"supported_models":[{"model_name":"m"}]}' : '{}');
+    });
+    httpServers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const warnings: string[] = [];
+    const client = new ServiceClient({
+      baseURL: `http://127.0.0.1:${port}`,
+      backoffScale: 0.001,
+      maxRetries: 5,
+      warn: (m) => warnings.push(m),
+    });
+    failuresLeft = 4;
+    expect((await client.getServerCapabilities()).supportedModels).toEqual([{ modelName: 'm' }]);
+    failuresLeft = 3;
+    await client.getServerCapabilities();
+    const bursts = warnings.filter((w) => w.includes('get_server_capabilities'));
+    expect(bursts).toHaveLength(2);
+    expect(bursts[0]).toMatch(
+      /^cookbook: GET \/api\/v1\/get_server_capabilities failed \(.*503.*\); retrying up to 5 times$/,
+    );
     await client.close();
   });
 });

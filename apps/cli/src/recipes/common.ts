@@ -16,6 +16,6 @@ export const rendererNameField = z
  * A ServiceClient for `base_url` or the environment. Without a configured server the client starts the embedded
  * local service (the CLI depends on `@cookbook/local-tinker`), so the recipes run offline.
  */
-export async function connectService(baseUrl: string | null): Promise<ServiceClient> {
+export function connectService(baseUrl: string | null): ServiceClient {
   return new ServiceClient(baseUrl === null ? {} : { baseURL: baseUrl });
 }

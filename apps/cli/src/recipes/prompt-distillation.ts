@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, configToKeyStyle, getTextContent, type Message } from '@cookbook/core';
-import { runLoop, writeFileAtomicSync } from '@cookbook/logging';
+import { loopService, runLoop, writeFileAtomicSync } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import {
   fromConversationFile,
@@ -20,7 +20,7 @@ import {
   runSupervisedSteps,
   SampleTranscriptEvaluator,
 } from '@cookbook/supervised';
-import type { ServiceClientLike } from '@cookbook/tinker-client';
+import type { ServiceClient, ServiceClientLike } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -142,9 +142,12 @@ export const promptDistillation = defineRecipe({
     const dataPath = join(config.logPath, 'teacher-data.jsonl');
     const samplePrompts: Message[][] = questions.slice(0, 4).map((q) => [{ role: 'user', content: q }]);
     // One run: the log-dir policy (a resumed run reuses its teacher data, a deleted one relabels), config.json,
-    // teacher labelling, then SFT on the labels; the lifecycle closes the service at the end.
+    // teacher labelling, then SFT on the labels; the lifecycle closes the service at the end. The server is contacted
+    // before the log dir is touched.
+    const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));
     await runLoop(
       {
+        connect: connection.connect,
         ...config,
         config: {
           ...(configToKeyStyle(
@@ -158,7 +161,7 @@ export const promptDistillation = defineRecipe({
         log: io.err,
       },
       async (run) => {
-        const service = run.own(await connectService(config.baseUrl));
+        const service = connection.get();
         if (existsSync(dataPath)) {
           io.err(`reusing teacher data ${dataPath} (${readConversationFile(dataPath).length} conversations)`);
         } else {

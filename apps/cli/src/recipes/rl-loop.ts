@@ -15,7 +15,14 @@ import {
   tensorFromFloat32,
   tensorFromInt64,
 } from '@cookbook/core';
-import { appendCheckpointRecord, openTrainingClient, REPORT_FILE, readMetrics, runLoop } from '@cookbook/logging';
+import {
+  appendCheckpointRecord,
+  loopService,
+  openTrainingClient,
+  REPORT_FILE,
+  readMetrics,
+  runLoop,
+} from '@cookbook/logging';
 import {
   extractBoxed,
   fetchHubRows,
@@ -28,6 +35,7 @@ import {
   RLTrainConfigSchema,
   transformAdvantages,
 } from '@cookbook/rl';
+import type { ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -122,8 +130,11 @@ export const rlLoop = defineRecipe({
     const grade = (text: string, answer: string) =>
       config.env === 'arithmetic' ? lastInteger(text) === Number(answer) : gradeAnswer(extractBoxed(text), answer);
     const suffix = suffixOf(config);
+    // The server answers before the run folder is created or an old run deleted.
+    const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));
     const result = await runLoop(
       {
+        connect: connection.connect,
         ...config,
         config: configToKeyStyle(rlLoopSchema, config, { keyStyle: 'snake_case' }),
         console: false,
@@ -134,7 +145,7 @@ export const rlLoop = defineRecipe({
       },
       async (run) => {
         run.setTotalSteps(maxSteps);
-        const service = run.own(await connectService(config.baseUrl));
+        const service = connection.get();
         const resume = run.resumeFrom?.state_path;
         if (run.startStep >= maxSteps) return { totalSteps: maxSteps, endStep: run.startStep };
         const warm =
@@ -167,6 +178,8 @@ export const rlLoop = defineRecipe({
           const data_D: Datum[] = [];
           const rewards: number[] = [];
           let skipped = 0;
+          let groupsDone = 0;
+          run.setProgressDetail(`rollouts 0/${batch.length}`);
           await Promise.all(
             batch.map(async (problem) => {
               const prompt = renderer.buildGenerationPrompt([{ role: 'user', content: problem.question + suffix }]);
@@ -179,6 +192,7 @@ export const rlLoop = defineRecipe({
                 const text = renderer.tokenizer.decode(seq.tokens);
                 return grade(text, problem.answer) ? 1 : 0;
               });
+              run.setProgressDetail(`rollouts ${++groupsDone}/${batch.length}`);
               rewards.push(...rewards_G);
               const mean = rewards_G.reduce((a, b) => a + b, 0) / rewards_G.length;
               if (rewards_G.every((r) => r === rewards_G[0])) {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
 import { computeMeanNll, datumWeights } from '@cookbook/eval';
-import { checkpointName, openTrainingClient, runLoop, saveCheckpoint } from '@cookbook/logging';
+import { checkpointName, loopService, openTrainingClient, runLoop, saveCheckpoint } from '@cookbook/logging';
 import { getRenderer, getTokenizer } from '@cookbook/renderers';
 import {
   type ConversationRow,
@@ -14,6 +14,7 @@ import {
   readConversationFile,
   seededPermutation,
 } from '@cookbook/supervised';
+import type { ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -60,8 +61,11 @@ export const slLoop = defineRecipe({
       heuristicDivisor: 1,
     });
     let rows: ConversationRow[] = [];
+    // The server answers before the run folder is created or an old run deleted.
+    const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));
     await runLoop(
       {
+        connect: connection.connect,
         ...config,
         config: configToKeyStyle(slLoopSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
         console: false,
@@ -81,7 +85,7 @@ export const slLoop = defineRecipe({
         // Resume: the last checkpoint's `step` is the next step to run.
         if (run.startStep >= totalSteps) return { totalSteps, endStep: run.startStep };
         run.setTotalSteps(totalSteps);
-        const service = run.own(await connectService(config.baseUrl));
+        const service = connection.get();
         // The run's checkpoint with its optimizer (exact resume), else a new LoRA on the base model.
         const { client } = await openTrainingClient(run, service, config);
 

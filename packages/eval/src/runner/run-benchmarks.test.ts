@@ -62,6 +62,31 @@ describe('runBenchmarks', () => {
     expect(readFileSync(join(logPath, 'results.html'), 'utf8')).toContain('arith/q2');
   });
 
+  it('shows progress in samples done / total with an ETA, counting reused samples as done', async () => {
+    const logPath = tmp();
+    let text = '';
+    const progress = {
+      write: (s: string) => {
+        text += s;
+      },
+      isTTY: false,
+    };
+    const deps = { samplingClient: new FakeSampler(arithmeticRespond), renderer, log: () => undefined, progress };
+    await runBenchmarks(
+      { behaviorIfLogDirExists: 'resume', modelName: 'fake', logPath, maxExamples: 4 },
+      { ...deps, benchmarks: [arithmeticBenchmark(10)] },
+    );
+    expect(text.trimEnd().split('\n').at(-1)).toMatch(/^sample 4\/4 100% \[\d+:\d\d<0:00, .*sample\/s\]/);
+    text = '';
+    await runBenchmarks(
+      { behaviorIfLogDirExists: 'resume', modelName: 'fake', logPath },
+      { ...deps, benchmarks: [arithmeticBenchmark(10)] },
+    );
+    const shown = text.trimEnd().split('\n');
+    expect(shown[0]).toMatch(/^sample 5\/10 {2}50% \[/); // 4 reused, then the first new one
+    expect(shown.at(-1)).toMatch(/^sample 10\/10 100% /);
+  });
+
   it('keeps concurrency bounded, times out stuck samples and records errors without stopping', async () => {
     const logPath = tmp();
     const sampler = new FakeSampler((users, seed) => {

@@ -266,6 +266,14 @@ export async function runBenchmarks(
             previous = readResults(config.logPath);
             if (previous.length > 0) checkSamplingIdentity(config.logPath, identity);
           }
+          // The sampler's server answers (its session opens) before the folder is created or an old one deleted.
+          if (deps.samplingClient === undefined) {
+            if (service === undefined) {
+              createdService = new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {});
+              service = createdService;
+            }
+            if ('sessionId' in service && typeof service.sessionId === 'function') await service.sessionId();
+          }
         } catch (error) {
           await createdService?.close();
           throw error;
@@ -273,7 +281,6 @@ export async function runBenchmarks(
       },
     },
     async (run) => {
-      run.setTotalSteps(1);
       if (createdService !== undefined) run.own(createdService);
       const getService = () => {
         if (service === undefined) {
@@ -318,7 +325,8 @@ export async function runBenchmarks(
       if (reused > 0) run.log(`resuming: ${reused} of ${wanted.size} samples already in results.jsonl`);
       const writer = new ResultsWriter(config.logPath);
       const fresh: SampleRecord[] = [];
-      run.setProgressDetail(`samples ${reused}/${wanted.size}`);
+      // Progress counts samples (rate and ETA per sample); samples reused from a resumed run count as done.
+      run.setProgressCount(reused, wanted.size, 'sample');
       const sampled = await sampleAll(
         tasks,
         {
@@ -337,7 +345,7 @@ export async function runBenchmarks(
         (record) => {
           writer.append(record);
           fresh.push(record);
-          run.setProgressDetail(`samples ${reused + fresh.length}/${wanted.size}`);
+          run.setProgressCount(reused + fresh.length, wanted.size, 'sample');
           deps.onSample?.(record);
         },
       );

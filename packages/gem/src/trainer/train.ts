@@ -17,6 +17,7 @@ import {
   appendCheckpointRecord,
   type CheckpointRecord,
   checkpointName,
+  loopService,
   openTrainingClient,
   type RunResult,
   runLoop,
@@ -89,8 +90,14 @@ export async function trainGem(
   let renderer: Renderer | undefined = deps.renderer;
   let envs: Env[] = [];
   let templateWarning: string | undefined;
+  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
+  const connection = loopService(
+    deps.serviceClient,
+    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
+  );
   return runLoop<GemTrainValue>(
     {
+      connect: connection.connect,
       ...config,
       ...runOutputOptions(deps, () => configToKeyStyle(GemTrainConfigSchema, config, { keyStyle: 'snake_case' })),
       prepare: () => {
@@ -114,8 +121,7 @@ export async function trainGem(
       if (run.startStep >= total) return { totalSteps: total, endStep: run.startStep, value };
       run.setTotalSteps(total);
       const r = renderer!;
-      const service =
-        deps.serviceClient ?? run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+      const service = connection.get();
       const { client: training } = await openTrainingClient<GemTrainingClient>(run, service, {
         modelName: config.modelName,
         loraRank: config.loraRank,

@@ -67,15 +67,27 @@ function isBookkeeping(key: string): boolean {
   return key === 'progress' || key === 'step' || key.startsWith('step:');
 }
 
+/** Characters of a y-axis title that fit along a 240 px chart. */
+const MAX_Y_LABEL = 24;
+
 /** The y-axis title of a chart: the quantity and, where the name says it, its unit. */
 export function yAxisLabel(title: string): string {
   if (title === 'time' || title.startsWith('time/')) return 'seconds';
-  if (/nll|entropy/i.test(title)) return `${title} (nats/token)`;
-  if (/bpb|bits_per_byte/i.test(title)) return `${title} (bits/byte)`;
-  if (/tokens/i.test(title)) return `${title} (tokens)`;
-  if (/^(accuracy|correct|frac_|win_rate)|\/(accuracy|correct|frac_[a-z_]+|win_rate)$/.test(title))
-    return `${title} (fraction)`;
-  return title;
+  const unit = /nll|entropy/i.test(title)
+    ? 'nats/token'
+    : /bpb|bits_per_byte/i.test(title)
+      ? 'bits/byte'
+      : /tokens/i.test(title)
+        ? 'tokens'
+        : /^(accuracy|correct|frac_|win_rate)|\/(accuracy|correct|frac_[a-z_]+|win_rate)$/.test(title)
+          ? 'fraction'
+          : undefined;
+  const full = unit === undefined ? title : `${title} (${unit})`;
+  if (full.length <= MAX_Y_LABEL) return full;
+  // A longer label is cut off along the axis (seen in Chromium at 1280 px); the chart's title names the metric.
+  if (unit !== undefined) return unit;
+  const last = title.slice(title.lastIndexOf('/') + 1);
+  return last.length <= MAX_Y_LABEL ? last : `${last.slice(0, MAX_Y_LABEL - 1)}…`;
 }
 
 /** Merges rows by step (later values win) and builds one series per numeric metric and the chart grouping. */

@@ -103,7 +103,7 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
           continue;
         }
         collected.push(r);
-        ctx.run.setProgressDetail(`groups ${collected.length}/${cfg.groupsPerBatch}`);
+        ctx.run.setProgressDetail(`rollouts ${collected.length}/${cfg.groupsPerBatch}`);
       }
       metrics['time/wait_for_samples'] = (performance.now() - tWait) / 1000;
       const groups = collected.map((r) => r.group!);
