@@ -83,6 +83,9 @@ export class TrainWorkspace {
   lp = new Float64Array(0);
   dlp = new Float64Array(0);
   tgt = new Int32Array(0);
+  /** The head block's rows with a non-zero gradient (see compactGradRows) and their ∂L/∂xf. */
+  gradRows = new Int32Array(LOGIT_ROWS);
+  dxHead = new Float32Array(0);
 
   constructor(private readonly model: BaseModel) {}
 
@@ -137,6 +140,7 @@ export class TrainWorkspace {
       this.capS = S;
     }
     if (this.logits.length < LOGIT_ROWS * V) this.logits = new Float32Array(LOGIT_ROWS * V);
+    if (this.dxHead.length < LOGIT_ROWS * C) this.dxHead = new Float32Array(LOGIT_ROWS * C);
     if (this.hHead.length < LOGIT_ROWS * Math.max(rank, 1))
       this.hHead = new Float32Array(LOGIT_ROWS * Math.max(rank, 1));
     if (this.lp.length < LOGIT_ROWS * K) {
@@ -145,6 +149,33 @@ export class TrainWorkspace {
       this.tgt = new Int32Array(LOGIT_ROWS * K);
     }
   }
+}
+
+/**
+ * Moves the head block's rows that carry a gradient (any of their K logprob gradients non-zero) to its front, in
+ * order: their exps (logits), invSum, targets, gradients, LoRA head activations (R wide) and xf rows; records their
+ * original indices in ws.gradRows and returns how many there are. Rows that are all zero are dropped: their
+ * ∂L/∂logits row is exactly zero, so the backward products would only add zeros.
+ */
+function compactGradRows(ws: TrainWorkspace, xf: Float32Array, n: number, K: number, V: number, C: number, R: number) {
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    let any = false;
+    for (let k = 0; k < K; k++) if (ws.dlp[i * K + k] !== 0) any = true;
+    if (!any) continue;
+    if (m !== i) {
+      ws.logits.copyWithin(m * V, i * V, i * V + V);
+      ws.invSum[m] = ws.invSum[i]!;
+      for (let k = 0; k < K; k++) {
+        ws.tgt[m * K + k] = ws.tgt[i * K + k]!;
+        ws.dlp[m * K + k] = ws.dlp[i * K + k]!;
+      }
+      if (R > 0) ws.hHead.copyWithin(m * R, i * R, i * R + R);
+      xf.copyWithin(m * C, i * C, i * C + C);
+    }
+    ws.gradRows[m++] = i;
+  }
+  return m;
 }
 
 function loraFwd(
@@ -297,8 +328,20 @@ export function forwardBackwardPack(
       }
       loss += L.rows(r0, n, ws.lp, ws.dlp);
       if (!backward) continue;
-      softmaxGradRows(ws.logits, ws.invSum, ws.tgt, ws.dlp, n, V, K);
-      unembedBackward(ws.dtmp.subarray(row * C), ws.logits, xf, w.lmHead, head, ws.hHead, ws.dh, n, C, V, 1);
+      // Rows whose logprob gradients are all zero (the prompt / observation tokens of most data) add nothing to
+      // ∂L/∂xf or to the head's LoRA gradients: the head's backward, most of a small model's cost, runs on the rest.
+      const m = compactGradRows(ws, xf, n, K, V, C, head?.rank ?? 0);
+      if (m === 0) continue;
+      softmaxGradRows(ws.logits, ws.invSum, ws.tgt, ws.dlp, m, V, K);
+      if (m === n) {
+        unembedBackward(ws.dtmp.subarray(row * C), ws.logits, xf, w.lmHead, head, ws.hHead, ws.dh, n, C, V, 1);
+        continue;
+      }
+      unembedBackward(ws.dxHead, ws.logits, xf, w.lmHead, head, ws.hHead, ws.dh, m, C, V, 0);
+      for (let j = 0; j < m; j++) {
+        const dst = (row + ws.gradRows[j]!) * C;
+        for (let c2 = 0; c2 < C; c2++) ws.dtmp[dst + c2]! += ws.dxHead[j * C + c2]!;
+      }
     }
   });
   if (!backward) return loss;
