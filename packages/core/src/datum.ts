@@ -3,7 +3,7 @@
  */
 import { DataError } from './errors.js';
 import { ModelInput, type ModelInputChunk, type ModelInputJSON } from './model-input.js';
-import { type TensorData, tensorFromFloat32, tensorFromInt64, tensorShape } from './tensor-data.js';
+import { type TensorData, tensorFromFloat32, tensorFromInt64, tensorShape, tensorToNumbers } from './tensor-data.js';
 
 /** One training example: the model input and the loss function's per-position inputs. */
 export interface Datum {
@@ -112,4 +112,21 @@ export function validateDatum(datum: Datum, index = 0): void {
       });
     }
   }
+}
+
+/** A numeric `loss_fn_inputs` tensor of a datum as plain numbers; a DataError names the missing key. */
+export function lossInput(datum: Datum, key: string): number[] {
+  const t = datum.lossFnInputs[key];
+  if (t === undefined) throw new DataError(`datum has no loss_fn_inputs.${key}`, { field: `loss_fn_inputs.${key}` });
+  return tensorToNumbers(t);
+}
+
+/**
+ * The full token sequence of a shift-by-one datum: its input followed by the last target (what a sampler scores to
+ * get the logprob of every target token, e.g. a KL or DPO reference).
+ */
+export function datumFullSequence(datum: Datum): ModelInput {
+  const targets = lossInput(datum, 'target_tokens');
+  const last = targets[targets.length - 1];
+  return last === undefined ? datum.modelInput : datum.modelInput.appendInt(last);
 }

@@ -23,7 +23,9 @@ export {
   datumFromJSON,
   datumFromModelInputWeights,
   datumFromTokensWeights,
+  datumFullSequence,
   datumToJSON,
+  lossInput,
   validateDatum,
   type WeightReduction,
 } from './datum.js';

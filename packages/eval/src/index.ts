@@ -14,6 +14,13 @@ export {
 } from './benchmark.js';
 export { BenchmarkEvaluator, type BenchmarkEvaluatorOptions } from './benchmark-evaluator.js';
 export {
+  EnvFromMessageEnv,
+  type EnvFromMessageEnvOptions,
+  type TokenEnv,
+  type TokenObservation,
+  type TokenStepResult,
+} from './env-from-message-env.js';
+export {
   type EvalContext,
   type EvalTrainingClient,
   type Evaluator,
@@ -122,6 +129,7 @@ export {
   SAMPLING_FILE,
 } from './runner/run-benchmarks.js';
 export { type SampleAllOptions, type SampleTask, sampleAll, sampleSeed } from './runner/sample-all.js';
+export { type FetchHubRowsOptions, fetchHubRows, HubRowsError } from './tasks/hub-rows.js';
 export {
   GSM8K_PROMPT_SUFFIX,
   HUB_BENCHMARKS,

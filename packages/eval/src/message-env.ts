@@ -2,7 +2,8 @@
  * The message-level environment protocol (upstream `MessageEnv`), defined once here for benchmarks and RL alike:
  * the env shows a conversation, sees each reply of the model as a parsed message, and answers with the next
  * messages until it declares the episode done. Single-turn benchmarks are one-step envs; multi-turn ones (follow-up
- * questions, games, tool use) take several steps. `@cookbook/rl` adapts these envs to tokens (`EnvFromMessageEnv`).
+ * questions, games, tool use) take several steps. `EnvFromMessageEnv` (next door) adapts them to
+ * tokens for the RL loops.
  */
 import type { Message } from '@cookbook/core';
 

@@ -3,9 +3,8 @@
  * β·(π − ref) ranks the chosen completion above the rejected one, with the DPO loss and margin on them. Upstream
  * evaluates DPO by NLL only; pair accuracy is what says whether the preference was learned.
  */
-import { type Datum, tensorToNumbers } from '@cookbook/core';
+import { type Datum, datumFullSequence, tensorToNumbers } from '@cookbook/core';
 import { datumWeights, type EvalTrainingClient, type TrainingClientEvaluator } from '@cookbook/eval';
-import { datumFullSequence } from '@cookbook/rl';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
 import { dpoFromSequenceLogprobs, weightedSum } from './dpo-loss.js';
 

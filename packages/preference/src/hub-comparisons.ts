@@ -1,12 +1,12 @@
 /**
  * Comparison data sets from the Hugging Face Hub (upstream `recipes/preference/datasets.py`: `HHHComparisonBuilder`,
  * `HelpSteer3ComparisonBuilder`, `UltraFeedbackComparisonBuilder`). Rows are read through the datasets-server rows
- * API (`fetchHubRows` of `@cookbook/rl`, the same path the math recipes use), so a run needs the network; offline,
- * or with `HF_HUB_OFFLINE=1`, the builders fail with a DataError that names the data set and the local-file
- * alternative. Row converters are exported separately so they are testable without the network.
+ * API (`fetchHubRows` of `@cookbook/eval`, the reader the benchmarks and math recipes use), so a run needs the
+ * network; offline, or with `HF_HUB_OFFLINE=1`, the builders fail with a DataError that names the data set and the
+ * local-file alternative. Row converters are exported separately so they are testable without the network.
  */
 import { DataError, type Message } from '@cookbook/core';
-import { fetchHubRows } from '@cookbook/rl';
+import { fetchHubRows, HubRowsError } from '@cookbook/eval';
 import type { LabeledComparison } from './comparison.js';
 
 /** A Hub comparison data set this package knows. */
@@ -170,15 +170,8 @@ async function rowsOf(
       ...(fetch ? { fetch } : {}),
     });
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-    const why =
-      error instanceof DataError
-        ? error.message
-        : code === undefined || ['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'ETIMEDOUT'].includes(code)
-          ? 'the Hub is not reachable (no network?)'
-          : `the request failed (${code})`;
-    throw hubError(name, spec, why, error);
+    if (error instanceof HubRowsError) throw hubError(name, spec, error.reason, error);
+    throw error;
   }
 }
 

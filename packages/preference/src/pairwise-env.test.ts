@@ -1,6 +1,6 @@
-import { type Message, ModelInput } from '@cookbook/core';
+import { type Message, ModelInput, type StopCondition, type TokenCompleter } from '@cookbook/core';
 import { getRenderer, getTokenizer } from '@cookbook/renderers';
-import type { Trajectory } from '@cookbook/rl';
+import { doGroupRollout, type RLDataset, type Trajectory } from '@cookbook/rl';
 import { describe, expect, it } from 'vitest';
 import {
   PairwisePreferenceDataset,
@@ -97,5 +97,46 @@ describe('PairwisePreferenceGroupBuilder', () => {
     });
     expect(ds.length).toBe(4);
     expect(ds.getBatch(3)).toHaveLength(3);
+  });
+});
+
+/** Answers each prompt with the next of `replies`, as tokens ending in the stop token. */
+class ScriptedPolicy implements TokenCompleter {
+  prompts: string[] = [];
+  constructor(private readonly replies: string[]) {}
+  async complete(modelInput: ModelInput, _stop: StopCondition) {
+    this.prompts.push(renderer.tokenizer.decode(modelInput.toInts()));
+    const tokens = renderer.tokenizer.encode(`${this.replies[this.prompts.length - 1] ?? ''}<|im_end|>`);
+    return { tokens, maybeLogprobs: tokens.map(() => -0.1) };
+  }
+}
+
+describe('pairwise preferences in @cookbook/rl', () => {
+  it('is an rl RLDataset whose groups rl’s doGroupRollout rewards by the tournament', async () => {
+    // Typed as rl's RLDataset: the compiler checks the structural match that rl's `train` relies on.
+    const dataset: RLDataset = new PairwisePreferenceDataset({
+      prompts: [prompt],
+      renderer,
+      preferenceModel: preferShorter,
+      groupSize: 3,
+      groupsPerBatch: 1,
+      numBatches: 2,
+      tag: 'shorter',
+    });
+    const builder = dataset.getBatch(0)[0]!;
+    expect(builder.logtreeTag?.()).toBe('shorter');
+    const policy = new ScriptedPolicy(['a fairly long reply', 'short', 'medium one']);
+    const group = await doGroupRollout(builder, policy, { maxConcurrency: 1 });
+    expect(policy.prompts).toHaveLength(3);
+    expect(policy.prompts[0]).toContain('Say something.');
+    // Shortest beats both (+1), longest loses both (−1): rewards sum to zero within the group.
+    expect(group.getTotalRewards()).toEqual([-1, 1, 0]);
+    expect(group.metrics_G.map((m) => m.reply_chars)).toEqual([19, 5, 10]);
+    const last = group.trajectories_G.map((t) => t.transitions.at(-1)!);
+    expect(last.map((t) => [t.episodeDone, t.metrics.parse_error])).toEqual([
+      [true, 0],
+      [true, 0],
+      [true, 0],
+    ]);
   });
 });

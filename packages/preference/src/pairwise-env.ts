@@ -2,22 +2,38 @@
  * RL from pairwise preferences (upstream `preference/preference_rl.py` / `PairwisePreferenceRLDatasetBuilder`):
  * a group holds `groupSize` rollouts of one prompt; after the group is rolled out, a preference model compares its
  * completions in a tournament (every ordered pair, or every unordered pair once) and each completion's reward is
- * wins − losses averaged over its matchups, so rewards lie in [−1, 1] and sum to zero within a group. The envs are
- * `@cookbook/rl` envs: any RL loop trains on them.
+ * wins − losses averaged over its matchups, so rewards lie in [−1, 1] and sum to zero within a group.
+ *
+ * The builders and the dataset have the shapes of `@cookbook/rl`'s `EnvGroupBuilder` and `RLDataset`, matched
+ * structurally (the envs are `@cookbook/eval`'s `EnvFromMessageEnv` over a one-turn message env): this package does
+ * not depend on rl, and rl's `train` accepts a {@link PairwisePreferenceDataset} as its dataset (a test passes one
+ * to rl's own rollout code).
  */
 import { DataError, type Message } from '@cookbook/core';
+import { EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
-import {
-  EnvFromMessageEnv,
-  type EnvGroupBuilder,
-  type GroupReward,
-  type MessageEnv,
-  type MessageStepResult,
-  type RLDataset,
-  type Trajectory,
-} from '@cookbook/rl';
 import { seededPermutation } from '@cookbook/supervised';
 import type { PreferenceModel } from './preference-model.js';
+
+/** rl's `GroupReward`: a reward given to one rollout once the whole group is done. */
+export interface PreferenceGroupReward {
+  reward: number;
+  metrics: Record<string, number>;
+}
+
+/** rl's `EnvGroupBuilder`, as far as a pairwise-preference group fills it in. */
+export interface PreferenceEnvGroupBuilder {
+  makeEnvs(): Promise<EnvFromMessageEnv[]>;
+  /** Rewards of the group's rollouts, in order (rl passes its trajectories; only their number is used). */
+  computeGroupRewards(trajectories_G: readonly unknown[]): Promise<PreferenceGroupReward[]>;
+  logtreeTag(): string;
+}
+
+/** rl's `RLDataset`. */
+export interface PreferenceRLDataset {
+  getBatch(index: number): PreferenceEnvGroupBuilder[];
+  readonly length: number;
+}
 
 /** Which pairs of a group the preference model compares. */
 export type TournamentPattern = 'all_pairs_both_ways' | 'all_pairs_one_way';
@@ -83,7 +99,7 @@ export interface PairwisePreferenceGroupOptions {
 }
 
 /** One prompt's group: `groupSize` single-turn envs, rewarded by a preference tournament among their replies. */
-export class PairwisePreferenceGroupBuilder implements EnvGroupBuilder {
+export class PairwisePreferenceGroupBuilder implements PreferenceEnvGroupBuilder {
   private readonly options: PairwisePreferenceGroupOptions;
   private envs: PromptReplyEnv[] = [];
 
@@ -101,7 +117,7 @@ export class PairwisePreferenceGroupBuilder implements EnvGroupBuilder {
     return this.envs.map((e) => new EnvFromMessageEnv(this.options.renderer, e));
   }
 
-  async computeGroupRewards(trajectories_G: readonly Trajectory[]): Promise<GroupReward[]> {
+  async computeGroupRewards(trajectories_G: readonly unknown[]): Promise<PreferenceGroupReward[]> {
     const n = trajectories_G.length;
     const replies = this.envs.map((e) => [e.reply ?? { role: 'assistant', content: '' }]);
     const pairs = tournamentPairs(n, this.options.tournament ?? 'all_pairs_both_ways');
@@ -142,7 +158,7 @@ export interface PairwisePreferenceDatasetOptions {
 }
 
 /** Batches of pairwise-preference groups over a list of prompts (an `RLDataset`). */
-export class PairwisePreferenceDataset implements RLDataset {
+export class PairwisePreferenceDataset implements PreferenceRLDataset {
   readonly length: number;
   private readonly options: PairwisePreferenceDatasetOptions;
   private readonly order: number[];

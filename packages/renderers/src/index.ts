@@ -63,6 +63,7 @@ export {
   type RenderedMessage,
   type Renderer,
   type SupervisedExample,
+  safeParseResponse,
   TrainOnWhat,
 } from './renderer.js';
 export { RoleColonRenderer } from './role-colon-renderer.js';

@@ -49,6 +49,15 @@ export interface ParsedResponse {
   termination: ParseTermination;
 }
 
+/** Parse a response without throwing: a parser error counts as a malformed response (the text decoded as is). */
+export function safeParseResponse(renderer: Renderer, tokens: readonly number[]): ParsedResponse {
+  try {
+    return renderer.parseResponse(tokens);
+  } catch {
+    return { message: { role: 'assistant', content: renderer.tokenizer.decode(tokens) }, termination: 'malformed' };
+  }
+}
+
 /** Where a message sits in the conversation being rendered. */
 export interface RenderContext {
   /** Index of the message (equals `messages.length` for the generation suffix). */

@@ -5,11 +5,12 @@
 import {
   DataError,
   type Datum,
+  datumFullSequence,
+  lossInput,
   ModelInput,
   TrainingError,
   tensorFromFloat32,
   tensorFromInt64,
-  tensorToNumbers,
 } from '@cookbook/core';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
 import type { Trajectory, TrajectoryGroup } from './types.js';
@@ -169,19 +170,8 @@ export function removeMask(datum: Datum): Datum {
   return { modelInput: datum.modelInput, lossFnInputs: rest };
 }
 
-/** A numeric loss_fn_input of a datum as plain numbers. */
-export function lossInput(datum: Datum, key: string): number[] {
-  const t = datum.lossFnInputs[key];
-  if (t === undefined) throw new DataError(`datum has no loss_fn_inputs.${key}`, { field: `loss_fn_inputs.${key}` });
-  return tensorToNumbers(t);
-}
-
-/** The full token sequence of a datum: its input followed by the last target. */
-export function datumFullSequence(datum: Datum): ModelInput {
-  const targets = lossInput(datum, 'target_tokens');
-  const last = targets[targets.length - 1];
-  return last === undefined ? datum.modelInput : datum.modelInput.appendInt(last);
-}
+/** Moved to `@cookbook/core` (Datum helpers sit below the loops); re-exported for rl's callers. */
+export { datumFullSequence, lossInput };
 
 /** What a KL reference needs: logprobs of every token of a prompt (the first is null). */
 export type LogprobComputer = Pick<SamplingClientLike, 'computeLogprobs'>;

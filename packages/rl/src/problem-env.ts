@@ -5,7 +5,7 @@
  */
 import { getTextContent, type Message, ModelInput, type StopCondition } from '@cookbook/core';
 import { logTable, logText } from '@cookbook/logging';
-import { isCleanTermination, type ParsedResponse, type Renderer } from '@cookbook/renderers';
+import { isCleanTermination, type Renderer, safeParseResponse } from '@cookbook/renderers';
 import type { Action, Env, EnvGroupBuilder, InitialObservation, StepResult } from './types.js';
 
 /** Options of {@link ProblemEnv}. */
@@ -18,14 +18,8 @@ export interface ProblemEnvOptions {
   requireStopSequenceForFormat?: boolean;
 }
 
-/** Parse a response without throwing: a parser error counts as a malformed response. */
-export function safeParseResponse(renderer: Renderer, tokens: readonly number[]): ParsedResponse {
-  try {
-    return renderer.parseResponse(tokens);
-  } catch {
-    return { message: { role: 'assistant', content: renderer.tokenizer.decode(tokens) }, termination: 'malformed' };
-  }
-}
+/** Moved to `@cookbook/renderers`; re-exported for rl's callers. */
+export { safeParseResponse };
 
 /** A single-turn problem graded by `checkAnswer` and `checkFormat`. */
 export abstract class ProblemEnv implements Env {

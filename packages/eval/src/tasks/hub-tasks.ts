@@ -7,6 +7,7 @@ import { ConfigError, DataError } from '@cookbook/core';
 import type { BenchmarkExample } from '../benchmark.js';
 import { SUPPORTED_INSTRUCTIONS } from '../graders/instructions.js';
 import { extractGsm8kAnswer } from '../graders/math-grading.js';
+import { fetchHubRows, HubRowsError } from './hub-rows.js';
 import { formatMultipleChoice } from './jsonl-tasks.js';
 
 /** Appended to GSM8K questions (as in the math RL recipes). */
@@ -131,7 +132,6 @@ function hubError(name: string, spec: HubBenchmarkSpec, why: string, cause?: unk
   );
 }
 
-const PAGE = 100;
 /** Most rows read from one Hub dataset. */
 export const MAX_HUB_ROWS = 100_000;
 
@@ -143,48 +143,26 @@ export async function loadHubBenchmark(name: string, options: LoadHubOptions = {
       key: 'benchmarks',
     });
   }
-  if (process.env.HF_HUB_OFFLINE === '1') throw hubError(name, spec, 'HF_HUB_OFFLINE=1 is set');
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const limit = Math.min(options.maxRows ?? MAX_HUB_ROWS, MAX_HUB_ROWS);
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await fetchHubRows({
+      dataset: spec.dataset,
+      config: spec.config,
+      split: spec.split,
+      limit: Math.min(options.maxRows ?? MAX_HUB_ROWS, MAX_HUB_ROWS),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  } catch (error) {
+    if (error instanceof HubRowsError) throw hubError(name, spec, error.reason, error);
+    throw error;
+  }
   const examples: BenchmarkExample[] = [];
   let skipped = 0;
-  let index = 0;
-  for (let offset = 0; offset < limit; offset += PAGE) {
-    const url = new URL('https://datasets-server.huggingface.co/rows');
-    url.searchParams.set('dataset', spec.dataset);
-    url.searchParams.set('config', spec.config);
-    url.searchParams.set('split', spec.split);
-    url.searchParams.set('offset', String(offset));
-    url.searchParams.set('length', String(Math.min(PAGE, limit - offset)));
-    let res: Response;
-    try {
-      res = await doFetch(url);
-    } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-      const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-      const why =
-        code === 'ENOTFOUND' ||
-        code === 'EAI_AGAIN' ||
-        code === 'ECONNREFUSED' ||
-        code === 'ETIMEDOUT' ||
-        code === undefined
-          ? 'the Hub is not reachable (no network?)'
-          : `the request failed (${code})`;
-      throw hubError(name, spec, why, error);
-    }
-    if (!res.ok) throw hubError(name, spec, `the Hub answered HTTP ${res.status}`);
-    const body = (await res.json()) as { rows?: { row: Record<string, unknown>; truncated_cells?: string[] }[] };
-    const page = body.rows ?? [];
-    for (const r of page) {
-      if (r.truncated_cells !== undefined && r.truncated_cells.length > 0) {
-        throw hubError(name, spec, `the Hub truncated fields ${r.truncated_cells.join(', ')} of row ${index}`);
-      }
-      const ex = spec.toExample(r.row, index++);
-      if (ex === undefined) skipped++;
-      else examples.push(ex);
-    }
-    if (page.length < Math.min(PAGE, limit - offset)) break;
-  }
+  rows.forEach((row, index) => {
+    const ex = spec.toExample(row, index);
+    if (ex === undefined) skipped++;
+    else examples.push(ex);
+  });
   if (skipped > 0) options.log?.(`${name}: ${skipped} rows skipped (no gradable answer or instruction)`);
   if (examples.length === 0) throw hubError(name, spec, 'no usable rows were returned');
   return examples;

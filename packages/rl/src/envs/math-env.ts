@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigError, DataError, type Message } from '@cookbook/core';
-import { extractBoxed, extractGsm8kAnswer, gradeAnswer } from '@cookbook/eval';
+import { extractBoxed, extractGsm8kAnswer, type FetchHubRowsOptions, fetchHubRows, gradeAnswer } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
 import { Rng } from '../internal/random.js';
 import { ProblemDataset } from '../problem-dataset.js';
@@ -169,39 +169,8 @@ export async function loadGsm8kJsonl(path: string): Promise<MathProblem[]> {
   return out;
 }
 
-/** Options of {@link fetchHubRows}. */
-export interface FetchHubRowsOptions {
-  dataset: string;
-  config?: string;
-  split: string;
-  /** Most rows to read. Default 1000. */
-  limit?: number;
-  fetch?: typeof globalThis.fetch;
-}
-
-/** Rows of a Hugging Face Hub dataset, through the datasets-server rows API (network). */
-export async function fetchHubRows(options: FetchHubRowsOptions): Promise<Record<string, unknown>[]> {
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const limit = options.limit ?? 1000;
-  const rows: Record<string, unknown>[] = [];
-  for (let offset = 0; offset < limit; offset += 100) {
-    const url = new URL('https://datasets-server.huggingface.co/rows');
-    url.searchParams.set('dataset', options.dataset);
-    url.searchParams.set('config', options.config ?? 'default');
-    url.searchParams.set('split', options.split);
-    url.searchParams.set('offset', String(offset));
-    url.searchParams.set('length', String(Math.min(100, limit - offset)));
-    const res = await doFetch(url);
-    if (!res.ok) {
-      throw new DataError(`could not read ${options.dataset} (${options.split}) from the Hub: HTTP ${res.status}`);
-    }
-    const body = (await res.json()) as { rows?: { row: Record<string, unknown> }[] };
-    const page = body.rows ?? [];
-    for (const r of page) rows.push(r.row);
-    if (page.length < 100) break;
-  }
-  return rows;
-}
+/** The Hub reader is `@cookbook/eval`'s (one implementation); re-exported for rl's callers. */
+export { type FetchHubRowsOptions, fetchHubRows };
 
 /** Which math environment. */
 export type MathEnvName = 'arithmetic' | 'math' | 'gsm8k';
