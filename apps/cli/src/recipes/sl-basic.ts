@@ -43,7 +43,7 @@ const SAMPLE_PROMPTS: Message[][] = [
 export const slBasic = defineRecipe({
   name: 'sl_basic',
   description:
-    'Supervised fine-tuning on conversations (default: local/qwen3-tiny on the shipped examples, offline, about 1 min: 62 s measured on 2 busy shared cores). ' +
+    'Supervised fine-tuning on conversations (default: local/qwen3-tiny on the shipped examples, offline: 12 s measured on 2 idle cores, about 1 min on busy shared ones). ' +
     'Hosted: TINKER_API_KEY=… cookbook sl_basic model_name=Qwen/Qwen3-8B batch_size=128 dataset=hf:HuggingFaceH4/no_robots max_steps=null',
   schema: slBasicSchema,
   async run(config, io) {
