@@ -17,9 +17,11 @@ const sampleRss = () => {
 };
 const timer = setInterval(sampleRss, 50);
 
-function line(name: string, value: number, unit: string): void {
+/** One figure, with its ratio to a baseline measured in the same run when there is one. */
+function line(name: string, value: number, unit: string, ratio?: string): void {
   sampleRss();
-  console.log(`${name.padEnd(58)} ${value.toFixed(value < 10 ? 2 : 1).padStart(10)} ${unit}`);
+  const v = `${name.padEnd(58)} ${value.toFixed(value < 10 ? 2 : 1).padStart(10)} ${unit}`;
+  console.log(ratio === undefined ? v : `${v.padEnd(80)} ${ratio}`);
 }
 
 type Gemm = typeof sgemmJs;
@@ -52,6 +54,9 @@ if (own) {
   own.setThreads(info.threads);
   kernels.push(['native(own avx2 kernel)', own.sgemm]);
 }
+// Pure-TS GEMM rates per transpose (512×1536×576): the baseline of every native GEMM line.
+const jsRate = new Map<string, number>();
+let nativeRate = 0;
 const shapes: [number, number, number][] = [
   [1024, 1024, 1024],
   [512, 1536, 576],
@@ -66,9 +71,29 @@ for (const [name, f] of kernels) {
       [true, true],
     ] as const) {
       const g = gflops(f, tA, tB, M, N, K, name === 'js' ? 300 : 500);
-      line(`gemm ${name} ${M}x${N}x${K} ${tA ? 'T' : 'N'}${tB ? 'T' : 'N'}`, g, 'GFLOP/s');
+      const tr = `${tA ? 'T' : 'N'}${tB ? 'T' : 'N'}`;
+      if (name === 'js') jsRate.set(tr, g);
+      else if (nativeRate === 0 && M === 512 && tr === 'NN') nativeRate = g;
+      const js = jsRate.get(tr);
+      const ratio =
+        name === 'js' || js === undefined ? undefined : `×${(g / js).toFixed(0)} pure TS (512x1536x576 ${tr})`;
+      line(`gemm ${name} ${M}x${N}x${K} ${tr}`, g, 'GFLOP/s', ratio);
     }
   }
+}
+
+/**
+ * Seconds the matrix products of one LoRA forward+backward over T tokens would take at `gflops`: the projections,
+ * MLP and head forward, their input gradients backward (base weights are frozen: no weight gradients), and the two
+ * attention products each way. LoRA's own products (rank ≪ width) are left out, so the floor is a lower bound.
+ */
+function gemmFloorSeconds(c: ModelConfig, T: number, gflops: number): number {
+  const QD = c.numHeads * c.headDim;
+  const KD = c.numKvHeads * c.headDim;
+  const perTokenLayer = 2 * (c.hiddenSize * (QD + 2 * KD) + QD * c.hiddenSize + 3 * c.hiddenSize * c.intermediateSize);
+  const attention = 2 * 2 * T * QD; // scores and weighted values, per token (causal halves this; kept as a bound)
+  const forward = T * (c.numLayers * (perTokenLayer + attention / 2) + 2 * c.hiddenSize * c.vocabSize);
+  return (2 * forward) / (gflops * 1e9);
 }
 
 function ceDatum(n: number, V: number): EngineDatum {
@@ -108,11 +133,18 @@ for (const [name, load] of models) {
   let t0 = performance.now();
   for (let r = 0; r < reps; r++) m.forwardBackward(data, 'cross_entropy');
   const fb = (performance.now() - t0) / reps;
-  line(`train ${name} LoRA r32 fwd+bwd 512 tokens`, fb / 1000, 's');
+  const floor = gemmFloorSeconds(base.config, 512, nativeRate || (jsRate.get('NN') ?? 1));
+  line(
+    `train ${name} LoRA r32 fwd+bwd 512 tokens`,
+    fb / 1000,
+    's',
+    `×${(fb / 1000 / floor).toFixed(2)} its GEMM floor (${floor.toFixed(2)} s)`,
+  );
   line(`train ${name} tokens/s`, 512 / (fb / 1000), 'tok/s');
   m.optimStep({ learningRate: 1e-4 });
   const s = m.sampler();
   const prompt = ceDatum(64, base.vocabSize).tokens as number[];
+  let oneSeqMs = 0;
   for (const n of [1, 8]) {
     s.sample(prompt, { numSamples: n, maxTokens: 4, seed: 1, stop: [] });
     const steps = 32;
@@ -123,9 +155,15 @@ for (const [name, load] of models) {
     const r = s.sample(prompt, { numSamples: n, maxTokens: steps + 1, seed: 1, stop: [] });
     const dt = performance.now() - t0 - prefill;
     const toks = r.sequences.reduce((a, q) => a + q.tokens.length, 0) - n;
-    line(`sample ${name} ${n} seq: ms per decode step`, dt / steps, 'ms');
+    if (n === 1) oneSeqMs = dt / steps;
+    line(
+      `sample ${name} ${n} seq: ms per decode step`,
+      dt / steps,
+      'ms',
+      n === 1 ? '(baseline)' : `×${(dt / steps / oneSeqMs).toFixed(2)} one sequence`,
+    );
     line(`sample ${name} ${n} seq: tokens/s`, toks / (dt / 1000), 'tok/s');
   }
 }
 clearInterval(timer);
-line('peak rss', peakRss / 2 ** 20, 'MiB');
+line('peak rss (whole bench: both models, training and sampling)', peakRss / 2 ** 20, 'MiB');
