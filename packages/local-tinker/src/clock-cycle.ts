@@ -171,12 +171,23 @@ export class ClockCycle {
     this.startMs = Date.now();
     this.ops = {};
     this.stepped = new Set();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.maybeEnd();
-    }, this.cycleMs);
-    this.timer.unref();
+    this.armCycleEnd();
     this.onBoundary();
+  }
+
+  /** Arms the running cycle's end `cycleMs` after its start (again if the timer fired early: a cycle never ends early). */
+  private armCycleEnd(): void {
+    const left = this.startMs + this.cycleMs - Date.now();
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        // Node's timers can fire a millisecond before Date.now() has moved on by the full delay.
+        if (Date.now() - this.startMs < this.cycleMs) this.armCycleEnd();
+        else this.maybeEnd();
+      },
+      Math.max(1, left),
+    );
+    this.timer.unref();
   }
 
   /** Ends the running cycle once its time is up and its work is done (checked after pending continuations ran). */
