@@ -22,6 +22,7 @@ import {
   datumWeights,
   type Evaluator,
   type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   NLLEvaluator,
   resolveEvaluators,
   runEvaluators,
@@ -83,12 +84,7 @@ export const OffPolicyDistillationConfigSchema = z.object({
     .default(null)
     .describe('Stop after this many steps in total (across resumes); null = all epochs'),
   evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
-  infrequentEvalEvery: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(100)
-    .describe('Steps between infrequent evaluations (0 = never)'),
+  infrequentEvalEvery: infrequentEvalEveryField,
   nTeacherTargets: z
     .number()
     .int()

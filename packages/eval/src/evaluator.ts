@@ -5,6 +5,18 @@
  * zero-argument function returning an evaluator; loops accept evaluators and builders alike.
  */
 import type { SamplingClientLike, TrainingClientLike } from '@cookbook/tinker-client';
+import { z } from 'zod';
+
+/**
+ * The `infrequentEvalEvery` field of every loop that runs infrequent evaluators (SFT, DPO, RL, off-policy
+ * distillation): one description and one default.
+ */
+export const infrequentEvalEveryField = z
+  .number()
+  .int()
+  .nonnegative()
+  .default(100)
+  .describe('Steps between infrequent evaluations (0 = never)');
 
 /** Where and when an evaluator runs. */
 export interface EvalContext {

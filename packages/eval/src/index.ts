@@ -27,6 +27,7 @@ export {
   type EvaluatorBuilder,
   type EvaluatorClients,
   type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   type RunEvaluatorsOptions,
   resolveEvaluators,
   runEvaluators,

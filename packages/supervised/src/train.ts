@@ -27,6 +27,7 @@ import {
   datumWeights,
   type Evaluator,
   type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   NLLEvaluator,
   resolveEvaluators,
   runEvaluators,
@@ -90,12 +91,7 @@ export const SupervisedTrainConfigSchema = z.object({
   adamBeta2: z.number().min(0).lt(1).default(0.95).describe('Adam β2'),
   adamEps: z.number().positive().default(1e-8).describe('Adam ε'),
   evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
-  infrequentEvalEvery: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(100)
-    .describe('Steps between infrequent evaluations (0 = never)'),
+  infrequentEvalEvery: infrequentEvalEveryField,
   maxSteps: z
     .number()
     .int()

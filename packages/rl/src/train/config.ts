@@ -4,7 +4,7 @@
  * callbacks) are {@link RLTrainDeps}.
  */
 import type { Datum, TokenCompleter } from '@cookbook/core';
-import type { EvaluatorOrBuilder, SamplingClientEvaluator } from '@cookbook/eval';
+import { type EvaluatorOrBuilder, infrequentEvalEveryField, type SamplingClientEvaluator } from '@cookbook/eval';
 import { checkpointConfigShape, type RunOutputDeps, type RunResult, runConfigShape } from '@cookbook/logging';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
@@ -59,12 +59,7 @@ export const RLTrainConfigSchema = z.object({
   temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),
   loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
   evalEvery: z.number().int().nonnegative().default(20).describe('Evaluate the test set every N steps (0 = never)'),
-  infrequentEvalEvery: z
-    .number()
-    .int()
-    .nonnegative()
-    .default(100)
-    .describe('Steps between infrequent evaluations (0 = never)'),
+  infrequentEvalEvery: infrequentEvalEveryField,
   numSubsteps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),
   lossFn: z.enum(RL_LOSSES).default('importance_sampling').describe('Policy-gradient loss computed by the service'),
   lossFnConfig: z
