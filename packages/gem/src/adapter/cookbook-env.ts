@@ -11,32 +11,20 @@
  * same board) and their returns are comparable — GEM's own adapter needs `spawn(same_state)` and so works only for
  * dataset envs; seeded games make groups possible for every game.
  */
-import { type Message, ModelInput, type StopCondition, TrainingError } from '@cookbook/core';
+import { type Message, ModelInput, TrainingError } from '@cookbook/core';
+import type { TokenEnv, TokenObservation, TokenStepResult } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
 import type { Env } from '../core/env.js';
 import { promptTokens, stopCondition, type TemplateName } from '../trainer/templates.js';
 
-/** rl's `InitialObservation`. */
-export interface CookbookInitialObservation {
-  observation: ModelInput;
-  stopCondition: StopCondition;
-}
+/** rl's `InitialObservation` (the token-level shapes are defined once, in `@cookbook/eval`). */
+export type CookbookInitialObservation = TokenObservation;
 
 /** rl's `StepResult`. */
-export interface CookbookStepResult {
-  reward: number;
-  episodeDone: boolean;
-  nextObservation: ModelInput;
-  nextStopCondition: StopCondition;
-  metrics: Record<string, number>;
-  logs?: Record<string, string | number>;
-}
+export type CookbookStepResult = TokenStepResult;
 
 /** rl's `Env`. */
-export interface CookbookEnv {
-  initialObservation(): Promise<CookbookInitialObservation>;
-  step(action: number[], extra?: { stopReason?: 'stop' | 'length' }): Promise<CookbookStepResult>;
-}
+export type CookbookEnv = TokenEnv;
 
 /** rl's `EnvGroupBuilder`. */
 export interface CookbookEnvGroupBuilder {
