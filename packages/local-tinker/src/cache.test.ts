@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serviceRootWithRuns } from './__fixtures__/service-root.js';
 import { cacheUsage, formatBytes, pruneCache } from './cache.js';
 
 const DAY = 86_400_000;
@@ -9,35 +9,7 @@ const NOW = Date.parse('2026-06-01T00:00:00Z');
 
 /** A root with runs `a` (oldest), `b`, `c` (newest) of 3000, 2000 and 1000 bytes. */
 function root(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cache-'));
-  const runs: [string, number, number][] = [
-    ['s1:train:0', 3000, NOW - 30 * DAY],
-    ['s1:train:1', 2000, NOW - 10 * DAY],
-    ['s2:train:0', 1000, NOW - 2 * DAY],
-  ];
-  for (const [id, bytes, used] of runs) {
-    const run = join(dir, 'runs', encodeURIComponent(id));
-    mkdirSync(join(run, 'weights', 'final'), { recursive: true });
-    writeFileSync(join(run, 'weights', 'final', 'state.bin'), Buffer.alloc(bytes));
-    writeFileSync(
-      join(run, 'run.json'),
-      JSON.stringify({
-        training_run_id: id,
-        base_model: 'local/qwen3-tiny',
-        last_request_time: new Date(used).toISOString(),
-      }),
-    );
-    for (const p of [
-      join(run, 'weights', 'final', 'state.bin'),
-      join(run, 'weights', 'final'),
-      join(run, 'weights'),
-      join(run, 'run.json'),
-      run,
-    ]) {
-      utimesSync(p, new Date(used), new Date(used));
-    }
-  }
-  return dir;
+  return serviceRootWithRuns('cache-', NOW);
 }
 
 describe('the service root on disk', () => {

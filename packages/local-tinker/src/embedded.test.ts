@@ -1,10 +1,9 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { serviceRootWithRuns } from './__fixtures__/service-root.js';
 import { acquireEmbeddedService } from './embedded.js';
 
-const DAY = 86_400_000;
 const dirs: string[] = [];
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -14,26 +13,8 @@ afterEach(() => {
 
 /** A service root holding runs of 3000 (used 30 days ago), 2000 (10 days) and 1000 bytes (2 days). */
 function rootWithRuns(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'embedded-cap-'));
+  const dir = serviceRootWithRuns('embedded-cap-');
   dirs.push(dir);
-  for (const [id, bytes, daysAgo] of [
-    ['s1:train:0', 3000, 30],
-    ['s1:train:1', 2000, 10],
-    ['s2:train:0', 1000, 2],
-  ] as const) {
-    const used = new Date(Date.now() - daysAgo * DAY);
-    const run = join(dir, 'runs', encodeURIComponent(id));
-    mkdirSync(join(run, 'weights', 'final'), { recursive: true });
-    writeFileSync(join(run, 'weights', 'final', 'state.bin'), Buffer.alloc(bytes));
-    writeFileSync(
-      join(run, 'run.json'),
-      JSON.stringify({ training_run_id: id, base_model: 'local/qwen3-tiny', last_request_time: used.toISOString() }),
-    );
-    for (const p of [join(run, 'weights', 'final', 'state.bin'), join(run, 'weights', 'final'), join(run, 'weights')])
-      utimesSync(p, used, used);
-    utimesSync(join(run, 'run.json'), used, used);
-    utimesSync(run, used, used);
-  }
   return dir;
 }
 
