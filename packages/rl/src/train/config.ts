@@ -108,7 +108,7 @@ export const RLTrainConfigSchema = z.object({
     .default(false)
     .describe(
       "Also load load_checkpoint_path's Adam moments (continue its optimizer). A fresh Adam's first step moves every " +
-        'weight by the full learning rate; the offline warm start continues its optimizer so that step stays small',
+        'weight by the full learning rate, which can wreck a small model that was just trained (e.g. a warm start)',
     ),
   maxConcurrentGroups: z
     .number()
