@@ -2,7 +2,7 @@
  * Demonstrations are what the env would show and reward: replaying a demonstration's assistant turns through the
  * env reproduces its prompts token for token and earns the expert's reward.
  */
-import type { Message } from '@cookbook/core';
+import { getTextContent, type Message } from '@cookbook/core';
 import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectDemonstrations } from './demonstrations.js';
@@ -83,7 +83,11 @@ describe('demonstrations', () => {
     expect(ruleMove(['X', 'X', null, 'O', 'O', null, null, null, null], 'X')).toBe(2);
     expect(ruleMove(['X', null, null, 'O', 'O', null, 'X', null, null], 'X')).toBe(5);
     const vsRandom = await collectDemonstrations(new TicTacToeDataset(renderer, 2, 2, 1, 'random', 0), 4);
-    expect(vsRandom).toHaveLength(4);
+    expect(vsRandom).toHaveLength(4); // Board observation: one conversation (prompt, move) per move, as the env shows each turn.
+    const board = ruleGameConversations(11, { epsilon: 0, observation: 'board' });
+    expect(board).toHaveLength(9);
+    expect(board.every((c) => c.length === 2 && c[1]!.role === 'assistant')).toBe(true);
+    expect(getTextContent(board[1]![0]!)).toContain('Available moves:');
   });
 
   it('says so when a dataset has no demonstrations', async () => {

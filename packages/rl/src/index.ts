@@ -53,7 +53,9 @@ export {
   TicTacToeDataset,
   TicTacToeGame,
   TicTacToeGroupBuilder,
+  type TicTacToeObservation,
   TicTacToePlayerEnv,
+  ticTacToeBoardPrompt,
   ticTacToePrompt,
   winnerOf,
 } from './envs/tic-tac-toe-env.js';

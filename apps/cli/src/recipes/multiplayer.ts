@@ -37,8 +37,18 @@ export const multiplayerSchema = rlRecipeSchema.extend({
       'tic_tac_toe: train X against a seeded random O (its win rate env/all/win is the headline) or self-play ' +
         '(both seats trained; the test set then plays X against a random O every eval_every steps)',
     ),
+  observation: z
+    .enum(['board', 'conversation'])
+    .default('board')
+    .describe(
+      'tic_tac_toe: what a player sees each turn — board = a fresh prompt with the rules, the last move and the ' +
+        'current board (short, Markov); conversation = one growing conversation of every turn',
+    ),
   groupsPerBatch: rlRecipeSchema.shape.groupsPerBatch.default(2),
   maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
+  // RL continues the warm start's Adam moments: a fresh Adam's first step (±lr on every weight) turned a warm-started
+  // tic-tac-toe player into one that only makes illegal moves (entropy 0.54 → 0.00 in one step at lr 3e-3).
+  loadCheckpointOptimizer: rlRecipeSchema.shape.loadCheckpointOptimizer.default(true),
   // A tic-tac-toe move is `[5]` (3 tokens) and the stop token.
   maxTokens: rlRecipeSchema.shape.maxTokens.default(4),
   ...warmStartFields(GAME_WARM_START),
@@ -76,16 +86,19 @@ export const multiplayer = defineRecipe({
         }
         // Against random: group_size games per group. Self-play: group_size / 2 games, both seats trained.
         if (config.opponent === 'random') {
-          return new TicTacToeDataset(renderer, groupsPerBatch, groupSize, batches, 'random', seed);
+          return new TicTacToeDataset(renderer, groupsPerBatch, groupSize, batches, 'random', seed, config.observation);
         }
         const games = Math.max(1, Math.floor(groupSize / 2));
-        return new TicTacToeDataset(renderer, groupsPerBatch, games, batches, 'self', seed);
+        return new TicTacToeDataset(renderer, groupsPerBatch, games, batches, 'self', seed, config.observation);
       };
       const datasetBuilder = async () => {
         const train = trainSet(config.seed, n);
         if (config.env !== 'tic_tac_toe' || config.opponent === 'random') return { train };
         // The test set plays X against a random O: its win rate is the headline of self-play.
-        return { train, test: new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', config.seed + 1) };
+        return {
+          train,
+          test: new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', config.seed + 1, config.observation),
+        };
       };
       const demoSet = () => trainSet(config.seed + DEMONSTRATION_SEED_OFFSET, 1_000);
       await runRlRecipe(multiplayerSchema, config, datasetBuilder, io, {

@@ -8,9 +8,21 @@ import { ScriptedPolicy } from '../__fixtures__/fakes.js';
 import { trajectoryToData } from '../data-processing.js';
 import { EnvFromMessageEnv } from '../message-env.js';
 import { doGroupRollout, doSingleRollout } from '../rollouts.js';
-import { GuessNumberDataset, GuessNumberMessageEnv, judgeGuess } from './guess-number-env.js';
+import {
+  GuessNumberDataset,
+  type GuessNumberGroupBuilder,
+  GuessNumberMessageEnv,
+  judgeGuess,
+} from './guess-number-env.js';
 import { ArithmeticEnv, buildMathDatasets, generateArithmeticProblems, loadGsm8kJsonl, MathEnv } from './math-env.js';
-import { ILLEGAL_MOVE_REWARD, parseMove, TicTacToeGame, TicTacToeGroupBuilder, winnerOf } from './tic-tac-toe-env.js';
+import {
+  ILLEGAL_MOVE_REWARD,
+  parseMove,
+  TicTacToeGame,
+  TicTacToeGroupBuilder,
+  ticTacToeBoardPrompt,
+  winnerOf,
+} from './tic-tac-toe-env.js';
 import {
   isCorrectGuess,
   RuleBasedAnswerer,
@@ -110,6 +122,18 @@ describe('guess the number', () => {
     expect(ds.getBatch(0)).toHaveLength(2);
     expect(ds.length).toBe(5);
   });
+
+  it('draws secrets balanced: every secret of the range once per pass, in a seeded order', () => {
+    const ds = new GuessNumberDataset(renderer, 3, 2, 8, 4, { low: 0, high: 7 });
+    const secrets = Array.from({ length: 8 }, (_, i) =>
+      ds.getBatch(i).map((b) => (b as GuessNumberGroupBuilder).secret),
+    ).flat();
+    expect([...secrets.slice(0, 8)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect([...secrets.slice(8, 16)].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(secrets.slice(0, 8)).not.toEqual(secrets.slice(8, 16));
+    const again = new GuessNumberDataset(renderer, 3, 2, 8, 4, { low: 0, high: 7 });
+    expect(again.getBatch(5).map((b) => (b as GuessNumberGroupBuilder).secret)).toEqual(secrets.slice(15, 18));
+  });
 });
 
 describe('twenty questions', () => {
@@ -176,6 +200,25 @@ describe('tic-tac-toe', () => {
     expect(group.trajectories_G[0]!.transitions).toHaveLength(3);
     expect(group.trajectories_G[1]!.transitions).toHaveLength(2);
     expect(group.trajectories_G[0]!.transitions.at(-1)!.metrics.win).toBe(1);
+  });
+
+  it('board observation: each turn is a fresh prompt with the current board and the available moves', async () => {
+    const policy = new ScriptedPolicy([reply('[1]'), reply('[4]'), reply('[2]'), reply('[5]'), reply('[3]')]);
+    const group = await doGroupRollout(new TicTacToeGroupBuilder(renderer, 1, 'self', 0, 'board'), policy);
+    const prompts = policy.calls.map((c) => renderer.tokenizer.decode(c.prompt));
+    expect(group.getTotalRewards()).toEqual([1, -1]);
+    expect(prompts).toHaveLength(5);
+    // X's third prompt: one user message (no earlier turn), the last move, the board and the free cells.
+    const third = prompts[4]!;
+    expect(third.match(/We are playing tic-tac-toe/g)).toHaveLength(1);
+    expect(third).toContain('Your opponent played [5].');
+    expect(third).toContain('Available moves: [3] [6] [7] [8] [9]\nYour move:');
+    expect(third).not.toContain('[1]<');
+    expect(ticTacToeBoardPrompt('O', { cells: ['X', ...new Array<null>(8).fill(null)], lastMove: 0 })).toBe(
+      'We are playing tic-tac-toe. You are O. Reply with the number of an empty cell in brackets, e.g. [5].\n' +
+        'Your opponent played [1].\nX | 2 | 3\n---------\n4 | 5 | 6\n---------\n7 | 8 | 9\n' +
+        'Available moves: [2] [3] [4] [5] [6] [7] [8] [9]\nYour move:',
+    );
   });
 
   it('an unreadable move ends the game with the illegal-move penalty', async () => {

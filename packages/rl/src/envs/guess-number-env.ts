@@ -119,7 +119,16 @@ export class GuessNumberGroupBuilder implements EnvGroupBuilder {
   }
 }
 
-/** Batches of guess-the-number groups with seeded secrets. */
+/** Ranges up to this many secrets are drawn balanced (see {@link GuessNumberDataset}); larger ones independently. */
+export const BALANCED_SECRETS_LIMIT = 1 << 16;
+
+/**
+ * Batches of guess-the-number groups with seeded secrets. Secrets are drawn balanced: the groups, in order, walk
+ * through seeded shuffles of the whole range (a fresh shuffle per pass), so every secret comes up equally often and a
+ * run's reward curve reflects the policy rather than which secrets happened to be drawn (secret 3 of [0, 7] is the
+ * bisection's first guess, so a batch of easy secrets looks like progress). Ranges wider than
+ * {@link BALANCED_SECRETS_LIMIT} draw each secret independently.
+ */
 export class GuessNumberDataset implements RLDataset {
   readonly length: number;
 
@@ -134,13 +143,27 @@ export class GuessNumberDataset implements RLDataset {
     this.length = numBatches;
   }
 
-  getBatch(index: number): EnvGroupBuilder[] {
-    const rng = new Rng(this.seed * 1_000_003 + index);
+  /** The secret of the `k`-th group of the run (k = batch index × batch size + position). */
+  secretAt(k: number): number {
     const low = this.options.low ?? 0;
     const high = this.options.high ?? 1024;
+    const count = high - low + 1;
+    if (count > BALANCED_SECRETS_LIMIT) return new Rng(this.seed * 1_000_003 + k).int(low, high);
+    const pass = Math.floor(k / count);
+    const order = new Rng(this.seed * 1_000_003 + pass).shuffle(Array.from({ length: count }, (_, i) => low + i));
+    return order[k % count]!;
+  }
+
+  getBatch(index: number): EnvGroupBuilder[] {
     return Array.from(
       { length: this.batchSize },
-      () => new GuessNumberGroupBuilder(rng.int(low, high), this.renderer, this.groupSize, this.options),
+      (_, j) =>
+        new GuessNumberGroupBuilder(
+          this.secretAt(index * this.batchSize + j),
+          this.renderer,
+          this.groupSize,
+          this.options,
+        ),
     );
   }
 }

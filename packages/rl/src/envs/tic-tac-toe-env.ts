@@ -127,18 +127,35 @@ export class TicTacToeGame {
   }
 }
 
+/**
+ * What a player sees before each move. `conversation` (default): one growing conversation, the rules on the first
+ * turn and then the opponent's last move and the board. `board`: a fresh prompt every turn with the rules, the
+ * opponent's last move and the current board only (the game is Markov in its board, and the prompt stays short: the
+ * offline default, which a tiny model can read).
+ */
+export type TicTacToeObservation = 'conversation' | 'board';
+
+const rulesLine = (player: Player) =>
+  `We are playing tic-tac-toe. You are ${player}. Reply with the number of an empty cell in brackets, e.g. [5].\n`;
+const lastMoveLine = (game: Pick<TicTacToeGame, 'lastMove'>) =>
+  game.lastMove === undefined ? '' : `Your opponent played [${game.lastMove + 1}].\n`;
+
 /** What `player` is told before a move: the rules on its first turn, else the opponent's last move; then the board. */
 export function ticTacToePrompt(
   player: Player,
   game: Pick<TicTacToeGame, 'cells' | 'lastMove'>,
   first: boolean,
 ): string {
-  const head = first
-    ? `We are playing tic-tac-toe. You are ${player}. Reply with the number of an empty cell in brackets, e.g. [5].\n`
-    : game.lastMove === undefined
-      ? ''
-      : `Your opponent played [${game.lastMove + 1}].\n`;
-  return `${head}${renderBoard(game.cells)}\nYour move:`;
+  return `${first ? rulesLine(player) : lastMoveLine(game)}${renderBoard(game.cells)}\nYour move:`;
+}
+
+/**
+ * The `board` observation's prompt: the rules, the opponent's last move (if any), the current board and the available
+ * moves (as TextArena's TicTacToe lists them), the last right before the reply.
+ */
+export function ticTacToeBoardPrompt(player: Player, game: Pick<TicTacToeGame, 'cells' | 'lastMove'>): string {
+  const available = game.cells.flatMap((c, i) => (c === null ? [`[${i + 1}]`] : [])).join(' ');
+  return `${rulesLine(player)}${lastMoveLine(game)}${renderBoard(game.cells)}\nAvailable moves: ${available}\nYour move:`;
 }
 
 /**
@@ -173,28 +190,40 @@ export function ruleMove(cells: readonly Cell[], player: Player, rng?: Rng): num
  * differ and some are won), seen from both seats: each seat's conversation as {@link TicTacToePlayerEnv} shows it,
  * its moves as `trainable` assistant turns. With `opponent: 'random'` only X's conversation, against a random O.
  */
-export function ruleGameConversations(seed: number, options: { epsilon?: number; opponent?: 'self' | 'random' } = {}) {
+export function ruleGameConversations(
+  seed: number,
+  options: { epsilon?: number; opponent?: 'self' | 'random'; observation?: TicTacToeObservation } = {},
+): Message[][] {
   const rng = new Rng(seed);
   const epsilon = options.epsilon ?? 0.2;
   const seats: Player[] = options.opponent === 'random' ? ['X'] : ['X', 'O'];
   const game = new TicTacToeGame();
   const messages: Record<Player, Message[]> = { X: [], O: [] };
+  // Board observation: every move is a conversation of its own (one prompt, one reply), as the env shows it.
+  const turns: Message[][] = [];
   while (!game.over) {
     const player = game.toMove;
     const expert = seats.includes(player);
     const random = !expert || rng.next() < epsilon;
     const cell = random ? rng.choice(game.legalMoves()) : ruleMove(game.cells, player, rng);
     if (expert) {
-      const first = messages[player].length === 0;
-      messages[player].push({ role: 'user', content: ticTacToePrompt(player, game, first), trainable: false });
-      messages[player].push({ role: 'assistant', content: `[${cell + 1}]`, trainable: true });
+      const reply: Message = { role: 'assistant', content: `[${cell + 1}]`, trainable: true };
+      if (options.observation === 'board') {
+        turns.push([{ role: 'user', content: ticTacToeBoardPrompt(player, game), trainable: false }, reply]);
+      } else {
+        const first = messages[player].length === 0;
+        messages[player].push({ role: 'user', content: ticTacToePrompt(player, game, first), trainable: false }, reply);
+      }
     }
     game.play(player, cell);
   }
-  return seats.map((p) => messages[p]);
+  return options.observation === 'board' ? turns : seats.map((p) => messages[p]);
 }
 
-/** One seat of a tic-tac-toe game. Keeps its own conversation, so turns extend each other. */
+/**
+ * One seat of a tic-tac-toe game. With the `conversation` observation it keeps its own conversation, so turns extend
+ * each other; with `board` each turn's prompt is the current board alone (the transcript still records every turn).
+ */
 export class TicTacToePlayerEnv implements Env {
   private readonly messages: Message[] = [];
 
@@ -202,12 +231,18 @@ export class TicTacToePlayerEnv implements Env {
     readonly game: TicTacToeGame,
     readonly player: Player,
     readonly renderer: Renderer,
+    readonly observationMode: TicTacToeObservation = 'conversation',
   ) {}
 
   private observation(first: boolean): InitialObservation {
-    this.messages.push({ role: 'user', content: ticTacToePrompt(this.player, this.game, first) });
+    const board = this.observationMode === 'board';
+    const content = board
+      ? ticTacToeBoardPrompt(this.player, this.game)
+      : ticTacToePrompt(this.player, this.game, first);
+    const message: Message = { role: 'user', content };
+    this.messages.push(message);
     return {
-      observation: this.renderer.buildGenerationPrompt(this.messages),
+      observation: this.renderer.buildGenerationPrompt(board ? [message] : this.messages),
       stopCondition: this.renderer.getStopSequences(),
     };
   }
@@ -263,17 +298,20 @@ export class TicTacToeGroupBuilder implements EnvGroupBuilder {
     readonly numGames: number,
     readonly opponent: 'self' | 'random' = 'self',
     readonly seed = 0,
+    readonly observation: TicTacToeObservation = 'conversation',
   ) {}
 
   async makeEnvs(): Promise<Env[]> {
     const envs: Env[] = [];
+    const seat = (game: TicTacToeGame, player: Player) =>
+      new TicTacToePlayerEnv(game, player, this.renderer, this.observation);
     for (let g = 0; g < this.numGames; g++) {
       if (this.opponent === 'self') {
         const game = new TicTacToeGame();
-        envs.push(new TicTacToePlayerEnv(game, 'X', this.renderer), new TicTacToePlayerEnv(game, 'O', this.renderer));
+        envs.push(seat(game, 'X'), seat(game, 'O'));
       } else {
         const game = new TicTacToeGame({ randomOpponent: { player: 'O', seed: this.seed * 7919 + g } });
-        envs.push(new TicTacToePlayerEnv(game, 'X', this.renderer));
+        envs.push(seat(game, 'X'));
       }
     }
     return envs;
@@ -286,7 +324,7 @@ export class TicTacToeGroupBuilder implements EnvGroupBuilder {
   /** Games of the rule player (see {@link ruleGameConversations}): both seats in self-play, X against random O. */
   async demonstrations(): Promise<Message[][]> {
     return Array.from({ length: this.numGames }, (_, g) =>
-      ruleGameConversations(this.seed * 7919 + g, { opponent: this.opponent }),
+      ruleGameConversations(this.seed * 7919 + g, { opponent: this.opponent, observation: this.observation }),
     ).flat();
   }
 }
@@ -302,6 +340,7 @@ export class TicTacToeDataset implements RLDataset {
     numBatches: number,
     readonly opponent: 'self' | 'random' = 'self',
     readonly seed = 0,
+    readonly observation: TicTacToeObservation = 'conversation',
   ) {
     this.length = numBatches;
   }
@@ -315,6 +354,7 @@ export class TicTacToeDataset implements RLDataset {
           this.gamesPerGroup,
           this.opponent,
           this.seed * 1_000_003 + index * this.batchSize + j,
+          this.observation,
         ),
     );
   }
