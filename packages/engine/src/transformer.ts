@@ -1,5 +1,7 @@
 // Training forward/backward of the decoder over a pack of datums (segments with their own positions; attention
-// never crosses a segment). Activations for backward are kept per layer in a reusable workspace.
+// never crosses a segment). Activations for backward are kept per layer in a reusable workspace, except those that
+// are cheap to recompute from what is kept (the normalised inputs xn1 and xn2, the roped q and k, the SwiGLU output):
+// the backward recomputes them per layer, with the same calls as the forward, into buffers shared by all layers.
 import { attentionBackward, attentionForward } from './layers/attention.js';
 import { type LoraAdapter, linearBackward, linearForward, loraBackward, loraForward } from './layers/linear.js';
 import { rmsnormBackward, rmsnormForward } from './layers/rmsnorm.js';
@@ -38,21 +40,17 @@ const LOGIT_ROWS = 64;
 type LoraRole = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
 const ROLES: LoraRole[] = ['q', 'k', 'v', 'o', 'gate', 'up', 'down'];
 
+/** What one layer keeps from the forward for the backward. */
 interface LayerActs {
   x: Float32Array;
   rstd1: Float32Array;
-  xn1: Float32Array;
   qkv: Float32Array;
   rstdQ: Float32Array;
   rstdK: Float32Array;
-  qr: Float32Array;
-  kr: Float32Array;
   o: Float32Array;
   xmid: Float32Array;
   rstd2: Float32Array;
-  xn2: Float32Array;
   gu: Float32Array;
-  act: Float32Array;
   h: Record<LoraRole, Float32Array>;
 }
 
@@ -62,6 +60,11 @@ export class TrainWorkspace {
   capS = 0;
   private rank = 0;
   layers: LayerActs[] = [];
+  /** Shared by every layer: its normalised input (xn1, then xn2), roped q and k, and SwiGLU output. */
+  xn = new Float32Array(0);
+  qr = new Float32Array(0);
+  kr = new Float32Array(0);
+  act = new Float32Array(0);
   xL = new Float32Array(0);
   rstdF = new Float32Array(0);
   xf = new Float32Array(0);
@@ -104,21 +107,20 @@ export class TrainWorkspace {
         this.layers.push({
           x: new Float32Array(cap * C),
           rstd1: new Float32Array(cap),
-          xn1: new Float32Array(cap * C),
           qkv: new Float32Array(cap * QKV),
           rstdQ: new Float32Array(cap * H),
           rstdK: new Float32Array(cap * KV),
-          qr: new Float32Array(cap * H * D),
-          kr: new Float32Array(cap * KV * D),
           o: new Float32Array(cap * H * D),
           xmid: new Float32Array(cap * C),
           rstd2: new Float32Array(cap),
-          xn2: new Float32Array(cap * C),
           gu: new Float32Array(cap * 2 * I),
-          act: new Float32Array(cap * I),
           h,
         });
       }
+      this.xn = new Float32Array(cap * C);
+      this.qr = new Float32Array(cap * H * D);
+      this.kr = new Float32Array(cap * KV * D);
+      this.act = new Float32Array(cap * I);
       this.xL = new Float32Array(cap * C);
       this.rstdF = new Float32Array(cap);
       this.xf = new Float32Array(cap * C);
@@ -178,6 +180,61 @@ function compactGradRows(ws: TrainWorkspace, xf: Float32Array, n: number, K: num
   return m;
 }
 
+/**
+ * The attention inputs of a layer from its fused qkv: q and k per-head normalised (Qwen3; their 1/rms go to
+ * rstdQ / rstdK) or copied, then roped, into ws.qr / ws.kr. The forward calls it, and the backward again to get
+ * the same values back instead of keeping them for every layer.
+ */
+function ropedQK(
+  ws: TrainWorkspace,
+  A: LayerActs,
+  W: BaseModel['weights']['layers'][number],
+  rope: BaseModel['rope'],
+  pos_T: Int32Array,
+  T: number,
+  H: number,
+  KV: number,
+  D: number,
+  eps: number,
+): void {
+  const QD = H * D;
+  const KD = KV * D;
+  const QKV = QD + 2 * KD;
+  if (W.qNorm && W.kNorm) {
+    for (let t = 0; t < T; t++) {
+      rmsnormForward(
+        ws.qr.subarray(t * QD),
+        D,
+        A.rstdQ.subarray(t * H),
+        A.qkv.subarray(t * QKV),
+        D,
+        W.qNorm,
+        H,
+        D,
+        eps,
+      );
+      rmsnormForward(
+        ws.kr.subarray(t * KD),
+        D,
+        A.rstdK.subarray(t * KV),
+        A.qkv.subarray(t * QKV + QD),
+        D,
+        W.kNorm,
+        KV,
+        D,
+        eps,
+      );
+    }
+  } else {
+    for (let t = 0; t < T; t++) {
+      ws.qr.set(A.qkv.subarray(t * QKV, t * QKV + QD), t * QD);
+      ws.kr.set(A.qkv.subarray(t * QKV + QD, t * QKV + QD + KD), t * KD);
+    }
+  }
+  ropeForward(ws.qr, QD, pos_T, T, H, D, rope);
+  ropeForward(ws.kr, KD, pos_T, T, KV, D, rope);
+}
+
 function loraFwd(
   a: LoraAdapter | null,
   y: Float32Array,
@@ -227,53 +284,22 @@ export function forwardBackwardPack(
     const A = ws.layers[l]!;
     const W = w.layers[l]!;
     const ll = lora?.layers[l];
-    rmsnormForward(A.xn1, C, A.rstd1, A.x, C, W.inputNorm, T, C, eps);
-    linearForward(A.qkv, QKV, A.xn1, C, W.wQKV, T, C, QKV, 0);
+    const xn = ws.xn;
+    rmsnormForward(xn, C, A.rstd1, A.x, C, W.inputNorm, T, C, eps);
+    linearForward(A.qkv, QKV, xn, C, W.wQKV, T, C, QKV, 0);
     if (ll) {
-      loraFwd(ll.q, A.qkv, QKV, A.xn1, C, A.h.q, T, C, QD);
-      loraFwd(ll.k, A.qkv.subarray(QD), QKV, A.xn1, C, A.h.k, T, C, KD);
-      loraFwd(ll.v, A.qkv.subarray(QD + KD), QKV, A.xn1, C, A.h.v, T, C, KD);
+      loraFwd(ll.q, A.qkv, QKV, xn, C, A.h.q, T, C, QD);
+      loraFwd(ll.k, A.qkv.subarray(QD), QKV, xn, C, A.h.k, T, C, KD);
+      loraFwd(ll.v, A.qkv.subarray(QD + KD), QKV, xn, C, A.h.v, T, C, KD);
     }
-    if (W.qNorm && W.kNorm) {
-      for (let t = 0; t < T; t++) {
-        rmsnormForward(
-          A.qr.subarray(t * QD),
-          D,
-          A.rstdQ.subarray(t * H),
-          A.qkv.subarray(t * QKV),
-          D,
-          W.qNorm,
-          H,
-          D,
-          eps,
-        );
-        rmsnormForward(
-          A.kr.subarray(t * KD),
-          D,
-          A.rstdK.subarray(t * KV),
-          A.qkv.subarray(t * QKV + QD),
-          D,
-          W.kNorm,
-          KV,
-          D,
-          eps,
-        );
-      }
-    } else {
-      for (let t = 0; t < T; t++) {
-        A.qr.set(A.qkv.subarray(t * QKV, t * QKV + QD), t * QD);
-        A.kr.set(A.qkv.subarray(t * QKV + QD, t * QKV + QD + KD), t * KD);
-      }
-    }
-    ropeForward(A.qr, QD, pos_T, T, H, D, rope);
-    ropeForward(A.kr, KD, pos_T, T, KV, D, rope);
+    ropedQK(ws, A, W, rope, pos_T, T, H, KV, D, eps);
     for (const s of segments) {
       attentionForward(
         A.o.subarray(s.start * QD),
         QD,
-        A.qr.subarray(s.start * QD),
+        ws.qr.subarray(s.start * QD),
         QD,
-        A.kr.subarray(s.start * KD),
+        ws.kr.subarray(s.start * KD),
         KD,
         A.qkv.subarray(s.start * QKV + QD + KD),
         QKV,
@@ -284,17 +310,17 @@ export function forwardBackwardPack(
     A.xmid.set(A.x.subarray(0, T * C));
     linearForward(A.xmid, C, A.o, QD, W.wO, T, QD, C, 1);
     if (ll) loraFwd(ll.o, A.xmid, C, A.o, QD, A.h.o, T, QD, C);
-    rmsnormForward(A.xn2, C, A.rstd2, A.xmid, C, W.postNorm, T, C, eps);
-    linearForward(A.gu, 2 * I, A.xn2, C, W.wGateUp, T, C, 2 * I, 0);
+    rmsnormForward(xn, C, A.rstd2, A.xmid, C, W.postNorm, T, C, eps);
+    linearForward(A.gu, 2 * I, xn, C, W.wGateUp, T, C, 2 * I, 0);
     if (ll) {
-      loraFwd(ll.gate, A.gu, 2 * I, A.xn2, C, A.h.gate, T, C, I);
-      loraFwd(ll.up, A.gu.subarray(I), 2 * I, A.xn2, C, A.h.up, T, C, I);
+      loraFwd(ll.gate, A.gu, 2 * I, xn, C, A.h.gate, T, C, I);
+      loraFwd(ll.up, A.gu.subarray(I), 2 * I, xn, C, A.h.up, T, C, I);
     }
-    swigluForward(A.act, A.gu, T, I);
+    swigluForward(ws.act, A.gu, T, I);
     const next = l + 1 < c.numLayers ? ws.layers[l + 1]!.x : ws.xL;
     next.set(A.xmid.subarray(0, T * C));
-    linearForward(next, C, A.act, I, W.wDown, T, I, C, 1);
-    if (ll) loraFwd(ll.down, next, C, A.act, I, A.h.down, T, I, C);
+    linearForward(next, C, ws.act, I, W.wDown, T, I, C, 1);
+    if (ll) loraFwd(ll.down, next, C, ws.act, I, A.h.down, T, I, C);
   }
   rmsnormForward(ws.xf, C, ws.rstdF, ws.xL, C, w.finalNorm, T, C, eps);
 
@@ -352,13 +378,18 @@ export function forwardBackwardPack(
     const A = ws.layers[l]!;
     const W = w.layers[l]!;
     const ll = lora?.layers[l];
-    // MLP: residual grad flows straight through; dact = dres·W_down
+    // MLP: residual grad flows straight through; dact = dres·W_down. The LoRA gradients need the layer's SwiGLU
+    // output and normalised input, recomputed from gu and xmid (the same calls as the forward: the same values).
     linearBackward(ws.dact, I, ws.dres, C, W.wDown, T, I, C, 0);
-    if (ll?.down) loraBackward(ws.dact, I, ws.dres, C, A.act, I, A.h.down, ws.dh, ll.down, T, I, C);
+    if (ll?.down) {
+      swigluForward(ws.act, A.gu, T, I);
+      loraBackward(ws.dact, I, ws.dres, C, ws.act, I, A.h.down, ws.dh, ll.down, T, I, C);
+    }
     swigluBackward(ws.dgu, ws.dact, A.gu, T, I);
     linearBackward(ws.dtmp, C, ws.dgu, 2 * I, W.wGateUp, T, C, 2 * I, 0);
-    if (ll?.gate) loraBackward(ws.dtmp, C, ws.dgu, 2 * I, A.xn2, C, A.h.gate, ws.dh, ll.gate, T, C, I);
-    if (ll?.up) loraBackward(ws.dtmp, C, ws.dgu.subarray(I), 2 * I, A.xn2, C, A.h.up, ws.dh, ll.up, T, C, I);
+    if (ll?.gate || ll?.up) rmsnormForward(ws.xn, C, A.rstd2, A.xmid, C, W.postNorm, T, C, eps);
+    if (ll?.gate) loraBackward(ws.dtmp, C, ws.dgu, 2 * I, ws.xn, C, A.h.gate, ws.dh, ll.gate, T, C, I);
+    if (ll?.up) loraBackward(ws.dtmp, C, ws.dgu.subarray(I), 2 * I, ws.xn, C, A.h.up, ws.dh, ll.up, T, C, I);
     rmsnormBackward(ws.dres, C, ws.dtmp, C, A.xmid, C, A.rstd2, W.postNorm, T, C, true);
     // attention output projection
     linearBackward(ws.dO, QD, ws.dres, C, W.wO, T, QD, C, 0);
@@ -366,6 +397,7 @@ export function forwardBackwardPack(
     ws.dk.fill(0, 0, T * KD);
     const dv = ws.dqkv.subarray(QD + KD);
     for (let t = 0; t < T; t++) dv.fill(0, t * QKV, t * QKV + KD);
+    ropedQK(ws, A, W, rope, pos_T, T, H, KV, D, eps);
     for (const s of segments) {
       attentionBackward(
         ws.dq.subarray(s.start * QD),
@@ -376,9 +408,9 @@ export function forwardBackwardPack(
         QKV,
         ws.dO.subarray(s.start * QD),
         QD,
-        A.qr.subarray(s.start * QD),
+        ws.qr.subarray(s.start * QD),
         QD,
-        A.kr.subarray(s.start * KD),
+        ws.kr.subarray(s.start * KD),
         KD,
         A.qkv.subarray(s.start * QKV + QD + KD),
         QKV,
@@ -426,9 +458,10 @@ export function forwardBackwardPack(
       }
     }
     linearBackward(ws.dtmp, C, ws.dqkv, QKV, W.wQKV, T, C, QKV, 0);
-    if (ll?.q) loraBackward(ws.dtmp, C, ws.dqkv, QKV, A.xn1, C, A.h.q, ws.dh, ll.q, T, C, QD);
-    if (ll?.k) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD), QKV, A.xn1, C, A.h.k, ws.dh, ll.k, T, C, KD);
-    if (ll?.v) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD + KD), QKV, A.xn1, C, A.h.v, ws.dh, ll.v, T, C, KD);
+    if (ll?.q || ll?.k || ll?.v) rmsnormForward(ws.xn, C, A.rstd1, A.x, C, W.inputNorm, T, C, eps);
+    if (ll?.q) loraBackward(ws.dtmp, C, ws.dqkv, QKV, ws.xn, C, A.h.q, ws.dh, ll.q, T, C, QD);
+    if (ll?.k) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD), QKV, ws.xn, C, A.h.k, ws.dh, ll.k, T, C, KD);
+    if (ll?.v) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD + KD), QKV, ws.xn, C, A.h.v, ws.dh, ll.v, T, C, KD);
     if (l > 0) rmsnormBackward(ws.dres, C, ws.dtmp, C, A.x, C, A.rstd1, W.inputNorm, T, C, true);
   }
   return loss;

@@ -109,24 +109,13 @@ describe('the clock-cycle model', () => {
     expect(ran[1]!.tick).toBe(ran[0]!.tick + 1);
   });
 
-  it('samples sent together run in one cycle, and each cycle is logged as one JSON line', async () => {
+  it('logs each cycle as one JSON line', async () => {
     const log = join(mkdtempSync(join(tmpdir(), 'clock-log-')), 'cycles.jsonl');
     const s = await clocked(log);
-    const session = json(await post(s, 'create_session', {})).session_id;
-    const sampler = json(
-      await post(s, 'create_sampling_session', { session_id: session, sampling_session_seq_id: 0, base_model: MODEL }),
-    ).sampling_session_id;
-    const body = (seed: number) => ({
-      prompt: { chunks: [{ tokens: [1, 2, 3] }] },
-      sampling_params: { max_tokens: 3, seed, stop: [] },
-      sampling_session_id: sampler,
-    });
-    const ids = await Promise.all([1, 2, 3].map((seed) => submit(s, 'asample', body(seed))));
-    const out = await Promise.all(ids.map((id) => result(s, id)));
-    for (const r of out) expect((r.sequences as { tokens: number[] }[])[0]!.tokens).toHaveLength(3);
-    const sampled = cyclesWith(s, 'sample');
-    expect(sampled).toHaveLength(1);
-    expect(sampled[0]!.ops.sample).toBe(3);
+    const { model } = await sessionAndModel(s);
+    const ids = [await submit(s, 'forward_backward', fb(model)), await submit(s, 'optim_step', optim(model))];
+    await Promise.all(ids.map((id) => result(s, id)));
+    const last = s.clock!.records.at(-1)!;
     await s.close();
     services.length = 0;
     const lines = readFileSync(log, 'utf8')
@@ -134,8 +123,85 @@ describe('the clock-cycle model', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.length).toBe(s.clock!.records.length);
-    expect(lines.at(-1)).toMatchObject({ cycle: sampled[0]!.tick, ops: { sample: 3 }, released: 3 });
+    expect(lines.at(-1)).toMatchObject({ cycle: last.tick, ops: { forwardBackward: 1, optimStep: 1 }, released: 2 });
     expect(lines.at(-1)!.duration_ms).toBeGreaterThanOrEqual(CYCLE_MS);
+  });
+
+  describe('sampling is not clocked (hosted: sampler workers, outside the training clock)', () => {
+    // Long cycles, so that "answered before the boundary / the cycle's end" cannot pass by luck of timing.
+    const LONG_MS = 1500;
+    const sampleBody = (sampler: string, seed: number) => ({
+      prompt: { chunks: [{ tokens: [1, 2, 3] }] },
+      sampling_params: { max_tokens: 3, seed, stop: [] },
+      sampling_session_id: sampler,
+    });
+    async function longClock() {
+      const s = await directService({ clockCycleMs: LONG_MS });
+      services.push(s);
+      const { session, model } = await sessionAndModel(s);
+      const sampler = json(
+        await post(s, 'create_sampling_session', {
+          session_id: session,
+          sampling_session_seq_id: 0,
+          base_model: MODEL,
+        }),
+      ).sampling_session_id as string;
+      // Load the sampler's weights now, so the timed samples below do not include that.
+      await result(s, await submit(s, 'asample', sampleBody(sampler, 0)));
+      return { s, model, sampler };
+    }
+
+    it('a sample sent while the clock is idle runs at once, not at the next boundary, and in no cycle', async () => {
+      const { s, sampler } = await longClock();
+      const from = s.clock!.records.length;
+      const ids = await Promise.all([1, 2, 3].map((seed) => submit(s, 'asample', sampleBody(sampler, seed))));
+      const out = await Promise.all(ids.map((id) => result(s, id)));
+      for (const r of out) expect((r.sequences as { tokens: number[] }[])[0]!.tokens).toHaveLength(3);
+      // No cycle started for them: they were neither held for a boundary nor released at a cycle's end.
+      expect(s.clock!.records.length).toBe(from);
+      expect(s.clock!.active).toBe(false);
+      for (const r of s.clock!.records) expect(r.ops.sample).toBeUndefined();
+    });
+
+    it('a sample sent while a training cycle runs is answered before that cycle ends', async () => {
+      const { s, model, sampler } = await longClock();
+      const from = s.clock!.records.length;
+      const trained = Promise.all(
+        [await submit(s, 'forward_backward', fb(model)), await submit(s, 'optim_step', optim(model))].map((id) =>
+          result(s, id).then(() => Date.now()),
+        ),
+      );
+      while (!s.clock!.active) await new Promise((r) => setTimeout(r, 2));
+      const sampled = await result(s, await submit(s, 'asample', sampleBody(sampler, 7)));
+      const sampledAt = Date.now();
+      // The training cycle is still running (it lasts LONG_MS) when the sample's answer is out.
+      expect(s.clock!.active).toBe(true);
+      expect((sampled.sequences as { tokens: number[] }[])[0]!.tokens).toHaveLength(3);
+      const trainedAt = await trained;
+      const ran = s.clock!.records.slice(from);
+      expect(ran.map((r) => r.ops)).toEqual([{ forwardBackward: 1, optimStep: 1 }]);
+      for (const t of trainedAt) {
+        expect(t).toBeGreaterThanOrEqual(ran[0]!.startMs + LONG_MS);
+        expect(t).toBeGreaterThan(sampledAt);
+      }
+    });
+
+    it('a save_weights_for_sampler behind an optim_step is released with the cycle, not before the step', async () => {
+      const { s, model } = await longClock();
+      const from = s.clock!.records.length;
+      const ids = [
+        await submit(s, 'forward_backward', fb(model)),
+        await submit(s, 'optim_step', optim(model)),
+        await submit(s, 'save_weights_for_sampler', { model_id: model, path: 'step1' }),
+      ];
+      const at = await Promise.all(ids.map((id) => result(s, id).then(() => Date.now())));
+      const ran = s.clock!.records.slice(from);
+      expect(ran).toHaveLength(1);
+      expect(ran[0]!.released).toBe(3);
+      // The save is not a phase of the cycle (it waited for no boundary of its own) but came out with the step.
+      expect(ran[0]!.ops).toEqual({ forwardBackward: 1, optimStep: 1 });
+      for (const t of at) expect(t).toBeGreaterThanOrEqual(ran[0]!.startMs + LONG_MS);
+    });
   });
 
   it('reads the embedded service clock from the environment and names the variable when it is wrong', () => {

@@ -1,10 +1,17 @@
 /**
- * The opt-in clock-cycle model of the hosted service (tinker-api.md §5.3): training and sampling work runs in
- * lock-step cycles of `cycleMs`. Invariants: a request is admitted to the cycle after the one running (or the next
- * one to start) when it arrives, and its engine operation never starts before that cycle's boundary; a model takes
- * at most one optimizer step per cycle (its later requests move to the next cycle); a cycle lasts
- * at least `cycleMs` and until every operation admitted to it (or earlier) has finished; futures that complete while
- * a cycle runs are released together at its end. Boundaries lie on a grid of `cycleMs` anchored at the end of the
+ * The opt-in clock-cycle model of the hosted service (tinker-api.md §5.3): training runs in lock-step cycles of
+ * `cycleMs`. Only training is clocked: a cycle's phases are a model's forward / forward_backward and its
+ * optim_step; sampling is served outside the clock (hosted: by sampler workers), so a sample starts as soon as a
+ * worker is free and its result is visible as soon as it is done. Save and load (save_weights,
+ * save_weights_for_sampler, load_weights, create and unload) are training-side but not phases of a cycle: they run
+ * in the model's order as soon as what precedes them is done, without waiting for a boundary, and what finishes
+ * while a cycle runs is released at its end with the cycle's results (a save queued behind an optim_step never
+ * shows the step before the step's own result does).
+ * Invariants: a clocked request is admitted to the cycle after the one running (or the next one to start) when it
+ * arrives, and its engine operation never starts before that cycle's boundary; a model takes at most one optimizer
+ * step per cycle (its later requests move to the next cycle); a cycle lasts at least `cycleMs` and until every
+ * operation admitted to it (or earlier) has finished; training-side futures that complete while a cycle runs are
+ * released together at its end. Boundaries lie on a grid of `cycleMs` anchored at the end of the
  * last cycle (a cycle that overruns moves the grid), so a loop that submits its next request only after a result
  * arrives misses the boundary at which that result was released and waits for the next one, as on the hosted
  * service. `tick` numbers grid boundaries, idle ones included, so "cycles per step" counts the cycles a loop waited.
@@ -20,9 +27,9 @@ export interface CycleRecord {
   startMs: number;
   /** How long the cycle lasted, ms (≥ the cycle length; longer when its work overran). */
   durationMs: number;
-  /** Engine operations started in the cycle, by kind. */
+  /** Clocked engine operations started in the cycle, by kind (forwardBackward, optimStep). */
   ops: Record<string, number>;
-  /** Futures released at its end. */
+  /** Training-side futures released at its end. */
   released: number;
 }
 

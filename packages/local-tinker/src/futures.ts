@@ -43,7 +43,7 @@ export class FutureTable {
    * @param deliveredTtlMs how long a result is kept once it has been delivered (for a client's retry of a poll
    *   whose answer was lost); keeping results longer would grow memory with every step of a long run
    * @param hold when a finished future becomes visible: `release` is called now, or later (the clock-cycle model
-   *   releases what finished during a cycle at its end)
+   *   releases what finished during a cycle at its end); applied to the futures created with `held` (the default)
    */
   constructor(ttlMs: number, deliveredTtlMs = 60_000, hold?: (release: () => void) => void) {
     this.hold = hold ?? ((release) => release());
@@ -53,15 +53,19 @@ export class FutureTable {
     this.sweeper.unref();
   }
 
-  /** Register a future for `work` and return its id. The work's result or error settles the future. */
-  create(work: Promise<unknown>): string {
+  /**
+   * Register a future for `work` and return its id. The work's result or error settles the future: through the
+   * table's `hold` when `held` (training-side work, released with its clock cycle), at once otherwise (sampling).
+   */
+  create(work: Promise<unknown>, held = true): string {
     const id = `req_${randomUUID()}`;
     const entry: Entry = { state: 'pending', waiters: new Set() };
     this.entries.set(id, entry);
+    const hold = held ? this.hold : (release: () => void) => release();
     work.then(
-      (value) => this.hold(() => this.settle(entry, { value })),
+      (value) => hold(() => this.settle(entry, { value })),
       (err: unknown) =>
-        this.hold(() =>
+        hold(() =>
           this.settle(entry, {
             failure:
               err instanceof FutureFailure

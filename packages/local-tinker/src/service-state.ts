@@ -52,8 +52,8 @@ export interface ServiceOptions {
   /** Where one-line notices go. */
   log?: (message: string) => void;
   /**
-   * Run training and sampling in lock-step cycles of this many ms, as the hosted service does (`clock-cycle.ts`);
-   * undefined or 0 = off (work runs as soon as a worker is free).
+   * Run training in lock-step cycles of this many ms, as the hosted service does (`clock-cycle.ts`; sampling is not
+   * clocked); undefined or 0 = off (work runs as soon as a worker is free).
    */
   clockCycleMs?: number | undefined;
   /** With a clock: append one JSON line per cycle (start, duration, operations by kind) to this file. */

@@ -249,9 +249,36 @@ describe('async off-policy training', () => {
       expect(r['sampling_client/step_max']).toBeLessThanOrEqual(r.step!);
     }
     expect(sigmoid(service.trainers[0]!.theta)).toBeGreaterThan(0.8);
+    // Step i + 1's training was sent before step i's optim_step was done (one step in flight ahead).
+    expect(service.trainers[0]!.forwardBackwardsSentAhead).toBeGreaterThan(0);
   });
 
-  it('with max_steps_off_policy 0 every group comes from the current policy (stale ones are resampled)', async () => {
+  it('sends no step ahead when that would train off-policy (max_steps_off_policy 0) or past an evaluation', async () => {
+    const onPolicy = setup({ asyncConfig: { maxStepsOffPolicy: 0, groupsPerBatch: 2 } });
+    Object.assign(onPolicy.service.options, { sampleDelayMs: 1, trainDelayMs: 5 });
+    await train(onPolicy.config, onPolicy.deps);
+    expect(onPolicy.service.trainers[0]!.forwardBackwardsSentAhead).toBe(0);
+    // Evaluations at every step see the sampler after every earlier step, so nothing is sent ahead either.
+    const evaluated = setup({ asyncConfig: { maxStepsOffPolicy: 1, groupsPerBatch: 2 }, evalEvery: 1 }, { batches: 4 });
+    Object.assign(evaluated.service.options, { sampleDelayMs: 1, trainDelayMs: 5 });
+    const stale: number[] = [];
+    const probe: SamplingClientEvaluator = {
+      kind: 'sampling_client',
+      name: 'probe',
+      evaluate: async (client, ctx) => {
+        // The sampler evaluated holds the trainer's current weights: no update is in flight or missing.
+        if ((client as unknown as { theta: number }).theta !== evaluated.service.trainers[0]!.theta)
+          stale.push(ctx.step);
+        return {};
+      },
+    };
+    await train(evaluated.config, { ...evaluated.deps, evaluators: [probe] });
+    expect(stale).toEqual([]);
+    expect(evaluated.service.trainers[0]!.forwardBackwardsSentAhead).toBe(0);
+    expect(readRows(evaluated.config.logPath).map((r) => r['progress/batch'])).toEqual([0, 1, 2, 3]);
+  });
+
+  it('with max_steps_off_policy 0 every group comes from the current policy, and none is sampled only to be discarded', async () => {
     const { logPath, service, config, deps } = setup({
       asyncConfig: { maxStepsOffPolicy: 0, groupsPerBatch: 2 },
     });
@@ -259,8 +286,10 @@ describe('async off-policy training', () => {
     await train(config, deps);
     const rows = readRows(logPath);
     for (const r of rows) expect(r['sampling_client/step_min']).toBe(r.step);
+    // Workers wait for a sampler fresh enough for the step their group would feed instead of sampling stale groups.
     const discarded = rows.reduce((a, r) => a + (r['async/discarded_stale_groups'] ?? 0), 0);
-    expect(discarded).toBeGreaterThan(0);
+    expect(discarded).toBe(0);
+    expect(sigmoid(service.trainers[0]!.theta)).toBeGreaterThan(0.8);
   });
 });
 

@@ -71,7 +71,7 @@ export const serveSchema = z.object({
     .min(0)
     .default(0)
     .describe(
-      'Run training and sampling in lock-step cycles of this many ms, like the hosted service (work sent during a cycle runs at the next boundary; results come out at the end of their cycle); 0 = off',
+      'Run training in lock-step cycles of this many ms, like the hosted service (a forward_backward, forward or optim_step sent during a cycle runs at the next boundary; training results come out at the end of their cycle; sampling is not clocked); 0 = off',
     ),
   clockCycleLog: z
     .string()

@@ -58,7 +58,6 @@ function checkMemory(state: ServiceState, s: SamplerState, info: BaseInfo, slots
 
 export async function asample(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
   const b: WireSampleRequest = parseBody(SampleRequestSchema, req.body, 'asample');
-  const cycle = state.admit();
   const limits = state.limits;
   checkLimit(limits, 'maxNumSamples', 'num_samples', b.num_samples);
   checkLimit(limits, 'maxTopkPromptLogprobs', 'topk_prompt_logprobs', b.topk_prompt_logprobs);
@@ -123,7 +122,6 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
       worker,
       { kind: 'sample', samplerId: sampler.id, prompt, options, maxBatchBytes: limits.maxSampleBytes },
       sampler.sessionId,
-      cycle,
     );
     const out: Record<string, unknown> = {
       type: 'sample',
@@ -134,7 +132,9 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
     if (r.topkPromptLogprobs) out.topk_prompt_logprobs = r.topkPromptLogprobs;
     return out;
   })();
-  const requestId = state.futures.create(work);
+  // Sampling runs outside the training clock (hosted: sampler workers): it starts as soon as a worker is free and
+  // its result is visible as soon as it is done.
+  const requestId = state.futures.create(work, false);
   if (b.seq_id !== undefined) {
     sampler.sampleSeen.set(b.seq_id, { hash, requestId });
     if (sampler.sampleSeen.size > 10_000) sampler.sampleSeen.delete(sampler.sampleSeen.keys().next().value!);

@@ -109,14 +109,32 @@ export class FakeTrainer implements RLTrainingClient {
     public theta: number,
   ) {}
 
+  /** optim_steps called and not yet done. */
+  private optimsInFlight = 0;
+  /** forward_backwards called while an earlier optim_step was still in flight (sent ahead of its result). */
+  forwardBackwardsSentAhead = 0;
+  /** The last call in flight: like the service, a trainer runs its calls in the order they were made. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  private inOrder<T>(call: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(call);
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
   private async delay(): Promise<void> {
     const ms = this.service.options.trainDelayMs ?? 0;
     if (ms > 0) await new Promise((r) => setTimeout(r, ms));
   }
 
-  async forwardBackward(data: Datum[], lossFn: LossFnType): Promise<ForwardBackwardOutput> {
+  forwardBackward(data: Datum[], lossFn: LossFnType): Promise<ForwardBackwardOutput> {
     this.calls.push('forward_backward');
     this.lossFns.push(lossFn);
+    if (this.optimsInFlight > 0) this.forwardBackwardsSentAhead++;
+    return this.inOrder(() => this.runForwardBackward(data));
+  }
+
+  private async runForwardBackward(data: Datum[]): Promise<ForwardBackwardOutput> {
     await this.delay();
     let loss = 0;
     const outputs = data.map((d) => {
@@ -138,32 +156,40 @@ export class FakeTrainer implements RLTrainingClient {
     return { lossFnOutputType: 'fake', lossFnOutputs: outputs, metrics: { 'loss:sum': loss } };
   }
 
-  async optimStep(adam: AdamParams = {}): Promise<{ metrics: Record<string, number> }> {
+  optimStep(adam: AdamParams = {}): Promise<{ metrics: Record<string, number> }> {
     this.calls.push('optim_step');
-    await this.delay();
-    // Plain gradient descent with a large step so a few iterations move the policy.
-    this.theta -= (adam.learningRate ?? 0) * this.grad;
-    this.grad = 0;
-    return { metrics: {} };
+    this.optimsInFlight++;
+    return this.inOrder(async () => {
+      await this.delay();
+      // Plain gradient descent with a large step so a few iterations move the policy.
+      this.theta -= (adam.learningRate ?? 0) * this.grad;
+      this.grad = 0;
+      this.optimsInFlight--;
+      return { metrics: {} };
+    });
   }
 
-  async saveState(name: string): Promise<{ path: string }> {
+  saveState(name: string): Promise<{ path: string }> {
     this.calls.push('save_state');
-    const path = `fake://state/${name}/${this.service.states.size}`;
-    this.service.states.set(path, { theta: this.theta });
-    return { path };
+    return this.inOrder(async () => {
+      const path = `fake://state/${name}/${this.service.states.size}`;
+      this.service.states.set(path, { theta: this.theta });
+      return { path };
+    });
   }
 
-  async saveWeightsForSampler(name?: string): Promise<{ path?: string; samplingSessionId?: string }> {
+  saveWeightsForSampler(name?: string): Promise<{ path?: string; samplingSessionId?: string }> {
     this.calls.push('save_sampler');
-    const path = `fake://sampler/${name ?? 'ephemeral'}/${this.service.samplerWeights.size}`;
-    this.service.samplerWeights.set(path, this.theta);
-    return { path };
+    return this.inOrder(async () => {
+      const path = `fake://sampler/${name ?? 'ephemeral'}/${this.service.samplerWeights.size}`;
+      this.service.samplerWeights.set(path, this.theta);
+      return { path };
+    });
   }
 
-  async saveWeightsAndGetSamplingClient(): Promise<FakeSampler> {
+  saveWeightsAndGetSamplingClient(): Promise<FakeSampler> {
     this.calls.push('save_sampler');
-    return this.service.newSampler(this.theta);
+    return this.inOrder(async () => this.service.newSampler(this.theta));
   }
 }
 

@@ -2,7 +2,10 @@
  * The asynchronous off-policy loop (upstream `do_async_training`): `groupsPerBatch` workers keep sampling with
  * whatever policy is current while the trainer consumes finished groups. A group sampled by a policy more than
  * `maxStepsOffPolicy` steps older than the step being trained is discarded and its builder resampled.
- * Difference from upstream: evaluations run inline in the training loop.
+ * Differences from upstream: evaluations run inline in the training loop; with `maxStepsOffPolicy` ≥ 1 the trainer
+ * sends step i + 1's training as soon as its groups are in, before collecting step i's results (step i + 1 may use
+ * groups sampled before step i's update anyway), so under clock cycles a step takes one cycle, not a cycle plus the
+ * boundary its results came out at. Workers switch to a new sampler as soon as its save is out.
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,18 +15,22 @@ import type { RLSamplingClient } from '../clients.js';
 import { AsyncQueue } from '../internal/concurrency.js';
 import { computeTrajectoryMetrics } from '../metrics.js';
 import { doGroupRollout } from '../rollouts.js';
+import { submitTrainStep } from '../train-step.js';
 import type { EnvGroupBuilder, TrajectoryGroup } from '../types.js';
 import type { AsyncConfig } from './config.js';
 import {
   baseMetrics,
+  evalsDue,
   exportSummaries,
   type LoopContext,
   logStep,
   mean,
   prepareData,
   runEvals,
+  submitUpdate,
   tagsOf,
-  trainAndUpdate,
+  trainOptions,
+  type UpdateInFlight,
 } from './loop-steps.js';
 
 interface AsyncResult {
@@ -62,10 +69,33 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
   feed();
   feed();
   let stopping = false;
+  // Which step a rollout started now will feed: results are consumed in order, `groupsPerBatch` per step, so it is
+  // the step being collected plus the batches that the groups it already holds and those in flight fill first.
+  let collecting = ctx.startStep;
+  let collectedNow = 0;
+  let unconsumed = 0;
+  const targetStep = () => collecting + Math.floor((collectedNow + unconsumed) / cfg.groupsPerBatch);
+  // Workers waiting for a sampler fresh enough for the step their rollout would feed.
+  const waiters: (() => void)[] = [];
+  const wakeWorkers = () => {
+    for (const wake of waiters.splice(0)) wake();
+  };
+  const setCurrent = (sampler: RLSamplingClient, step: number) => {
+    if (current.step >= step) return;
+    current = { sampler, step, policy: ctx.policyFor(sampler) };
+    wakeWorkers();
+  };
   const worker = async () => {
     for (;;) {
       const builder = await builderQueue.get();
       if (builder === null || stopping) return;
+      // With a sampler already too old for the step this rollout would feed, wait for the next one rather than
+      // sample a group that would be discarded (and hold up the fresh ones).
+      while (targetStep() - current.step > cfg.maxStepsOffPolicy && !stopping) {
+        await new Promise<void>((wake) => waiters.push(wake));
+      }
+      if (stopping) return;
+      unconsumed++;
       const { policy, step } = current;
       const t0 = performance.now();
       try {
@@ -77,11 +107,22 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
     }
   };
   const workers = Array.from({ length: cfg.groupsPerBatch }, () => worker());
+  // The step whose training is sent but not yet collected (at most one).
+  let pending: { step: number; update: UpdateInFlight; metrics: Record<string, number>; stepStart: number } | undefined;
+  const finishPending = async () => {
+    const p = pending;
+    if (p === undefined) return;
+    pending = undefined;
+    setCurrent(await p.update.finish(), p.step + 1);
+    logStep(ctx, p.step, p.metrics, p.stepStart);
+  };
   let i = ctx.startStep;
   try {
     for (; i < ctx.endStep && !ctx.run.signal.aborted; i++) {
       const stepStart = performance.now();
       const metrics = baseMetrics(ctx, i);
+      // Evaluations see the sampler after every earlier step; on-policy steps need the last step's sampler.
+      if (cfg.maxStepsOffPolicy < 1 || evalsDue(ctx, i)) await finishPending();
       Object.assign(metrics, await runEvals(ctx, i, current.sampler));
       const collected: AsyncResult[] = [];
       let discarded = 0;
@@ -90,21 +131,27 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
         if (builderQueue.size === 0) feed();
         if (outstanding === 0 && nextBatchToFeed >= ctx.endStep) {
           // The dataset cannot fill another step (its batches hold fewer groups than groups_per_batch).
+          await finishPending();
           ctx.run.log(`rl: data exhausted after ${i - ctx.startStep} async steps`);
           return i;
         }
         const r = await results.get();
         outstanding--;
+        unconsumed--;
         if (r.error !== undefined) throw r.error;
         if (i - r.samplerStep > cfg.maxStepsOffPolicy) {
           discarded++;
           outstanding++;
           builderQueue.put(r.builder);
+          wakeWorkers();
           continue;
         }
         collected.push(r);
+        collectedNow++;
         ctx.run.setProgressDetail(`rollouts ${collected.length}/${cfg.groupsPerBatch}`);
       }
+      collecting = i + 1;
+      collectedNow = 0;
       metrics['time/wait_for_samples'] = (performance.now() - tWait) / 1000;
       const groups = collected.map((r) => r.group!);
       const steps = collected.map((r) => r.samplerStep);
@@ -130,13 +177,26 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
       Object.assign(metrics, computeTrajectoryMetrics(groups, tagsOf(builders)));
       exportSummaries(ctx, i, groups, builders, steps);
       const data_D = await prepareData(ctx, groups, metrics, builders);
-      const sampler = await trainAndUpdate(ctx, i, data_D, metrics);
-      current = { sampler, step: i + 1, policy: ctx.policyFor(sampler) };
-      logStep(ctx, i, metrics, stepStart);
+      const timing = { start: performance.now(), key: 'time/train' };
+      const submitted = submitTrainStep(data_D, ctx.training, trainOptions(ctx));
+      const update = submitUpdate(ctx, i, data_D, submitted, metrics, timing);
+      // Workers sample with the new weights as soon as they are saved, whether or not the trainer has collected.
+      const step = i;
+      update.sampler.then(
+        (sampler) => setCurrent(sampler, step + 1),
+        () => undefined,
+      );
+      // Collect the previous step only now that this one is sent: the service runs this one meanwhile.
+      await finishPending();
+      pending = { step: i, update, metrics, stepStart };
     }
+    await finishPending();
     return i;
   } finally {
+    // A step sent but never collected (the loop failed): its results are dropped, without an unhandled rejection.
+    pending?.update.finish().catch(() => undefined);
     stopping = true;
+    wakeWorkers();
     for (let w = 0; w < workers.length; w++) builderQueue.put(null);
     // In-flight rollouts finish in the background; their results are dropped.
   }

@@ -29,7 +29,7 @@ import { Semaphore } from '../internal/concurrency.js';
 import { computeKlSampleTrain, computePostKl } from '../metrics.js';
 import { rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';
 import { doGroupRollout } from '../rollouts.js';
-import { collectTrainStep, submitTrainStep } from '../train-step.js';
+import { collectTrainStep, type SubmittedTrainStep, submitTrainStep } from '../train-step.js';
 import type { EnvGroupBuilder, RLDataset, TrajectoryGroup } from '../types.js';
 import type { RLTrainConfig, RLTrainDeps } from './config.js';
 
@@ -215,6 +215,15 @@ export async function nextSampler(
   return sampler;
 }
 
+/** True when {@link runEvals} has evaluators to run at `step`. */
+export function evalsDue(ctx: LoopContext, step: number): boolean {
+  const due = (every: number) => every > 0 && step % every === 0;
+  return (
+    (due(ctx.config.evalEvery) && ctx.evaluators.length > 0) ||
+    (due(ctx.config.infrequentEvalEvery) && ctx.infrequentEvaluators.length > 0)
+  );
+}
+
 /**
  * Runs the evaluators on `sampler` every `evalEvery` steps and the infrequent ones every `infrequentEvalEvery`
  * steps; transcripts go to `iteration_NNNNNN/eval_<name>.html`.
@@ -263,32 +272,62 @@ export function trainOptions(ctx: LoopContext) {
   };
 }
 
+/** A step's update in flight: its training calls and the next sampler's save are submitted, nothing awaited. */
+export interface UpdateInFlight {
+  /** The next sampler: resolves once its save is out (the step's optim_step is done by then). */
+  sampler: Promise<RLSamplingClient>;
+  /** Collects the step's results into its metrics (loss, KL, times, post-update KL); resolves with the sampler. */
+  finish(): Promise<RLSamplingClient>;
+}
+
+/**
+ * Submits step `step`'s update: `submitted` (its forward_backwards and optim_steps, already sent) followed by the
+ * save of the next sampler, which is sent now rather than after the results: it runs right after the last
+ * optim_step in the model's order, so under clock cycles it comes out with the step's cycle instead of a round trip
+ * later, and a loop that need not wait (async) can send the next step before collecting this one.
+ */
+export function submitUpdate(
+  ctx: LoopContext,
+  step: number,
+  data_D: readonly Datum[],
+  submitted: SubmittedTrainStep,
+  metrics: Record<string, number>,
+  timing: { start: number; key: string } = { start: performance.now(), key: 'time/train' },
+): UpdateInFlight {
+  const sampler = nextSampler(ctx, step + 1, metrics);
+  // Reported by finish(); a loop that fails before collecting must not also leave an unhandled rejection.
+  sampler.catch(() => undefined);
+  return {
+    sampler,
+    finish: async () => {
+      const { trainingLogprobs_D, metrics: lossMetrics } = await collectTrainStep(submitted);
+      metrics[timing.key] = (performance.now() - timing.start) / 1000;
+      Object.assign(metrics, lossMetrics, computeKlSampleTrain([...data_D], trainingLogprobs_D));
+      const next = await sampler;
+      if (ctx.config.computePostKl && data_D.length > 0) {
+        Object.assign(metrics, await computePostKl([...data_D], next));
+      }
+      return next;
+    },
+  };
+}
+
 /** Train on prepared data, then KL metrics, the new sampler and the optional post-update KL. */
-export async function trainAndUpdate(
+export function trainAndUpdate(
   ctx: LoopContext,
   step: number,
   data_D: Datum[],
   metrics: Record<string, number>,
 ): Promise<RLSamplingClient> {
-  const t0 = performance.now();
-  const { trainingLogprobs_D, metrics: lossMetrics } = await collectTrainStep(
+  const timing = { start: performance.now(), key: 'time/train' };
+  return submitUpdate(
+    ctx,
+    step,
+    data_D,
     submitTrainStep(data_D, ctx.training, trainOptions(ctx)),
-  );
-  metrics['time/train'] = (performance.now() - t0) / 1000;
-  Object.assign(metrics, lossMetrics, computeKlSampleTrain(data_D, trainingLogprobs_D));
-  return afterUpdate(ctx, step, data_D, metrics);
-}
-
-/** The new sampler after step `step`'s update (checkpointing on schedule) and the optional post-update KL. */
-export async function afterUpdate(
-  ctx: LoopContext,
-  step: number,
-  data_D: readonly Datum[],
-  metrics: Record<string, number>,
-): Promise<RLSamplingClient> {
-  const sampler = await nextSampler(ctx, step + 1, metrics);
-  if (ctx.config.computePostKl && data_D.length > 0) Object.assign(metrics, await computePostKl([...data_D], sampler));
-  return sampler;
+    metrics,
+    timing,
+  ).finish();
 }
 
 export function baseMetrics(ctx: LoopContext, step: number): Record<string, number> {

@@ -7,12 +7,11 @@ import { performance } from 'node:perf_hooks';
 import { ConfigError, type Datum } from '@cookbook/core';
 import type { RLSamplingClient } from '../clients.js';
 import { AsyncQueue } from '../internal/concurrency.js';
-import { computeKlSampleTrain, computeTrajectoryMetrics } from '../metrics.js';
-import { collectTrainStep, rlAdamParams, type SubmittedTrainStep, submitForwardBackward } from '../train-step.js';
+import { computeTrajectoryMetrics } from '../metrics.js';
+import { rlAdamParams, type SubmittedTrainStep, submitForwardBackward } from '../train-step.js';
 import type { EnvGroupBuilder, TrajectoryGroup } from '../types.js';
 import type { StreamMinibatchConfig } from './config.js';
 import {
-  afterUpdate,
   baseMetrics,
   exportSummaries,
   type LoopContext,
@@ -21,6 +20,7 @@ import {
   rolloutGroups,
   rolloutOptions,
   runEvals,
+  submitUpdate,
   tagsOf,
   trainOptions,
 } from './loop-steps.js';
@@ -97,15 +97,16 @@ export async function doStreamMinibatchTraining(
       }
       submitted.optimSteps.push(ctx.training.optimStep(rlAdamParams(ctx.config.learningRate)));
     }
+    // The next sampler's save goes right behind the last optim_step (it comes out with the step's cycle).
+    const update = submitUpdate(ctx, i, allData, submitted, metrics, {
+      start: performance.now(),
+      key: 'time/train_tail',
+    });
     await rollouts;
     metrics['time/sample'] = (lastSampleDone - t0) / 1000;
-    const tTrain = performance.now();
-    const { trainingLogprobs_D, metrics: lossMetrics } = await collectTrainStep(submitted);
-    metrics['time/train_tail'] = (performance.now() - tTrain) / 1000;
-    Object.assign(metrics, lossMetrics, computeTrajectoryMetrics(allGroups, tagsOf(allBuilders)));
+    sampler = await update.finish();
+    Object.assign(metrics, computeTrajectoryMetrics(allGroups, tagsOf(allBuilders)));
     exportSummaries(ctx, i, allGroups, allBuilders);
-    Object.assign(metrics, computeKlSampleTrain(allData, trainingLogprobs_D));
-    sampler = await afterUpdate(ctx, i, allData, metrics);
     logStep(ctx, i, metrics, stepStart);
   }
   return i;
