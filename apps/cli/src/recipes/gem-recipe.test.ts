@@ -46,6 +46,7 @@ describe('gem recipe: config', () => {
         max_steps: 30,
         num_env: 8,
         template: 'qwen3_game',
+        load_checkpoint_optimizer: true,
       },
     });
     expect(compared.length).toBe(library.size);

@@ -46,6 +46,8 @@ export const gemSchema = GemTrainConfigSchema.extend({
   maxSteps: lib.maxSteps.default(30),
   numEnv: lib.numEnv.default(8),
   template: lib.template.default('qwen3_game'),
+  // RL continues the warm start's Adam moments (a fresh Adam's first step moves every weight by the full learning rate).
+  loadCheckpointOptimizer: lib.loadCheckpointOptimizer.default(true),
   warmStart: z
     .enum(['auto', 'on', 'off'])
     .default('auto')
@@ -55,7 +57,7 @@ export const gemSchema = GemTrainConfigSchema.extend({
   warmStartEpisodes: z.number().int().positive().default(64).describe('Player episodes demonstrated'),
   warmStartSteps: z.number().int().positive().default(160).describe('SFT steps of the warm start'),
   warmStartBatchSize: z.number().int().positive().default(8).describe('Turns per warm-start SFT step'),
-  warmStartLearningRate: z.number().positive().default(3e-2).describe('Warm-start learning rate (linear decay)'),
+  warmStartLearningRate: z.number().positive().default(1e-2).describe('Warm-start learning rate (linear decay)'),
   warmStartPromptTokens: z
     .number()
     .int()

@@ -23,8 +23,19 @@ import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl
 export const multiplayerSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
   env: z.enum(['guess_number', 'twenty_questions', 'tic_tac_toe']).default('guess_number').describe('The game'),
-  guessHigh: z.number().int().positive().default(7).describe('guess_number: secrets are in [0, guess_high]'),
-  maxTurns: z.number().int().positive().default(4).describe('guess_number guesses / twenty_questions questions'),
+  guessHigh: z
+    .number()
+    .int()
+    .positive()
+    .default(3)
+    .describe('guess_number: secrets are in [0, guess_high] (offline default: a range the tiny model can climb)'),
+  maxTurns: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('guess_number guesses / twenty_questions questions; null = 2 for guess_number, 4 for twenty_questions'),
   answerer: z
     .enum(['rule_based', 'model'])
     .default('rule_based')
@@ -44,7 +55,17 @@ export const multiplayerSchema = rlRecipeSchema.extend({
       'tic_tac_toe: what a player sees each turn — board = a fresh prompt with the rules, the last move and the ' +
         'current board (short, Markov); conversation = one growing conversation of every turn',
     ),
-  groupsPerBatch: rlRecipeSchema.shape.groupsPerBatch.default(2),
+  groupsPerBatch: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe(
+      'Groups per training step; null = 4 for guess_number (with guess_high 3 every step then plays every secret ' +
+        'once: secrets are drawn balanced), 2 for the other games',
+    ),
+  learningRate: rlRecipeSchema.shape.learningRate.default(1e-3),
   maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
   // RL continues the warm start's Adam moments: a fresh Adam's first step (±lr on every weight) turned a warm-started
   // tic-tac-toe player into one that only makes illegal moves (entropy 0.54 → 0.00 in one step at lr 3e-3).
@@ -60,7 +81,7 @@ export const multiplayer = defineRecipe({
   schema: multiplayerSchema,
   notes: offlineRlNotes(
     'multiplayer',
-    'model_name=Qwen/Qwen3-8B env=guess_number guess_high=1024 max_turns=10 max_tokens=64 max_steps=100',
+    'model_name=Qwen/Qwen3-8B env=guess_number guess_high=1024 max_turns=10 max_tokens=64 max_steps=100 learning_rate=3e-5',
   ),
   async run(config, io) {
     const renderer = rlRenderer(config);
@@ -74,14 +95,16 @@ export const multiplayer = defineRecipe({
         answerer = new TinkerMessageCompleter({ samplingClient: sampler, renderer, maxTokens: 5, temperature: 0 });
       }
       const n = numBatches(config);
-      const { groupsPerBatch, groupSize } = config;
+      const { groupSize } = config;
+      const groupsPerBatch = config.groupsPerBatch ?? (config.env === 'guess_number' ? 4 : 2);
+      const maxTurns = config.maxTurns ?? (config.env === 'guess_number' ? 2 : 4);
       const trainSet = (seed: number, batches: number): RLDataset => {
         if (config.env === 'guess_number') {
-          const opts = { low: 0, high: config.guessHigh, maxTurns: config.maxTurns };
+          const opts = { low: 0, high: config.guessHigh, maxTurns };
           return new GuessNumberDataset(renderer, groupsPerBatch, groupSize, batches, seed, opts);
         }
         if (config.env === 'twenty_questions') {
-          const opts = { maxQuestions: config.maxTurns };
+          const opts = { maxQuestions: maxTurns };
           return new TwentyQuestionsDataset(renderer, answerer, groupsPerBatch, groupSize, batches, seed, opts);
         }
         // Against random: group_size games per group. Self-play: group_size / 2 games, both seats trained.
@@ -101,7 +124,9 @@ export const multiplayer = defineRecipe({
         };
       };
       const demoSet = () => trainSet(config.seed + DEMONSTRATION_SEED_OFFSET, 1_000);
-      await runRlRecipe(multiplayerSchema, config, datasetBuilder, io, {
+      // The run's config.json records the resolved game settings, not null.
+      const resolved = { ...config, groupsPerBatch, maxTurns };
+      await runRlRecipe(multiplayerSchema, resolved, datasetBuilder, io, {
         warmStartName: `multiplayer-${config.env}`,
         demonstrations:
           config.env === 'twenty_questions'

@@ -101,13 +101,17 @@ describe('RL recipes: config', () => {
         expect(f.description, f.path).toBe(lib.description);
         expect(f.type, f.path).toBe(lib.type);
         // The games' episodes are several turns long (fewer steps); a move is `[5]` and the stop token; RL continues
-        // the warm start's optimizer.
-        const games: Record<string, unknown> = { max_steps: 20, max_tokens: 4, load_checkpoint_optimizer: true };
-        if (recipe.name === 'multiplayer' && f.path === 'load_checkpoint_optimizer') {
-          expect(f.defaultValue, f.path).toBe(true);
+        // the warm start's optimizer at a lower learning rate.
+        const games: Record<string, unknown> = {
+          max_steps: 20,
+          max_tokens: 4,
+          load_checkpoint_optimizer: true,
+          learning_rate: 1e-3,
+        };
+        if (recipe.name === 'multiplayer' && f.path in games) {
+          expect(f.defaultValue, f.path).toBe(games[f.path]);
         } else if (f.path in OFFLINE_DEFAULTS) {
-          const expected = recipe.name === 'multiplayer' && f.path in games ? games[f.path] : OFFLINE_DEFAULTS[f.path];
-          if (f.path !== 'log_path') expect(f.defaultValue, f.path).toBe(expected);
+          if (f.path !== 'log_path') expect(f.defaultValue, f.path).toBe(OFFLINE_DEFAULTS[f.path]);
         } else {
           expect(f.defaultValue, f.path).toEqual(lib.defaultValue);
         }

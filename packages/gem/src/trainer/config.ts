@@ -73,6 +73,13 @@ export const GemTrainConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('Start from these weights (tinker://…/weights/…; fresh optimizer); null = the base model'),
+  loadCheckpointOptimizer: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Also load load_checkpoint_path's Adam moments (continue its optimizer). A fresh Adam's first step moves every " +
+        'weight by the full learning rate, which can wreck a small model that was just trained (e.g. a warm start)',
+    ),
 });
 
 /** The parsed config. */

@@ -126,6 +126,7 @@ export async function trainGem(
         modelName: config.modelName,
         loraRank: config.loraRank,
         loadCheckpointPath: config.loadCheckpointPath,
+        loadCheckpointOptimizer: config.loadCheckpointOptimizer,
       });
       const stop = stopCondition(r);
       const saveAt = async (name: string, step: number, final: boolean): Promise<CheckpointRecord> => {
