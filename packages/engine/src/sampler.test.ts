@@ -40,6 +40,31 @@ describe('Sampler', () => {
     for (const lp of seq.logprobs) expect(lp).toBeGreaterThan(-Math.log(64));
   });
 
+  for (const weights of ['bfloat16', 'float16'] as const) {
+    it(`${weights} weights: decode equals prefill on the same rounded weights, and stays near float32`, () => {
+      const s = new Sampler(model, null, { weights });
+      expect(s.weightFormat).toBe(weights);
+      // 40 prompt rows: the prefill takes the many-row path (widened blocks), decode the few-row one
+      const prompt = Array.from({ length: 40 }, (_, i) => (i * 7 + 3) % 64);
+      const seq = s.sample(prompt, { numSamples: 1, maxTokens: 5, temperature: 0, stop: [] }).sequences[0]!;
+      const full = s.sample([...prompt, ...seq.tokens], {
+        numSamples: 1,
+        maxTokens: 1,
+        includePromptLogprobs: true,
+        stop: [],
+      });
+      for (let i = 0; i < seq.tokens.length; i++) expect(seq.logprobs[i]).toBeCloseTo(full.promptLogprobs![40 + i]!, 4);
+      const f32 = new Sampler(model).sample([...prompt, ...seq.tokens], {
+        numSamples: 1,
+        maxTokens: 1,
+        includePromptLogprobs: true,
+        stop: [],
+      });
+      for (let i = 1; i < f32.promptLogprobs!.length; i++)
+        expect(Math.abs(full.promptLogprobs![i]! - f32.promptLogprobs![i]!)).toBeLessThan(0.05);
+    });
+  }
+
   it('top-k = 1 is greedy; top-k / top-p restrict the support', () => {
     const s = new Sampler(model);
     const greedy = s.sample([9], { numSamples: 1, maxTokens: 6, temperature: 0, stop: [] }).sequences[0]!.tokens;

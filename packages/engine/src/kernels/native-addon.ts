@@ -18,6 +18,24 @@ export interface NativeAddon {
     C: Float32Array,
     ldc: number,
   ): void;
+  /**
+   * C = alpha·A·Wᵀ + beta·C with W (N × K) bf16 (format 0) or fp16 (format 1) bit patterns, widened inside the
+   * kernel; row-independent up to `rowIndependentRows` rows like sgemm's x·Wᵀ (absent in addons built before it).
+   */
+  hgemmNT?(
+    format: number,
+    M: number,
+    N: number,
+    K: number,
+    alpha: number,
+    A: Float32Array,
+    lda: number,
+    W: Uint16Array,
+    ldw: number,
+    beta: number,
+    C: Float32Array,
+    ldc: number,
+  ): void;
   setThreads(n: number): void;
   /**
    * `rowIndependentRows`: up to this many rows, an x·Wᵀ product gives each row the result it gets alone (absent in
