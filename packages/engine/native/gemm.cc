@@ -294,12 +294,15 @@ struct LoadFp16 {
 // C[R x CC] += alpha * A[R rows] . W[CC rows]^T over K.
 template <class L, int R, int CC>
 COOKBOOK_NT void nt_tile(const float* A, int lda, const typename L::T* W, int ldw, int K, float alpha, float* C,
-                         int ldc) {
+                         int ldc, const typename L::T* pf) {
   const int K8 = K & ~7;
+  constexpr int LINE = 64 / sizeof(typename L::T);
   __m256 acc[R][4];
   for (int r = 0; r < R; r++)
     for (int c = 0; c < 4; c++) acc[r][c] = _mm256_setzero_ps();
   for (int k = 0; k < K8; k += 8) {
+    if (pf && k % LINE == 0)
+      for (int c = 0; c < 4; c++) _mm_prefetch(reinterpret_cast<const char*>(pf + (size_t)c * ldw + k), _MM_HINT_T0);
     __m256 a[R];
     for (int r = 0; r < R; r++) a[r] = _mm256_loadu_ps(A + (size_t)r * lda + k);
     for (int c = 0; c < CC; c++) {
@@ -330,13 +333,15 @@ COOKBOOK_NT void nt_tile(const float* A, int lda, const typename L::T* W, int ld
   }
 }
 
+// The first tile prefetches `pf` (the next 4 rows of W, or null) while it streams this group from memory.
 template <class L, int CC>
 COOKBOOK_NT void nt_rows(const float* A, int lda, const typename L::T* W, int ldw, int M, int K, float alpha, float* C,
-                         int ldc) {
+                         int ldc, const typename L::T* pf) {
   int i = 0;
-  for (; i + 3 <= M; i += 3) nt_tile<L, 3, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc);
-  if (M - i == 2) nt_tile<L, 2, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc);
-  if (M - i == 1) nt_tile<L, 1, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc);
+  for (; i + 3 <= M; i += 3, pf = nullptr)
+    nt_tile<L, 3, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc, pf);
+  if (M - i == 2) nt_tile<L, 2, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc, pf);
+  if (M - i == 1) nt_tile<L, 1, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc, pf);
 }
 
 // Columns [j0, j1) of C += alpha * A (M x K) * W^T.
@@ -344,12 +349,15 @@ template <class L>
 __attribute__((target("avx2,fma,f16c"))) void small_nt(const float* A, int lda, const typename L::T* W, int ldw, int M,
                                                        int K, float alpha, float* C, int ldc, int j0, int j1) {
   int j = j0;
-  for (; j + 4 <= j1; j += 4) nt_rows<L, 4>(A, lda, W + (size_t)j * ldw, ldw, M, K, alpha, C + j, ldc);
+  for (; j + 4 <= j1; j += 4) {
+    const typename L::T* w = W + (size_t)j * ldw;
+    nt_rows<L, 4>(A, lda, w, ldw, M, K, alpha, C + j, ldc, j + 8 <= j1 ? w + 4 * (size_t)ldw : nullptr);
+  }
   const int rest = j1 - j;
   const typename L::T* w = W + (size_t)j * ldw;
-  if (rest == 3) nt_rows<L, 3>(A, lda, w, ldw, M, K, alpha, C + j, ldc);
-  if (rest == 2) nt_rows<L, 2>(A, lda, w, ldw, M, K, alpha, C + j, ldc);
-  if (rest == 1) nt_rows<L, 1>(A, lda, w, ldw, M, K, alpha, C + j, ldc);
+  if (rest == 3) nt_rows<L, 3>(A, lda, w, ldw, M, K, alpha, C + j, ldc, nullptr);
+  if (rest == 2) nt_rows<L, 2>(A, lda, w, ldw, M, K, alpha, C + j, ldc, nullptr);
+  if (rest == 1) nt_rows<L, 1>(A, lda, w, ldw, M, K, alpha, C + j, ldc, nullptr);
 }
 
 void small_nt_avx2(const Problem& p, int j0, int j1) {
