@@ -1,12 +1,22 @@
-// Decode bench (issue #17): ms per decode step of a SmolLM2-135M-shaped model (random weights) for 1 and 8
-// sequences with the sampler's weights in f32, bf16 and fp16, measured interleaved in one process so every figure
-// has an f32 baseline from the same run (ratios hold on a loaded machine; seconds do not). Then the largest
-// deviation of the sampler's logprobs from the trainer's (f32 forward) on the same tokens, per format, on the bench
-// weights and on a sharper variant (embeddings ×8: logits of a few units, closer to a trained model's).
+// Decode bench (issue #17): ms per decode step of a SmolLM2-135M-shaped model (random weights rounded to bf16, as
+// the Hub checkpoint stores them) for 1 and 8 sequences, with the sampler's weights in f32 (forced: the baseline)
+// and `auto` (which finds them exact in bf16 and reads half the bytes), measured interleaved in one process so
+// every figure has its f32 baseline from the same run (ratios hold on a loaded machine; milliseconds do not).
+// Then the largest deviation of the sampler's logprobs from the trainer's (f32 forward) on the same 128 tokens:
+// on the bf16-exact weights (auto, f32) and on plain f32 random weights rounded by force (bf16, fp16), each also
+// with embeddings ×8 (logits of a few units, closer to a trained model's than the bench's near-uniform ones).
 // Env: BENCH_DECODE_ROUNDS (default 5) rounds of every configuration, BENCH_DECODE_STEPS (default 32) tokens each.
 import { loadavg } from 'node:os';
-import { createLoraModel, type EngineDatum, kernelInfo, type ModelConfig, randomModel, Sampler } from '../src/index.js';
-import type { WeightFormat } from '../src/kernels/half.js';
+import {
+  createLoraModel,
+  type EngineDatum,
+  kernelInfo,
+  type ModelConfig,
+  randomModel,
+  Sampler,
+  type SamplerWeights,
+} from '../src/index.js';
+import { bf16ToFloat, toBf16 } from '../src/kernels/half.js';
 
 const smol: ModelConfig = {
   arch: 'llama',
@@ -27,15 +37,33 @@ const smol: ModelConfig = {
 };
 const ROUNDS = Number(process.env.BENCH_DECODE_ROUNDS ?? 5);
 const STEPS = Number(process.env.BENCH_DECODE_STEPS ?? 32);
-const FORMATS: WeightFormat[] = ['float32', 'bfloat16', 'float16'];
+const mib = () => process.memoryUsage().rss / 2 ** 20;
+
+/** The 135M-shape model with seeded random weights, embeddings scaled, then optionally rounded to bf16. */
+function model(bf16: boolean, embedScale = 1) {
+  const m = randomModel(smol, 1, 'smollm2-135m-shape');
+  const w = m.weights;
+  for (let i = 0; i < w.embed.length; i++) w.embed[i]! *= embedScale;
+  if (bf16)
+    for (const a of [w.embed, ...w.layers.flatMap((L) => [L.wQKV, L.wO, L.wGateUp, L.wDown])])
+      for (let i = 0; i < a.length; i++) a[i] = bf16ToFloat(toBf16(a[i]!));
+  return m;
+}
 
 const info = kernelInfo();
 console.log(`kernel: ${info.kernel}, blas: ${info.blas ?? 'none'}, threads: ${info.threads}`);
 console.log(`load average at start: ${loadavg()[0]!.toFixed(2)}`);
 
-const base = randomModel(smol, 1, 'smollm2-135m-shape');
+const base = model(true);
+const rss0 = mib();
+const samplers: [SamplerWeights, Sampler][] = [
+  ['float32', new Sampler(base, null, { weights: 'float32' })],
+  ['auto', new Sampler(base)],
+];
+console.log(
+  `sampler weights: auto resolved to ${samplers[1]![1].weightFormat}; the shared 16-bit copy added ${(mib() - rss0).toFixed(0)} MiB of RSS (the f32 weights, shared with training, stay)`,
+);
 const prompt = Array.from({ length: 64 }, (_, i) => (i * 7919 + 13) % smol.vocabSize);
-const samplers = new Map(FORMATS.map((f) => [f, new Sampler(base, null, { weights: f })]));
 
 /** ms per decode step: a run of STEPS + 1 tokens minus a run of 1 token (the prefill and first pick). */
 function stepMs(s: Sampler, n: number): number {
@@ -48,59 +76,54 @@ function stepMs(s: Sampler, n: number): number {
 }
 
 const times = new Map<string, number[]>();
-for (const s of samplers.values()) s.sample(prompt, { numSamples: 8, maxTokens: 4, seed: 1, stop: [] });
+for (const [, s] of samplers) s.sample(prompt, { numSamples: 8, maxTokens: 4, seed: 1, stop: [] });
 for (let r = 0; r < ROUNDS; r++) {
   for (const n of [1, 8]) {
-    for (const f of FORMATS) {
-      const key = `${f} ${n}`;
-      const v = times.get(key) ?? [];
-      v.push(stepMs(samplers.get(f)!, n));
-      times.set(key, v);
+    for (const [f, s] of samplers) {
+      const v = times.get(`${f} ${n}`) ?? [];
+      v.push(stepMs(s, n));
+      times.set(`${f} ${n}`, v);
     }
   }
 }
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-const f32one = median(times.get('float32 1')!);
+const at = (f: string, n: number) => median(times.get(`${f} ${n}`)!);
 for (const n of [1, 8]) {
-  for (const f of FORMATS) {
-    const ms = median(times.get(`${f} ${n}`)!);
-    const vsF32 = ms / median(times.get(`float32 ${n}`)!);
-    const vsOne = ms / median(times.get(`${f} 1`)!);
+  for (const [f] of samplers) {
+    const ms = at(f, n);
     console.log(
-      `decode 135M-shape ${f.padEnd(8)} ${n} seq: ${ms.toFixed(1).padStart(6)} ms/step  ×${vsF32.toFixed(2)} f32 ${n} seq` +
-        `  ×${vsOne.toFixed(2)} its 1 seq  ×${(ms / f32one).toFixed(2)} f32 1 seq`,
+      `decode 135M-shape ${f.padEnd(7)} ${n} seq: ${ms.toFixed(1).padStart(6)} ms/step  ×${(ms / at('float32', n)).toFixed(2)} f32 ${n} seq` +
+        `  ×${(ms / at(f, 1)).toFixed(2)} its 1 seq  ×${(ms / at('float32', 1)).toFixed(2)} f32 1 seq`,
     );
   }
 }
 console.log(`load average at end: ${loadavg()[0]!.toFixed(2)}`);
+samplers.length = 0;
 
-/** Largest |sampler prompt logprob − trainer logprob| over the prompt, per format. */
-function deviation(model: typeof base, label: string): void {
-  const m = createLoraModel(model, { rank: 8 });
+/** Largest |sampler prompt logprob − trainer logprob| over 128 tokens, per sampler weight format. */
+function deviation(m: ReturnType<typeof model>, label: string, formats: SamplerWeights[]): void {
+  const lora = createLoraModel(m, { rank: 8 });
   const tokens = Array.from({ length: 129 }, (_, i) => (i * 4099 + 7) % smol.vocabSize);
   const datum: EngineDatum = {
     tokens: tokens.slice(0, -1),
     lossFnInputs: { target_tokens: { data: tokens.slice(1), dtype: 'int64' } },
   };
-  const trainer = m.forward([datum], 'cross_entropy').lossFnOutputs[0]!.logprobs!.data as number[];
-  for (const f of FORMATS) {
-    const s = new Sampler(model, null, { weights: f });
+  const trainer = lora.forward([datum], 'cross_entropy').lossFnOutputs[0]!.logprobs!.data as number[];
+  let mean = 0;
+  for (const v of trainer) mean += Math.abs(v) / trainer.length;
+  for (const f of formats) {
+    const s = new Sampler(m, null, { weights: f });
     const got = s.sample(tokens, { numSamples: 1, maxTokens: 1, includePromptLogprobs: true, stop: [] });
     let worst = 0;
-    let mean = 0;
-    for (let i = 1; i < tokens.length; i++) {
-      const d = Math.abs(got.promptLogprobs![i]! - trainer[i - 1]!);
-      worst = Math.max(worst, d);
-      mean += Math.abs(trainer[i - 1]!);
-    }
+    for (let i = 1; i < tokens.length; i++)
+      worst = Math.max(worst, Math.abs(got.promptLogprobs![i]! - trainer[i - 1]!));
+    const name = f === 'auto' ? `auto→${s.weightFormat}` : f;
     console.log(
-      `logprob deviation from the trainer, ${label}, ${f.padEnd(8)}: max ${worst.toExponential(2)} over 128 tokens` +
-        ` (mean |logprob| ${(mean / 128).toFixed(2)})`,
+      `logprob deviation from the trainer, ${label.padEnd(30)} ${name.padEnd(14)}: max ${worst.toExponential(2)} (mean |logprob| ${mean.toFixed(2)})`,
     );
   }
 }
-deviation(base, 'bench weights');
-samplers.clear();
-const sharp = randomModel(smol, 1, 'smollm2-135m-shape-sharp');
-for (let i = 0; i < sharp.weights.embed.length; i++) sharp.weights.embed[i]! *= 8;
-deviation(sharp, 'embeddings ×8');
+deviation(base, 'bf16-exact weights', ['float32', 'auto']);
+deviation(model(true, 8), 'bf16-exact weights, embed ×8', ['float32', 'auto']);
+deviation(model(false), 'f32 weights', ['auto', 'bfloat16', 'float16']);
+deviation(model(false, 8), 'f32 weights, embed ×8', ['auto', 'bfloat16', 'float16']);

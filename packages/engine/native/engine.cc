@@ -355,6 +355,39 @@ napi_value RmsnormBackward(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// sampleRow(x, V, invT, u) -> token
+napi_value SampleRow(napi_env env, napi_callback_info info) {
+  Args a(env, info, 4);
+  size_t nx;
+  float* x = a.f32(0, &nx);
+  const int V = a.i(1);
+  const double inv_t = a.d(2), u = a.d(3);
+  if (!a.ok) return throw_error(env, "sampleRow: bad arguments");
+  if (V < 1 || (size_t)V > nx) return throw_error(env, "sampleRow: array too small for the given sizes");
+  if (!(inv_t > 0) || !(u >= 0 && u < 1)) return throw_error(env, "sampleRow: invT must be > 0 and u in [0, 1)");
+  napi_value out;
+  napi_create_int32(env, cookbook::sample_row(x, V, (float)inv_t, u), &out);
+  return out;
+}
+
+// attentionDecode(o, q, k, ldk, v, ldv, S, H, KV, D)
+napi_value AttentionDecode(napi_env env, napi_callback_info info) {
+  Args a(env, info, 10);
+  size_t no, nq, nk, nv;
+  float* o = a.f32(0, &no);
+  float* q = a.f32(1, &nq);
+  float* k = a.f32(2, &nk);
+  const int ldk = a.i(3);
+  float* v = a.f32(4, &nv);
+  const int ldv = a.i(5), S = a.i(6), H = a.i(7), KV = a.i(8), D = a.i(9);
+  if (!a.ok) return throw_error(env, "attentionDecode: bad arguments");
+  if (S < 1 || H < 1 || KV < 1 || D < 1 || H % KV != 0 || (size_t)H * D > no || (size_t)H * D > nq ||
+      !fits(nk, S, KV * D, ldk) || !fits(nv, S, KV * D, ldv))
+    return throw_error(env, "attentionDecode: array too small for the given sizes");
+  cookbook::attention_decode(o, q, k, ldk, v, ldv, S, H, KV, D);
+  return nullptr;
+}
+
 napi_value SetThreads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -403,6 +436,8 @@ NAPI_MODULE_INIT() {
       {"swigluBackward", nullptr, SwigluBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"rmsnormForward", nullptr, RmsnormForward, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"rmsnormBackward", nullptr, RmsnormBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"sampleRow", nullptr, SampleRow, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"attentionDecode", nullptr, AttentionDecode, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

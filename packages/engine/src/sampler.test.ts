@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bf16ToFloat, toBf16 } from './kernels/half.js';
 import { createLoraModel } from './lora-model.js';
 import { loadBaseModel, randomModel } from './model/base-model.js';
 import { loadTokenDecoder } from './model/token-decoder.js';
@@ -64,6 +65,26 @@ describe('Sampler', () => {
         expect(Math.abs(full.promptLogprobs![i]! - f32.promptLogprobs![i]!)).toBeLessThan(0.05);
     });
   }
+
+  it('auto weights: bf16 only when every projection weight is a bf16 value, then logprobs match float32', () => {
+    expect(new Sampler(model).weightFormat).toBe('float32');
+    const rounded = randomModel({ ...tinyConfig('llama', false), vocabSize: 64 }, 5, 'tiny-bf16', null);
+    const w = rounded.weights;
+    for (const a of [w.embed, w.lmHead, ...w.layers.flatMap((L) => [L.wQKV, L.wO, L.wGateUp, L.wDown])])
+      for (let i = 0; i < a.length; i++) a[i] = bf16ToFloat(toBf16(a[i]! * 20));
+    const auto = new Sampler(rounded);
+    expect(auto.weightFormat).toBe('bfloat16');
+    const f32 = new Sampler(rounded, null, { weights: 'float32' });
+    const prompt = Array.from({ length: 40 }, (_, i) => (i * 5 + 1) % 64);
+    const opts = { numSamples: 2, maxTokens: 6, seed: 9, includePromptLogprobs: true, stop: [] };
+    const a = auto.sample(prompt, opts);
+    const b = f32.sample(prompt, opts);
+    for (let i = 1; i < prompt.length; i++) expect(a.promptLogprobs![i]).toBeCloseTo(b.promptLogprobs![i]!, 5);
+    for (const [k, q] of a.sequences.entries()) {
+      expect(q.tokens).toEqual(b.sequences[k]!.tokens);
+      for (const [i, lp] of q.logprobs.entries()) expect(lp).toBeCloseTo(b.sequences[k]!.logprobs[i]!, 5);
+    }
+  });
 
   it('top-k = 1 is greedy; top-k / top-p restrict the support', () => {
     const s = new Sampler(model);

@@ -5,7 +5,7 @@
 import { EngineCancelledError, EngineInputError } from './errors.js';
 import type { WeightFormat } from './kernels/half.js';
 import { rowIndependentRows } from './kernels/kernel.js';
-import { attentionForward } from './layers/attention.js';
+import { attentionDecode, attentionForward } from './layers/attention.js';
 import { loraForward } from './layers/linear.js';
 import { rmsnormForward } from './layers/rmsnorm.js';
 import { ropeForward } from './layers/rope.js';
@@ -13,7 +13,7 @@ import { swigluForward } from './layers/swiglu.js';
 import { embedForward, logSumExpRows } from './layers/unembed.js';
 import type { LoraWeights } from './lora.js';
 import type { BaseModel } from './model/base-model.js';
-import { projForward, type SamplingWeights, samplingWeights } from './model/sampling-weights.js';
+import { projForward, type SamplerWeights, type SamplingWeights, samplingWeights } from './model/sampling-weights.js';
 import { parseSampleRequest, type SampleRequest, type TextStream } from './sample-request.js';
 import { TokenPicker } from './token-picker.js';
 
@@ -67,15 +67,14 @@ export interface SampleResult {
 export interface SamplerOptions {
   decode?: (tokens: number[]) => string;
   /**
-   * Storage of the projection weights the sampler multiplies by (default {@link DEFAULT_SAMPLER_WEIGHTS}).
-   * `bfloat16` / `float16` halve the bytes a decode step reads (decode is memory-bound) at the cost of rounding the
-   * weights; the copy is made once per base model and shared by its samplers, next to the f32 weights training uses.
+   * Storage of the projection weights the sampler multiplies by (default `auto`). A 16-bit copy halves the bytes a
+   * decode step reads (decode is memory-bound); it is made once per base model and shared by its samplers, next to
+   * the f32 weights training uses. `auto`: bf16 (or fp16) when every projection weight is exactly such a value (a
+   * checkpoint stored in bf16), so sampling changes no weight; otherwise float32. Forcing `bfloat16` / `float16` on
+   * weights that are not rounds them: logprobs then differ from the trainer's (see BENCHMARKS.md, decode).
    */
-  weights?: WeightFormat;
+  weights?: SamplerWeights;
 }
-
-/** Weight format of a sampler when {@link SamplerOptions.weights} is not given. */
-export const DEFAULT_SAMPLER_WEIGHTS: WeightFormat = 'float32';
 
 const PREFILL_ROWS = 256;
 /**
@@ -138,10 +137,10 @@ export class Sampler {
     readonly lora: LoraWeights | null = null,
     private readonly opts: SamplerOptions = {},
   ) {
-    this.proj = samplingWeights(base, opts.weights ?? DEFAULT_SAMPLER_WEIGHTS);
+    this.proj = samplingWeights(base, opts.weights ?? 'auto');
   }
 
-  /** Storage format of the weights this sampler multiplies by. */
+  /** Storage format of the weights this sampler multiplies by (what `auto` resolved to). */
   get weightFormat(): WeightFormat {
     return this.proj.format;
   }
@@ -248,6 +247,22 @@ export class Sampler {
           const r = b * n + i;
           kc.set(this.kr.subarray(r * KD, r * KD + KD), base + (at + i) * KD);
           vc.set(this.qkv.subarray(r * QKV + QD + KD, r * QKV + QKV), base + (at + i) * KD);
+        }
+        if (n === 1) {
+          attentionDecode(
+            this.o.subarray(b * QD),
+            this.qr.subarray(b * QD),
+            kc.subarray(base),
+            KD,
+            vc.subarray(base),
+            KD,
+            this.att,
+            at + 1,
+            H,
+            KV,
+            D,
+          );
+          continue;
         }
         attentionForward(
           this.o.subarray(b * n * QD),

@@ -87,6 +87,24 @@ export interface NativeOps {
     C: number,
     accumulate: boolean,
   ): void;
+  /**
+   * A token drawn from softmax(x / T) (invT = 1/T) with u in [0, 1): the first whose cumulative probability exceeds
+   * u; the probabilities are never stored (block sums, then one block recomputed).
+   */
+  sampleRow(x: Float32Array, V: number, invT: number, u: number): number;
+  /** One query row of GQA attention over S cached keys/values (row strides ldk, ldv): o (H·D) for q (H·D). */
+  attentionDecode(
+    o: Float32Array,
+    q: Float32Array,
+    k: Float32Array,
+    ldk: number,
+    v: Float32Array,
+    ldv: number,
+    S: number,
+    H: number,
+    KV: number,
+    D: number,
+  ): void;
 }
 
 const OPS: (keyof NativeOps)[] = [
@@ -99,6 +117,8 @@ const OPS: (keyof NativeOps)[] = [
   'swigluBackward',
   'rmsnormForward',
   'rmsnormBackward',
+  'sampleRow',
+  'attentionDecode',
 ];
 
 /** The addon's row-wise ops when it exports all of them. */
