@@ -5,7 +5,9 @@
 // Then the largest deviation of the sampler's logprobs from the trainer's (f32 forward) on the same 128 tokens:
 // on the bf16-exact weights (auto, f32) and on plain f32 random weights rounded by force (bf16, fp16), each also
 // with embeddings ×8 (logits of a few units, closer to a trained model's than the bench's near-uniform ones).
-// Env: BENCH_DECODE_ROUNDS (default 5) rounds of every configuration, BENCH_DECODE_STEPS (default 32) tokens each.
+// Env: BENCH_DECODE_ROUNDS (default 5) rounds of every configuration, BENCH_DECODE_STEPS (default 32) tokens each,
+// BENCH_DECODE_DEVIATION=0 skips the deviation part. Imports only the engine's public API, so the same file also
+// runs against an older engine (one without sampler weight formats: both samplers are then f32).
 import { loadavg } from 'node:os';
 import {
   createLoraModel,
@@ -16,7 +18,6 @@ import {
   Sampler,
   type SamplerWeights,
 } from '../src/index.js';
-import { bf16ToFloat, toBf16 } from '../src/kernels/half.js';
 
 const smol: ModelConfig = {
   arch: 'llama',
@@ -39,14 +40,25 @@ const ROUNDS = Number(process.env.BENCH_DECODE_ROUNDS ?? 5);
 const STEPS = Number(process.env.BENCH_DECODE_STEPS ?? 32);
 const mib = () => process.memoryUsage().rss / 2 ** 20;
 
+/** x rounded to the nearest bf16 value (ties to even), as a float. */
+const bf16 = (() => {
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  return (x: number) => {
+    f[0] = x;
+    u[0] = ((u[0]! + 0x7fff + ((u[0]! >>> 16) & 1)) >>> 16) << 16;
+    return f[0]!;
+  };
+})();
+
 /** The 135M-shape model with seeded random weights, embeddings scaled, then optionally rounded to bf16. */
-function model(bf16: boolean, embedScale = 1) {
+function model(rounded: boolean, embedScale = 1) {
   const m = randomModel(smol, 1, 'smollm2-135m-shape');
   const w = m.weights;
   for (let i = 0; i < w.embed.length; i++) w.embed[i]! *= embedScale;
-  if (bf16)
+  if (rounded)
     for (const a of [w.embed, ...w.layers.flatMap((L) => [L.wQKV, L.wO, L.wGateUp, L.wDown])])
-      for (let i = 0; i < a.length; i++) a[i] = bf16ToFloat(toBf16(a[i]!));
+      for (let i = 0; i < a.length; i++) a[i] = bf16(a[i]!);
   return m;
 }
 
@@ -61,7 +73,7 @@ const samplers: [SamplerWeights, Sampler][] = [
   ['auto', new Sampler(base)],
 ];
 console.log(
-  `sampler weights: auto resolved to ${samplers[1]![1].weightFormat}; the shared 16-bit copy added ${(mib() - rss0).toFixed(0)} MiB of RSS (the f32 weights, shared with training, stay)`,
+  `sampler weights: auto resolved to ${samplers[1]![1].weightFormat ?? 'float32 (engine without formats)'}; the shared 16-bit copy added ${(mib() - rss0).toFixed(0)} MiB of RSS (the f32 weights, shared with training, stay)`,
 );
 const prompt = Array.from({ length: 64 }, (_, i) => (i * 7919 + 13) % smol.vocabSize);
 
@@ -117,12 +129,13 @@ function deviation(m: ReturnType<typeof model>, label: string, formats: SamplerW
     let worst = 0;
     for (let i = 1; i < tokens.length; i++)
       worst = Math.max(worst, Math.abs(got.promptLogprobs![i]! - trainer[i - 1]!));
-    const name = f === 'auto' ? `auto→${s.weightFormat}` : f;
+    const name = f === 'auto' ? `auto→${s.weightFormat ?? 'float32'}` : f;
     console.log(
       `logprob deviation from the trainer, ${label.padEnd(30)} ${name.padEnd(14)}: max ${worst.toExponential(2)} (mean |logprob| ${mean.toFixed(2)})`,
     );
   }
 }
+if (process.env.BENCH_DECODE_DEVIATION === '0') process.exit(0);
 deviation(base, 'bf16-exact weights', ['float32', 'auto']);
 deviation(model(true, 8), 'bf16-exact weights, embed ×8', ['float32', 'auto']);
 deviation(model(false), 'f32 weights', ['auto', 'bfloat16', 'float16']);

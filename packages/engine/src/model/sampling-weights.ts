@@ -4,6 +4,7 @@
 // most Hub checkpoints are, loads into f32 values that are all bf16 values): the copy then changes no weight, so
 // the sampler computes what the f32 trainer computes, reading half the bytes per decode step.
 import { fp16ToFloat, type HalfMatrix, hgemmNT, toFp16, toHalfMatrix, type WeightFormat } from '../kernels/half.js';
+import { nativeHgemm } from '../kernels/kernel.js';
 import { linearForward } from '../layers/linear.js';
 import type { BaseModel } from './base-model.js';
 
@@ -41,8 +42,12 @@ export function exactIn(format: 'bfloat16' | 'float16', arrays: Float32Array[]):
   return true;
 }
 
-/** The format `auto` resolves to for `base`: bfloat16 or float16 when exact for all projections, else float32. */
+/**
+ * The format `auto` resolves to for `base`: bfloat16 or float16 when exact for all projections and the native kernel
+ * (which widens as it loads) is in use, else float32 (the pure-TS kernel would only pay for widening, and a copy).
+ */
 export function autoWeightFormat(base: BaseModel): WeightFormat {
+  if (!nativeHgemm()) return 'float32';
   const p = projections(base);
   if (exactIn('bfloat16', p)) return 'bfloat16';
   if (exactIn('float16', p)) return 'float16';
