@@ -101,6 +101,27 @@ describe('half-width weights', () => {
     });
   }
 
+  it.skipIf(nativeAddon('own') === null)('the build without BLAS computes the same products (both row counts)', () => {
+    const own = nativeAddon('own')!;
+    for (const [M, N, K] of [
+      [5, 37, 70],
+      [48, 90, 33],
+    ] as const) {
+      for (const [f, format] of [
+        [0, 'bfloat16'],
+        [1, 'float16'],
+      ] as const) {
+        const W = toHalfMatrix(randn(N * K, 31, 0.3), N, K, format);
+        const A = randn(M * K, 32);
+        const C1 = randn(M * N, 33);
+        const C2 = C1.slice();
+        reference(M, N, K, 1.5, A, W, -1, C1);
+        own.hgemmNT!(f, M, N, K, 1.5, A, K, W.data, K, -1, C2, N);
+        for (let i = 0; i < C1.length; i++) expect(Math.abs(C1[i]! - C2[i]!)).toBeLessThan(1e-4 * Math.sqrt(K));
+      }
+    }
+  });
+
   it.skipIf(nativeAddon() === null)('the native kernel rejects arrays too small for the sizes', () => {
     const a = nativeAddon()!;
     expect(() =>
