@@ -84,6 +84,22 @@ export function widenHalf(dst: Float32Array, src: Uint16Array, from: number, n: 
   }
 }
 
+function checkShapes(
+  T: number,
+  O: number,
+  I: number,
+  x: Float32Array,
+  ldx: number,
+  W: HalfMatrix,
+  y: Float32Array,
+  ldy: number,
+): void {
+  if (W.rows !== O || W.cols !== I) throw new KernelError(`hgemmNT: W is ${W.rows}×${W.cols}, expected ${O}×${I}`);
+  if (T === 0) return;
+  if (ldx < I || x.length < (T - 1) * ldx + I) throw new KernelError(`hgemmNT: x too small for ${T}×${I} (ld ${ldx})`);
+  if (ldy < O || y.length < (T - 1) * ldy + O) throw new KernelError(`hgemmNT: y too small for ${T}×${O} (ld ${ldy})`);
+}
+
 /** Rows of W widened per block when the native kernel is not used (bounded scratch). */
 const JS_BLOCK_FLOATS = 1 << 18;
 let block = new Float32Array(0);
@@ -104,7 +120,7 @@ export function hgemmNT(
   y: Float32Array,
   ldy: number,
 ): void {
-  if (W.rows !== O || W.cols !== I) throw new KernelError(`hgemmNT: W is ${W.rows}×${W.cols}, expected ${O}×${I}`);
+  checkShapes(T, O, I, x, ldx, W, y, ldy);
   const native = nativeHgemm();
   if (native) native(W.format === 'bfloat16' ? 0 : 1, T, O, I, alpha, x, ldx, W.data, I, beta, y, ldy);
   else hgemmNTJs(T, O, I, alpha, x, ldx, W, beta, y, ldy);
@@ -123,7 +139,7 @@ export function hgemmNTJs(
   y: Float32Array,
   ldy: number,
 ): void {
-  if (W.rows !== O || W.cols !== I) throw new KernelError(`hgemmNT: W is ${W.rows}×${W.cols}, expected ${O}×${I}`);
+  checkShapes(T, O, I, x, ldx, W, y, ldy);
   const rows = Math.max(1, Math.floor(JS_BLOCK_FLOATS / Math.max(I, 1)));
   if (block.length < rows * I) block = new Float32Array(rows * I);
   for (let j = 0; j < O; j += rows) {
