@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "gemm.h"
 #include "ops.h"
@@ -112,6 +113,60 @@ napi_value Sgemm(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+
+// Blocks of W rows widened at a time for a half product with more rows than the small-M path takes (prefill).
+constexpr size_t HALF_BLOCK_FLOATS = (size_t)1 << 20;
+thread_local std::vector<float> g_half_block;
+
+// hgemmNT(format, M, N, K, alpha, A, lda, W, ldw, beta, C, ldc): C = alpha * A * W^T + beta * C with W (N x K) a
+// Uint16Array of bf16 (format 0) or fp16 (format 1) values. Up to SMALL_M_NT rows: the small-M path on widened
+// blocks (row-independent, like sgemm's); more rows: blocks of W widened to float and multiplied like sgemm does.
+napi_value HgemmNT(napi_env env, napi_callback_info info) {
+  size_t argc = 12;
+  napi_value argv[12];
+  napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr);
+  if (argc != 12) return throw_error(env, "hgemmNT expects 12 arguments");
+  int fmt, M, N, K, lda, ldw, ldc;
+  double alpha, beta;
+  float *A, *C;
+  uint16_t* W;
+  size_t la, lw, lc;
+  if (!get_int(env, argv[0], &fmt) || !get_int(env, argv[1], &M) || !get_int(env, argv[2], &N) ||
+      !get_int(env, argv[3], &K) || !get_num(env, argv[4], &alpha) || !get_int(env, argv[6], &lda) ||
+      !get_int(env, argv[8], &ldw) || !get_num(env, argv[9], &beta) || !get_int(env, argv[11], &ldc))
+    return throw_error(env, "hgemmNT: sizes must be numbers");
+  if (fmt != 0 && fmt != 1) return throw_error(env, "hgemmNT: format must be 0 (bf16) or 1 (fp16)");
+  if (!get_f32(env, argv[5], &A, &la) || !get_typed(env, argv[7], napi_uint16_array, &W, &lw) ||
+      !get_f32(env, argv[10], &C, &lc))
+    return throw_error(env, "hgemmNT: A and C must be Float32Arrays, W a Uint16Array");
+  if (M < 0 || N < 0 || K < 0 || lda < K || ldw < K || ldc < N) return throw_error(env, "hgemmNT: bad sizes");
+  auto need = [](int rows, int cols, int ld) -> size_t {
+    return rows == 0 || cols == 0 ? 0 : (size_t)(rows - 1) * ld + cols;
+  };
+  if (need(M, K, lda) > la || need(N, K, ldw) > lw || need(M, N, ldc) > lc)
+    return throw_error(env, "hgemmNT: array too small for the given sizes");
+  if (M == 0 || N == 0) return nullptr;
+  const cookbook::Half f = fmt == 0 ? cookbook::Half::BF16 : cookbook::Half::FP16;
+  if (M <= cookbook::SMALL_M_NT || K == 0) {
+    cookbook::gemm(false, true, M, N, 0, 1.0f, A, lda, nullptr, K, (float)beta, C, ldc, 1);  // applies beta
+    cookbook::gemm_half_nt_small(f, M, N, K, (float)alpha, A, lda, W, ldw, C, ldc, threads());
+    return nullptr;
+  }
+  const int jb = (int)std::max<size_t>(64, HALF_BLOCK_FLOATS / (size_t)K);
+  std::vector<float>& buf = g_half_block;
+  if (buf.size() < (size_t)jb * K) buf.resize((size_t)jb * K);
+  for (int j = 0; j < N; j += jb) {
+    const int n = std::min(jb, N - j);
+    for (int r = 0; r < n; r++) cookbook::widen_half(f, W + (size_t)(j + r) * ldw, buf.data() + (size_t)r * K, K);
+#ifdef COOKBOOK_BLAS_NAME
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, n, K, (float)alpha, A, lda, buf.data(), K, (float)beta,
+                C + j, ldc);
+#else
+    cookbook::gemm(false, true, M, n, K, (float)alpha, A, lda, buf.data(), K, (float)beta, C + j, ldc, threads());
+#endif
+  }
+  return nullptr;
+}
 
 // ---- row-wise ops. Argument readers that record the first failure; checks run before any memory is touched.
 struct Args {
@@ -300,6 +355,39 @@ napi_value RmsnormBackward(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// sampleRow(x, V, invT, u) -> token
+napi_value SampleRow(napi_env env, napi_callback_info info) {
+  Args a(env, info, 4);
+  size_t nx;
+  float* x = a.f32(0, &nx);
+  const int V = a.i(1);
+  const double inv_t = a.d(2), u = a.d(3);
+  if (!a.ok) return throw_error(env, "sampleRow: bad arguments");
+  if (V < 1 || (size_t)V > nx) return throw_error(env, "sampleRow: array too small for the given sizes");
+  if (!(inv_t > 0) || !(u >= 0 && u < 1)) return throw_error(env, "sampleRow: invT must be > 0 and u in [0, 1)");
+  napi_value out;
+  napi_create_int32(env, cookbook::sample_row(x, V, (float)inv_t, u), &out);
+  return out;
+}
+
+// attentionDecode(o, q, k, ldk, v, ldv, S, H, KV, D)
+napi_value AttentionDecode(napi_env env, napi_callback_info info) {
+  Args a(env, info, 10);
+  size_t no, nq, nk, nv;
+  float* o = a.f32(0, &no);
+  float* q = a.f32(1, &nq);
+  float* k = a.f32(2, &nk);
+  const int ldk = a.i(3);
+  float* v = a.f32(4, &nv);
+  const int ldv = a.i(5), S = a.i(6), H = a.i(7), KV = a.i(8), D = a.i(9);
+  if (!a.ok) return throw_error(env, "attentionDecode: bad arguments");
+  if (S < 1 || H < 1 || KV < 1 || D < 1 || H % KV != 0 || (size_t)H * D > no || (size_t)H * D > nq ||
+      !fits(nk, S, KV * D, ldk) || !fits(nv, S, KV * D, ldv))
+    return throw_error(env, "attentionDecode: array too small for the given sizes");
+  cookbook::attention_decode(o, q, k, ldk, v, ldv, S, H, KV, D);
+  return nullptr;
+}
+
 napi_value SetThreads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -337,6 +425,7 @@ NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"sgemm", nullptr, Sgemm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setThreads", nullptr, SetThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"hgemmNT", nullptr, HgemmNT, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"softmaxCausal", nullptr, SoftmaxCausal, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"softmaxCausalBackward", nullptr, SoftmaxCausalBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -347,6 +436,8 @@ NAPI_MODULE_INIT() {
       {"swigluBackward", nullptr, SwigluBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"rmsnormForward", nullptr, RmsnormForward, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"rmsnormBackward", nullptr, RmsnormBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"sampleRow", nullptr, SampleRow, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"attentionDecode", nullptr, AttentionDecode, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

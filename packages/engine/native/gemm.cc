@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -253,75 +254,114 @@ __attribute__((target("avx2,fma"))) inline __m128 hsum4(__m256 a, __m256 b, __m2
   return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
-// Small M, B transposed (weights W_NK): every row of B is read once and dotted with all rows of A (kept in L1).
-// Tiles of 2 rows of A x 4 rows of B (8 accumulators), then single rows.
-__attribute__((target("avx2,fma"))) void small_nt_avx2(const Problem& p, int j0, int j1) {
-  const int K = p.K;
+// Small M, B transposed (weights W_NK, in float or widened from 16-bit as they are loaded): every group of 4 rows of
+// W is read from memory once and dotted with all rows of A (kept in L1) in tiles of 3 rows of A x 4 rows of W (12
+// accumulators), then 2 or 1 rows. Every element of C is one 8-lane accumulator over k (8 at a time, then a masked
+// tail) reduced in a fixed order (hsum4), whatever the tile: a row's result does not depend on the other rows.
+#define COOKBOOK_NT __attribute__((target("avx2,fma,f16c"), always_inline)) inline
+
+struct LoadF32 {
+  using T = float;
+  COOKBOOK_NT static __m256 full(const float* p) { return _mm256_loadu_ps(p); }
+  COOKBOOK_NT static __m256 tail(const float* p, int r) { return _mm256_maskload_ps(p, tail_mask(r)); }
+};
+
+struct LoadBf16 {
+  using T = uint16_t;
+  COOKBOOK_NT static __m256 full(const uint16_t* p) {
+    const __m256i x = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(x, 16));
+  }
+  COOKBOOK_NT static __m256 tail(const uint16_t* p, int r) {
+    alignas(16) uint16_t t[8] = {};
+    std::memcpy(t, p, sizeof(uint16_t) * r);
+    return full(t);
+  }
+};
+
+struct LoadFp16 {
+  using T = uint16_t;
+  COOKBOOK_NT static __m256 full(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  COOKBOOK_NT static __m256 tail(const uint16_t* p, int r) {
+    alignas(16) uint16_t t[8] = {};
+    std::memcpy(t, p, sizeof(uint16_t) * r);
+    return full(t);
+  }
+};
+
+// C[R x CC] += alpha * A[R rows] . W[CC rows]^T over K.
+template <class L, int R, int CC>
+COOKBOOK_NT void nt_tile(const float* A, int lda, const typename L::T* W, int ldw, int K, float alpha, float* C,
+                         int ldc, const typename L::T* pf) {
   const int K8 = K & ~7;
-  const __m256i mask = tail_mask(K - K8);
-  const __m128 al = _mm_set1_ps(p.alpha);
+  constexpr int LINE = 64 / sizeof(typename L::T);
+  __m256 acc[R][4];
+  for (int r = 0; r < R; r++)
+    for (int c = 0; c < 4; c++) acc[r][c] = _mm256_setzero_ps();
+  for (int k = 0; k < K8; k += 8) {
+    if (pf && k % LINE == 0)
+      for (int c = 0; c < 4; c++) _mm_prefetch(reinterpret_cast<const char*>(pf + (size_t)c * ldw + k), _MM_HINT_T0);
+    __m256 a[R];
+    for (int r = 0; r < R; r++) a[r] = _mm256_loadu_ps(A + (size_t)r * lda + k);
+    for (int c = 0; c < CC; c++) {
+      const __m256 w = L::full(W + (size_t)c * ldw + k);
+      for (int r = 0; r < R; r++) acc[r][c] = _mm256_fmadd_ps(a[r], w, acc[r][c]);
+    }
+  }
+  if (K8 < K) {
+    const __m256i mask = tail_mask(K - K8);
+    __m256 a[R];
+    for (int r = 0; r < R; r++) a[r] = _mm256_maskload_ps(A + (size_t)r * lda + K8, mask);
+    for (int c = 0; c < CC; c++) {
+      const __m256 w = L::tail(W + (size_t)c * ldw + K8, K - K8);
+      for (int r = 0; r < R; r++) acc[r][c] = _mm256_fmadd_ps(a[r], w, acc[r][c]);
+    }
+  }
+  const __m128 al = _mm_set1_ps(alpha);
+  for (int r = 0; r < R; r++) {
+    float* c = C + (size_t)r * ldc;
+    const __m128 s = hsum4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+    if (CC == 4) {
+      _mm_storeu_ps(c, _mm_fmadd_ps(al, s, _mm_loadu_ps(c)));
+    } else {
+      alignas(16) float t[4];
+      _mm_store_ps(t, s);
+      for (int j = 0; j < CC; j++) c[j] = std::fma(alpha, t[j], c[j]);
+    }
+  }
+}
+
+// The first tile prefetches `pf` (the next 4 rows of W, or null) while it streams this group from memory.
+template <class L, int CC>
+COOKBOOK_NT void nt_rows(const float* A, int lda, const typename L::T* W, int ldw, int M, int K, float alpha, float* C,
+                         int ldc, const typename L::T* pf) {
+  int i = 0;
+  for (; i + 3 <= M; i += 3, pf = nullptr)
+    nt_tile<L, 3, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc, pf);
+  if (M - i == 2) nt_tile<L, 2, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc, pf);
+  if (M - i == 1) nt_tile<L, 1, CC>(A + (size_t)i * lda, lda, W, ldw, K, alpha, C + (size_t)i * ldc, ldc, pf);
+}
+
+// Columns [j0, j1) of C += alpha * A (M x K) * W^T.
+template <class L>
+__attribute__((target("avx2,fma,f16c"))) void small_nt(const float* A, int lda, const typename L::T* W, int ldw, int M,
+                                                       int K, float alpha, float* C, int ldc, int j0, int j1) {
   int j = j0;
   for (; j + 4 <= j1; j += 4) {
-    const float* b0 = p.B + (size_t)j * p.ldb;
-    const float* b1 = b0 + p.ldb;
-    const float* b2 = b1 + p.ldb;
-    const float* b3 = b2 + p.ldb;
-    int i = 0;
-    for (; i + 2 <= p.M; i += 2) {
-      const float* a0 = p.A + (size_t)i * p.lda;
-      const float* a1 = a0 + p.lda;
-      __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00;
-      __m256 c10 = c00, c11 = c00, c12 = c00, c13 = c00;
-#define COOKBOOK_STEP(x0_, x1_, y0_, y1_, y2_, y3_) \
-  {                                                 \
-    const __m256 x0 = x0_, x1 = x1_, y0 = y0_;     \
-    const __m256 y1 = y1_, y2 = y2_, y3 = y3_;      \
-    c00 = _mm256_fmadd_ps(x0, y0, c00);             \
-    c01 = _mm256_fmadd_ps(x0, y1, c01);             \
-    c02 = _mm256_fmadd_ps(x0, y2, c02);             \
-    c03 = _mm256_fmadd_ps(x0, y3, c03);             \
-    c10 = _mm256_fmadd_ps(x1, y0, c10);             \
-    c11 = _mm256_fmadd_ps(x1, y1, c11);             \
-    c12 = _mm256_fmadd_ps(x1, y2, c12);             \
-    c13 = _mm256_fmadd_ps(x1, y3, c13);             \
+    const typename L::T* w = W + (size_t)j * ldw;
+    nt_rows<L, 4>(A, lda, w, ldw, M, K, alpha, C + j, ldc, j + 8 <= j1 ? w + 4 * (size_t)ldw : nullptr);
   }
-      for (int k = 0; k < K8; k += 8)
-        COOKBOOK_STEP(_mm256_loadu_ps(a0 + k), _mm256_loadu_ps(a1 + k), _mm256_loadu_ps(b0 + k), _mm256_loadu_ps(b1 + k),
-             _mm256_loadu_ps(b2 + k), _mm256_loadu_ps(b3 + k));
-      if (K8 < K)
-        COOKBOOK_STEP(_mm256_maskload_ps(a0 + K8, mask), _mm256_maskload_ps(a1 + K8, mask), _mm256_maskload_ps(b0 + K8, mask),
-             _mm256_maskload_ps(b1 + K8, mask), _mm256_maskload_ps(b2 + K8, mask), _mm256_maskload_ps(b3 + K8, mask));
-#undef COOKBOOK_STEP
-      float* r0 = p.C + (size_t)i * p.ldc + j;
-      float* r1 = r0 + p.ldc;
-      _mm_storeu_ps(r0, _mm_fmadd_ps(al, hsum4(c00, c01, c02, c03), _mm_loadu_ps(r0)));
-      _mm_storeu_ps(r1, _mm_fmadd_ps(al, hsum4(c10, c11, c12, c13), _mm_loadu_ps(r1)));
-    }
-    for (; i < p.M; i++) {
-      const float* a0 = p.A + (size_t)i * p.lda;
-      __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
-      for (int k = 0; k < K8; k += 8) {
-        const __m256 x = _mm256_loadu_ps(a0 + k);
-        c0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b0 + k), c0);
-        c1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b1 + k), c1);
-        c2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b2 + k), c2);
-        c3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(b3 + k), c3);
-      }
-      if (K8 < K) {
-        const __m256 x = _mm256_maskload_ps(a0 + K8, mask);
-        c0 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b0 + K8, mask), c0);
-        c1 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b1 + K8, mask), c1);
-        c2 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b2 + K8, mask), c2);
-        c3 = _mm256_fmadd_ps(x, _mm256_maskload_ps(b3 + K8, mask), c3);
-      }
-      float* r0 = p.C + (size_t)i * p.ldc + j;
-      _mm_storeu_ps(r0, _mm_fmadd_ps(al, hsum4(c0, c1, c2, c3), _mm_loadu_ps(r0)));
-    }
-  }
-  for (; j < j1; j++) {
-    const float* b = p.B + (size_t)j * p.ldb;
-    for (int i = 0; i < p.M; i++) p.C[(size_t)i * p.ldc + j] += p.alpha * dot_avx2(p.A + (size_t)i * p.lda, b, K);
-  }
+  const int rest = j1 - j;
+  const typename L::T* w = W + (size_t)j * ldw;
+  if (rest == 3) nt_rows<L, 3>(A, lda, w, ldw, M, K, alpha, C + j, ldc, nullptr);
+  if (rest == 2) nt_rows<L, 2>(A, lda, w, ldw, M, K, alpha, C + j, ldc, nullptr);
+  if (rest == 1) nt_rows<L, 1>(A, lda, w, ldw, M, K, alpha, C + j, ldc, nullptr);
+}
+
+void small_nt_avx2(const Problem& p, int j0, int j1) {
+  small_nt<LoadF32>(p.A, p.lda, p.B, p.ldb, p.M, p.K, p.alpha, p.C, p.ldc, j0, j1);
 }
 
 // Small M, B plain (K x N): rows of C in chunks of 32 columns, c += a[i][k] * B[k][chunk] over k.
@@ -550,6 +590,117 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
       gemm_serial(q, pool_buffers[t]);
     });
   }
+}
+
+
+namespace {
+
+inline float fp16_to_float(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+  const uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  uint32_t bits;
+  if (e == 0) {
+    const float f = (float)m * 5.9604644775390625e-8f;  // subnormal (or zero): m * 2^-24
+    std::memcpy(&bits, &f, 4);
+    bits |= sign;
+  } else if (e == 31) {
+    bits = sign | 0x7f800000u | (m << 13);
+  } else {
+    bits = sign | ((e + 112) << 23) | (m << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+inline float bf16_to_float(uint16_t h) {
+  const uint32_t bits = (uint32_t)h << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+bool has_f16c() {
+#ifdef COOKBOOK_X86
+  static const bool ok = __builtin_cpu_supports("f16c");
+  return ok;
+#else
+  return false;
+#endif
+}
+
+#ifdef COOKBOOK_X86
+__attribute__((target("avx2"))) void widen_bf16_avx2(const uint16_t* src, float* dst, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i x = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_slli_epi32(x, 16));
+  }
+  for (; i < n; i++) dst[i] = bf16_to_float(src[i]);
+}
+
+__attribute__((target("avx,f16c"))) void widen_fp16_f16c(const uint16_t* src, float* dst, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+  for (; i < n; i++) dst[i] = fp16_to_float(src[i]);
+}
+#endif
+
+// W rows widened per block of the small-M half product (fits L1/L2 for the widths of small models).
+constexpr int HALF_JB = 8;
+thread_local std::vector<float> half_rows;
+
+}  // namespace
+
+void widen_half(Half fmt, const uint16_t* src, float* dst, size_t n) {
+#ifdef COOKBOOK_X86
+  if (fmt == Half::BF16 && has_avx2()) return widen_bf16_avx2(src, dst, n);
+  if (fmt == Half::FP16 && has_f16c()) return widen_fp16_f16c(src, dst, n);
+#endif
+  if (fmt == Half::BF16)
+    for (size_t i = 0; i < n; i++) dst[i] = bf16_to_float(src[i]);
+  else
+    for (size_t i = 0; i < n; i++) dst[i] = fp16_to_float(src[i]);
+}
+
+void gemm_half_nt_small(Half fmt, int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W,
+                        int ldw, float* C, int ldc, int threads) {
+  if (M <= 0 || N <= 0 || K <= 0 || alpha == 0.0f) return;
+  const int want = std::max(1, threads);
+  // The float small-M path's column split.
+  const bool split = (double)N * K >= (1 << 20) || 2.0 * M * N * K >= 8e6;
+  const int nc = split ? std::min(4 * want, std::max(1, N / 256)) : 1;
+#ifdef COOKBOOK_X86
+  // Widened as loaded (the same per-element arithmetic as widening first, so the two paths agree exactly).
+  if (has_avx2() && (fmt == Half::BF16 || has_f16c())) {
+    parallel(want, nc, [&](int c) {
+      const int j0 = c == 0 ? 0 : (int)((long long)N * c / nc) / 8 * 8;
+      const int j1 = c + 1 == nc ? N : (int)((long long)N * (c + 1) / nc) / 8 * 8;
+      if (j1 <= j0) return;
+      if (fmt == Half::BF16)
+        small_nt<LoadBf16>(A, lda, W, ldw, M, K, alpha, C, ldc, j0, j1);
+      else
+        small_nt<LoadFp16>(A, lda, W, ldw, M, K, alpha, C, ldc, j0, j1);
+    });
+    return;
+  }
+#endif
+  // Blocks of HALF_JB rows of W widened into a per-thread buffer, then the float small-M path.
+  const int blocks = (N + HALF_JB - 1) / HALF_JB;
+  const int nb = std::min(nc, blocks);
+  parallel(want, nb, [&](int c) {
+    const int b0 = (int)((long long)blocks * c / nb), b1 = (int)((long long)blocks * (c + 1) / nb);
+    std::vector<float>& buf = half_rows;
+    if (buf.size() < (size_t)HALF_JB * K) buf.resize((size_t)HALF_JB * K);
+    for (int b = b0; b < b1; b++) {
+      const int j = b * HALF_JB;
+      const int jb = std::min(HALF_JB, N - j);
+      for (int r = 0; r < jb; r++) widen_half(fmt, W + (size_t)(j + r) * ldw, buf.data() + (size_t)r * K, K);
+      const Problem q{false, true, M, jb, K, alpha, A, lda, buf.data(), K, C + j, ldc};
+      gemm_small_m(q, 0, jb);
+    }
+  });
 }
 
 }  // namespace cookbook

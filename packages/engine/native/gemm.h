@@ -1,6 +1,7 @@
 // Built-in row-major SGEMM used when no system BLAS is linked.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace cookbook {
 
@@ -19,6 +20,19 @@ inline bool small_m_path(bool transA, bool transB, int M) {
 
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
           int ldb, float beta, float* C, int ldc, int threads);
+
+// 16-bit weight formats the sampler can store its projections in (widened to float inside the kernels).
+enum class Half { BF16 = 0, FP16 = 1 };
+
+// dst[i] = float(src[i]) for i < n (exact: every bf16 / fp16 value is a float).
+void widen_half(Half fmt, const uint16_t* src, float* dst, size_t n);
+
+// C (M x N, ldc) += alpha * A (M x K, lda) * W^T for M <= SMALL_M_NT, W (N x K, row stride ldw) in `fmt`, beta
+// already applied. Blocks of W rows are widened into a per-thread buffer and run through the small-M x.W^T path, so
+// every element of C is the fixed-order dot product the float kernel computes on the widened weights: a row's result
+// does not depend on the other rows.
+void gemm_half_nt_small(Half fmt, int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W,
+                        int ldw, float* C, int ldc, int threads);
 
 // "avx2" when the CPU supports AVX2+FMA (runtime check), else "scalar".
 const char* gemm_simd();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -334,6 +335,64 @@ double dot_d(const float* a, const float* b, int n) {
   return dot_d_scalar(a, b, n);
 }
 
+
+#ifdef COOKBOOK_X86
+AVX2 float dot_f_avx2(const float* a, const float* b, int n) {
+  __m256 s0 = _mm256_setzero_ps();
+  int j = 0;
+  for (; j + 8 <= n; j += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + j), _mm256_loadu_ps(b + j), s0);
+  __m128 h = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
+  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+  float t = _mm_cvtss_f32(h);
+  for (; j < n; j++) t += a[j] * b[j];
+  return t;
+}
+
+// o[0, D) = sum_j p[j] * v[j * ldv + (0, D)], D a multiple of 8, 64 columns at a time in registers.
+AVX2 void weighted_rows_avx2(float* o, const float* p, const float* v, int ldv, int S, int D) {
+  for (int c0 = 0; c0 < D; c0 += 64) {
+    const int nv = std::min(8, (D - c0) / 8);
+    __m256 acc[8];
+    for (int t = 0; t < 8; t++) acc[t] = _mm256_setzero_ps();
+    for (int j = 0; j < S; j++) {
+      const __m256 pj = _mm256_set1_ps(p[j]);
+      const float* vj = v + (size_t)j * ldv + c0;
+      for (int t = 0; t < nv; t++) acc[t] = _mm256_fmadd_ps(pj, _mm256_loadu_ps(vj + 8 * t), acc[t]);
+    }
+    for (int t = 0; t < nv; t++) _mm256_storeu_ps(o + c0 + 8 * t, acc[t]);
+  }
+}
+#endif
+
+float dot_f(const float* a, const float* b, int n) {
+#ifdef COOKBOOK_X86
+  if (has_avx2()) return dot_f_avx2(a, b, n);
+#endif
+  float t = 0;
+  for (int j = 0; j < n; j++) t += a[j] * b[j];
+  return t;
+}
+
+void weighted_rows(float* o, const float* p, const float* v, int ldv, int S, int D) {
+#ifdef COOKBOOK_X86
+  if (has_avx2() && D % 8 == 0) return weighted_rows_avx2(o, p, v, ldv, S, D);
+#endif
+  std::memset(o, 0, sizeof(float) * D);
+  for (int j = 0; j < S; j++)
+    for (int c = 0; c < D; c++) o[c] += p[j] * v[(size_t)j * ldv + c];
+}
+
+constexpr int SAMPLE_BLOCK = 512;
+
+// exp((x[j] - m) * inv_t) for j < n into out (n <= SAMPLE_BLOCK), returns their sum. inv_t = 1: the exact-difference
+// exp of exp_sum; otherwise the scaled differences are rounded to float first.
+double block_exps(const float* x, int n, float m, float inv_t, float* out) {
+  if (inv_t == 1.0f) return exp_sum(x, out, n, m);
+  for (int j = 0; j < n; j++) out[j] = (x[j] - m) * inv_t;
+  return exp_sum(out, out, n, 0.0f);
+}
+
 }  // namespace
 
 void softmax_causal(float* att, int ld, int T, int width, int off) {
@@ -478,6 +537,53 @@ void rmsnorm_backward(float* dx, int lddx, const float* dy, int lddy, const floa
       const float v = sf * dyr[c] * w[c] - k * xr[c];
       dxr[c] = accumulate ? dxr[c] + v : v;
     }
+  }
+}
+
+
+int sample_row(const float* x, int V, float inv_t, double u) {
+  const float m = row_max(x, V);
+  const int nb = (V + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
+  thread_local std::vector<double> block_sum;
+  thread_local std::vector<float> buf(SAMPLE_BLOCK);
+  block_sum.resize(nb);
+  double total = 0;
+  for (int b = 0; b < nb; b++) {
+    const int j0 = b * SAMPLE_BLOCK;
+    block_sum[b] = block_exps(x + j0, std::min(SAMPLE_BLOCK, V - j0), m, inv_t, buf.data());
+    total += block_sum[b];
+  }
+  const double target = u * total;
+  double cum = 0;
+  int b = 0;
+  for (; b < nb - 1 && cum + block_sum[b] <= target; b++) cum += block_sum[b];
+  while (b > 0 && block_sum[b] == 0) cum -= block_sum[--b];  // rounding went past the last tokens with any mass
+  const int j0 = b * SAMPLE_BLOCK, n = std::min(SAMPLE_BLOCK, V - j0);
+  block_exps(x + j0, n, m, inv_t, buf.data());
+  int last = -1;
+  for (int j = 0; j < n; j++) {
+    if (buf[j] <= 0) continue;
+    last = j0 + j;
+    cum += buf[j];
+    if (cum > target) return j0 + j;
+  }
+  return last >= 0 ? last : 0;
+}
+
+void attention_decode(float* o, const float* q, const float* k, int ldk, const float* v, int ldv, int S, int H, int KV,
+                      int D) {
+  thread_local std::vector<float> sc;
+  if ((int)sc.size() < S) sc.resize(S);
+  const int rep = H / KV;
+  const float scale = 1.0f / std::sqrt((float)D);
+  for (int h = 0; h < H; h++) {
+    const int g = h / rep;
+    const float* qh = q + (size_t)h * D;
+    for (int j = 0; j < S; j++) sc[j] = dot_f(qh, k + (size_t)j * ldk + (size_t)g * D, D) * scale;
+    const float mx = row_max(sc.data(), S);
+    const float inv = (float)(1.0 / exp_sum(sc.data(), sc.data(), S, mx));
+    for (int j = 0; j < S; j++) sc[j] *= inv;
+    weighted_rows(o + (size_t)h * D, sc.data(), v + (size_t)g * D, ldv, S, D);
   }
 }
 

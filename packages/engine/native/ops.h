@@ -23,5 +23,12 @@ void swiglu_backward(float* dgu, const float* dact, const float* gu, int T, int 
 void rmsnorm_forward(float* y, int ldy, float* rstd, const float* x, int ldx, const float* w, int R, int C, float eps);
 void rmsnorm_backward(float* dx, int lddx, const float* dy, int lddy, const float* x, int ldx, const float* rstd,
                       const float* w, int R, int C, bool accumulate);
+// Draws a token from softmax(x / T) (inv_t = 1 / T) with u in [0, 1): the first j whose cumulative probability
+// exceeds u, without keeping the probabilities (block sums of SAMPLE_BLOCK exps, then the one block recomputed).
+int sample_row(const float* x, int V, float inv_t, double u);
+// One query row of causal GQA attention over S keys: o_h = softmax(q_h . k_g^T / sqrt(D)) . v_g for every head h
+// (g = h / (H / KV)); k and v rows have strides ldk / ldv, head g at column g * D.
+void attention_decode(float* o, const float* q, const float* k, int ldk, const float* v, int ldv, int S, int H, int KV,
+                      int D);
 
 }  // namespace cookbook

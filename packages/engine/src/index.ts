@@ -7,6 +7,7 @@ export {
   KernelError,
   ModelLoadError,
 } from './errors.js';
+export type { WeightFormat } from './kernels/half.js';
 export { type KernelInfo, kernelInfo, sgemm } from './kernels/kernel.js';
 export { sgemmJs } from './kernels/sgemm-js.js';
 export { DEFAULT_LORA_ALPHA, type LoraSpec, type ResolvedLoraSpec } from './lora.js';
@@ -36,6 +37,7 @@ export {
   saveHfCheckpoint,
 } from './model/base-model.js';
 export type { Llama3RopeScaling, ModelConfig } from './model/config.js';
+export type { SamplerWeights } from './model/sampling-weights.js';
 export { loadTokenDecoder, type TokenDecoder } from './model/token-decoder.js';
 export {
   type SampledSequence,

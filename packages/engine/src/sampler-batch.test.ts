@@ -29,6 +29,8 @@ describe('Sampler continuous batching', () => {
   for (const [name, snap] of [
     ['base model', () => new Sampler(model)],
     ['LoRA snapshot', () => lora.sampler()],
+    ['bf16 weights', () => new Sampler(model, null, { weights: 'bfloat16' })],
+    ['LoRA snapshot, fp16 weights', () => lora.sampler({ weights: 'float16' })],
   ] as const) {
     it(`gives every request exactly its one-by-one result when requests join and leave mid-decode (${name})`, () => {
       const alone = requests.map((r) => snap().sample(r.prompt, r.opts));

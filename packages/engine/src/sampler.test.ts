@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { bf16ToFloat, toBf16 } from './kernels/half.js';
+import { nativeHgemm } from './kernels/kernel.js';
 import { createLoraModel } from './lora-model.js';
 import { loadBaseModel, randomModel } from './model/base-model.js';
 import { loadTokenDecoder } from './model/token-decoder.js';
@@ -38,6 +40,52 @@ describe('Sampler', () => {
     for (let i = 0; i < seq.tokens.length; i++) expect(seq.logprobs[i]).toBeCloseTo(pl[3 + i]!, 4);
     // greedy = argmax of the temperature-1 distribution each step
     for (const lp of seq.logprobs) expect(lp).toBeGreaterThan(-Math.log(64));
+  });
+
+  for (const weights of ['bfloat16', 'float16'] as const) {
+    it(`${weights} weights: decode equals prefill on the same rounded weights, and stays near float32`, () => {
+      const s = new Sampler(model, null, { weights });
+      expect(s.weightFormat).toBe(weights);
+      // 40 prompt rows: the prefill takes the many-row path (widened blocks), decode the few-row one
+      const prompt = Array.from({ length: 40 }, (_, i) => (i * 7 + 3) % 64);
+      const seq = s.sample(prompt, { numSamples: 1, maxTokens: 5, temperature: 0, stop: [] }).sequences[0]!;
+      const full = s.sample([...prompt, ...seq.tokens], {
+        numSamples: 1,
+        maxTokens: 1,
+        includePromptLogprobs: true,
+        stop: [],
+      });
+      for (let i = 0; i < seq.tokens.length; i++) expect(seq.logprobs[i]).toBeCloseTo(full.promptLogprobs![40 + i]!, 4);
+      const f32 = new Sampler(model).sample([...prompt, ...seq.tokens], {
+        numSamples: 1,
+        maxTokens: 1,
+        includePromptLogprobs: true,
+        stop: [],
+      });
+      for (let i = 1; i < f32.promptLogprobs!.length; i++)
+        expect(Math.abs(full.promptLogprobs![i]! - f32.promptLogprobs![i]!)).toBeLessThan(0.05);
+    });
+  }
+
+  it('auto weights: bf16 only when every projection weight is a bf16 value (native kernel), logprobs as float32', () => {
+    expect(new Sampler(model).weightFormat).toBe('float32');
+    const rounded = randomModel({ ...tinyConfig('llama', false), vocabSize: 64 }, 5, 'tiny-bf16', null);
+    const w = rounded.weights;
+    for (const a of [w.embed, w.lmHead, ...w.layers.flatMap((L) => [L.wQKV, L.wO, L.wGateUp, L.wDown])])
+      for (let i = 0; i < a.length; i++) a[i] = bf16ToFloat(toBf16(a[i]! * 20));
+    const auto = new Sampler(rounded);
+    // the pure-TS kernel keeps float32 (it would only pay for widening)
+    expect(auto.weightFormat).toBe(nativeHgemm() ? 'bfloat16' : 'float32');
+    const f32 = new Sampler(rounded, null, { weights: 'float32' });
+    const prompt = Array.from({ length: 40 }, (_, i) => (i * 5 + 1) % 64);
+    const opts = { numSamples: 2, maxTokens: 6, seed: 9, includePromptLogprobs: true, stop: [] };
+    const a = auto.sample(prompt, opts);
+    const b = f32.sample(prompt, opts);
+    for (let i = 1; i < prompt.length; i++) expect(a.promptLogprobs![i]).toBeCloseTo(b.promptLogprobs![i]!, 5);
+    for (const [k, q] of a.sequences.entries()) {
+      expect(q.tokens).toEqual(b.sequences[k]!.tokens);
+      for (const [i, lp] of q.logprobs.entries()) expect(lp).toBeCloseTo(b.sequences[k]!.logprobs[i]!, 5);
+    }
   });
 
   it('top-k = 1 is greedy; top-k / top-p restrict the support', () => {

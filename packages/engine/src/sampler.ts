@@ -3,15 +3,17 @@
 // (continuous batching: `join` adds one between tokens, a sequence leaves when it stops), each with its own seed,
 // stops and logprobs, and with the same result as alone (`MAX_DECODE_ROWS`).
 import { EngineCancelledError, EngineInputError } from './errors.js';
+import type { WeightFormat } from './kernels/half.js';
 import { rowIndependentRows } from './kernels/kernel.js';
-import { attentionForward } from './layers/attention.js';
-import { linearForward, loraForward } from './layers/linear.js';
+import { attentionDecode, attentionForward } from './layers/attention.js';
+import { loraForward } from './layers/linear.js';
 import { rmsnormForward } from './layers/rmsnorm.js';
 import { ropeForward } from './layers/rope.js';
 import { swigluForward } from './layers/swiglu.js';
-import { embedForward, logSumExpRows, unembedForward } from './layers/unembed.js';
+import { embedForward, logSumExpRows } from './layers/unembed.js';
 import type { LoraWeights } from './lora.js';
 import type { BaseModel } from './model/base-model.js';
+import { projForward, type SamplerWeights, type SamplingWeights, samplingWeights } from './model/sampling-weights.js';
 import { parseSampleRequest, type SampleRequest, type TextStream } from './sample-request.js';
 import { TokenPicker } from './token-picker.js';
 
@@ -64,6 +66,14 @@ export interface SampleResult {
 /** Optional hooks: a decoder for string stop sequences when the model has no tokenizer.json. */
 export interface SamplerOptions {
   decode?: (tokens: number[]) => string;
+  /**
+   * Storage of the projection weights the sampler multiplies by (default `auto`). A 16-bit copy halves the bytes a
+   * decode step reads (decode is memory-bound); it is made once per base model and shared by its samplers, next to
+   * the f32 weights training uses. `auto`: bf16 (or fp16) when every projection weight is exactly such a value (a
+   * checkpoint stored in bf16), so sampling changes no weight; otherwise float32. Forcing `bfloat16` / `float16` on
+   * weights that are not rounds them: logprobs then differ from the trainer's (see BENCHMARKS.md, decode).
+   */
+  weights?: SamplerWeights;
 }
 
 const PREFILL_ROWS = 256;
@@ -120,12 +130,20 @@ export class Sampler {
   private freeSlots: number[] = [];
   private slotsMade = 0;
   private nextKey = 0;
+  private readonly proj: SamplingWeights;
 
   constructor(
     readonly base: BaseModel,
     readonly lora: LoraWeights | null = null,
     private readonly opts: SamplerOptions = {},
-  ) {}
+  ) {
+    this.proj = samplingWeights(base, opts.weights ?? 'auto');
+  }
+
+  /** Storage format of the weights this sampler multiplies by (what `auto` resolved to). */
+  get weightFormat(): WeightFormat {
+    return this.proj.format;
+  }
 
   private ensureRows(rows: number): void {
     if (rows <= this.bufRows) return;
@@ -192,9 +210,10 @@ export class Sampler {
     embedForward(this.x, w.embed, tokens, rows, C);
     for (let l = 0; l < c.numLayers; l++) {
       const W = w.layers[l]!;
+      const P = this.proj.layers[l]!;
       const ll = this.lora?.layers[l];
       rmsnormForward(this.xn, C, this.rstd, this.x, C, W.inputNorm, rows, C, eps, true);
-      linearForward(this.qkv, QKV, this.xn, C, W.wQKV, rows, C, QKV, 0);
+      projForward(this.qkv, QKV, this.xn, C, P.wQKV, rows, C, QKV, 0);
       if (ll?.q) loraForward(this.qkv, QKV, this.xn, C, this.h, ll.q, rows, C, QD);
       if (ll?.k) loraForward(this.qkv.subarray(QD), QKV, this.xn, C, this.h, ll.k, rows, C, KD);
       if (ll?.v) loraForward(this.qkv.subarray(QD + KD), QKV, this.xn, C, this.h, ll.v, rows, C, KD);
@@ -229,6 +248,22 @@ export class Sampler {
           kc.set(this.kr.subarray(r * KD, r * KD + KD), base + (at + i) * KD);
           vc.set(this.qkv.subarray(r * QKV + QD + KD, r * QKV + QKV), base + (at + i) * KD);
         }
+        if (n === 1) {
+          attentionDecode(
+            this.o.subarray(b * QD),
+            this.qr.subarray(b * QD),
+            kc.subarray(base),
+            KD,
+            vc.subarray(base),
+            KD,
+            this.att,
+            at + 1,
+            H,
+            KV,
+            D,
+          );
+          continue;
+        }
         attentionForward(
           this.o.subarray(b * n * QD),
           QD,
@@ -242,14 +277,14 @@ export class Sampler {
           { T: n, S: at + n, H, KV, D },
         );
       }
-      linearForward(this.x, C, this.o, QD, W.wO, rows, QD, C, 1);
+      projForward(this.x, C, this.o, QD, P.wO, rows, QD, C, 1);
       if (ll?.o) loraForward(this.x, C, this.o, QD, this.h, ll.o, rows, QD, C);
       rmsnormForward(this.xn, C, this.rstd, this.x, C, W.postNorm, rows, C, eps, true);
-      linearForward(this.gu, 2 * I, this.xn, C, W.wGateUp, rows, C, 2 * I, 0);
+      projForward(this.gu, 2 * I, this.xn, C, P.wGateUp, rows, C, 2 * I, 0);
       if (ll?.gate) loraForward(this.gu, 2 * I, this.xn, C, this.h, ll.gate, rows, C, I);
       if (ll?.up) loraForward(this.gu.subarray(I), 2 * I, this.xn, C, this.h, ll.up, rows, C, I);
       swigluForward(this.act, this.gu, rows, I);
-      linearForward(this.x, C, this.act, I, W.wDown, rows, I, C, 1);
+      projForward(this.x, C, this.act, I, P.wDown, rows, I, C, 1);
       if (ll?.down) loraForward(this.x, C, this.act, I, this.h, ll.down, rows, I, C);
     }
     rmsnormForward(this.xn, C, this.rstd, this.x, C, w.finalNorm, rows, C, eps, true);
@@ -266,7 +301,9 @@ export class Sampler {
     if (this.logits.length < (dst + n) * V) throw new EngineInputError('internal: logits buffer too small');
     const head = this.lora?.head ?? null;
     const out = this.logits.subarray(dst * V);
-    unembedForward(out, this.xn.subarray(row * C), this.base.weights.lmHead, head, this.h, n, C, V);
+    const x = this.xn.subarray(row * C);
+    projForward(out, V, x, C, this.proj.lmHead, n, C, V, 0);
+    if (head) loraForward(out, V, x, C, this.h, head, n, C, V);
     if (this.lse.length < dst + n) {
       const grown = new Float64Array(dst + n);
       grown.set(this.lse);

@@ -1,4 +1,5 @@
 // Picking a token from a row of logits (temperature, top-k, top-p) and the top-k of a row, with reusable scratch.
+import { nativeOps } from './kernels/kernel.js';
 import type { Rng } from './prng.js';
 
 /** Token picking over one row of logits at a time; keeps its scratch buffers between calls. */
@@ -32,6 +33,8 @@ export class TokenPicker {
 
   /** Picks a token from one row of logits under temperature / top-k / top-p. */
   pick(logits: Float32Array, V: number, temperature: number, topK: number, topP: number, rng: Rng): number {
+    const ops = temperature > 0 && topK <= 0 && topP >= 1 ? nativeOps() : null;
+    if (ops) return ops.sampleRow(logits, V, 1 / temperature, rng.next());
     let best = 0;
     for (let v = 1; v < V; v++) if (logits[v]! > logits[best]!) best = v;
     if (temperature === 0) return best;

@@ -19,6 +19,7 @@ interface KernelState {
   info: KernelInfo;
   native: NativeAddon | null;
   ops: NativeOps | null;
+  hgemm: NonNullable<NativeAddon['hgemmNT']> | null;
 }
 
 let state: KernelState | null = null;
@@ -39,7 +40,8 @@ function init(): KernelState {
   if (want !== '' && want !== 'js' && want !== 'native') {
     throw new KernelError(`COOKBOOK_KERNEL must be "js" or "native", got "${want}"`);
   }
-  if (want === 'js') return { sgemm: sgemmJs, info: { kernel: 'js', blas: null, threads: 1 }, native: null, ops: null };
+  if (want === 'js')
+    return { sgemm: sgemmJs, info: { kernel: 'js', blas: null, threads: 1 }, native: null, ops: null, hgemm: null };
   const loaded = loadNativeAddon();
   if ('error' in loaded) {
     if (want === 'native') {
@@ -48,7 +50,7 @@ function init(): KernelState {
       );
     }
     console.warn('@cookbook/engine: native kernel not built, using the pure-TS kernel (slow)');
-    return { sgemm: sgemmJs, info: { kernel: 'js', blas: null, threads: 1 }, native: null, ops: null };
+    return { sgemm: sgemmJs, info: { kernel: 'js', blas: null, threads: 1 }, native: null, ops: null, hgemm: null };
   }
   const addon = loaded.addon;
   addon.setThreads(defaultThreads());
@@ -58,6 +60,7 @@ function init(): KernelState {
     info: { kernel: 'native', blas: i.blas, threads: i.threads },
     native: addon,
     ops: addonOps(addon),
+    hgemm: addon.hgemmNT ? addon.hgemmNT.bind(addon) : null,
   };
 }
 
@@ -72,6 +75,14 @@ function current(): KernelState {
  */
 export function nativeOps(): NativeOps | null {
   return current().ops;
+}
+
+/**
+ * The native half-width x·Wᵀ (`hgemmNT`) when the native kernel is in use and its addon has it, else null (callers
+ * widen blocks of W and use {@link sgemm}).
+ */
+export function nativeHgemm(): NonNullable<NativeAddon['hgemmNT']> | null {
+  return current().hgemm;
 }
 
 /**

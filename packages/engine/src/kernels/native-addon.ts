@@ -18,6 +18,24 @@ export interface NativeAddon {
     C: Float32Array,
     ldc: number,
   ): void;
+  /**
+   * C = alpha·A·Wᵀ + beta·C with W (N × K) bf16 (format 0) or fp16 (format 1) bit patterns, widened inside the
+   * kernel; row-independent up to `rowIndependentRows` rows like sgemm's x·Wᵀ (absent in addons built before it).
+   */
+  hgemmNT?(
+    format: number,
+    M: number,
+    N: number,
+    K: number,
+    alpha: number,
+    A: Float32Array,
+    lda: number,
+    W: Uint16Array,
+    ldw: number,
+    beta: number,
+    C: Float32Array,
+    ldc: number,
+  ): void;
   setThreads(n: number): void;
   /**
    * `rowIndependentRows`: up to this many rows, an x·Wᵀ product gives each row the result it gets alone (absent in
@@ -69,6 +87,24 @@ export interface NativeOps {
     C: number,
     accumulate: boolean,
   ): void;
+  /**
+   * A token drawn from softmax(x / T) (invT = 1/T) with u in [0, 1): the first whose cumulative probability exceeds
+   * u; the probabilities are never stored (block sums, then one block recomputed).
+   */
+  sampleRow(x: Float32Array, V: number, invT: number, u: number): number;
+  /** One query row of GQA attention over S cached keys/values (row strides ldk, ldv): o (H·D) for q (H·D). */
+  attentionDecode(
+    o: Float32Array,
+    q: Float32Array,
+    k: Float32Array,
+    ldk: number,
+    v: Float32Array,
+    ldv: number,
+    S: number,
+    H: number,
+    KV: number,
+    D: number,
+  ): void;
 }
 
 const OPS: (keyof NativeOps)[] = [
@@ -81,6 +117,8 @@ const OPS: (keyof NativeOps)[] = [
   'swigluBackward',
   'rmsnormForward',
   'rmsnormBackward',
+  'sampleRow',
+  'attentionDecode',
 ];
 
 /** The addon's row-wise ops when it exports all of them. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { causalSoftmaxBackwardJs, causalSoftmaxJs } from '../layers/attention.js';
+import { attentionForward, causalSoftmaxBackwardJs, causalSoftmaxJs } from '../layers/attention.js';
 import { rmsnormBackwardJs, rmsnormForwardJs } from '../layers/rmsnorm.js';
 import { swigluBackwardJs, swigluForwardJs } from '../layers/swiglu.js';
 import {
@@ -149,6 +149,64 @@ for (const variant of ['default', 'own'] as const) {
         expectClose(d2, d1, 1e-5, 1e-6);
       }
       expect(() => ops.rmsnormForward(y2, ld, r2, x, ld, w, R + 1, C, 1e-5)).toThrow(/too small/);
+    });
+
+    it('sampleRow draws the token whose cumulative probability first exceeds u (blocks, temperature, -inf)', () => {
+      for (const [V, T] of [
+        [5, 1],
+        [700, 0.7],
+        [3000, 1],
+        [1537, 1.9],
+      ] as const) {
+        const x = randn(V, V, 3);
+        for (let j = 0; j < V; j += 7) x[j] = Number.NEGATIVE_INFINITY;
+        let mx = Number.NEGATIVE_INFINITY;
+        for (const v of x) mx = Math.max(mx, v);
+        const p = Array.from(x, (v) => Math.exp((v - mx) / T));
+        const total = p.reduce((a, b) => a + b, 0);
+        for (let i = 0; i < 200; i++) {
+          const u = (i + 0.5) / 200;
+          const t = ops.sampleRow(x, V, 1 / T, u);
+          expect(p[t]).toBeGreaterThan(0);
+          let before = 0;
+          for (let j = 0; j < t; j++) before += p[j]!;
+          // within float rounding of the boundary
+          expect(before / total).toBeLessThanOrEqual(u + 1e-6);
+          expect((before + p[t]!) / total).toBeGreaterThanOrEqual(u - 1e-6);
+        }
+      }
+      expect(() => ops.sampleRow(new Float32Array(3), 4, 1, 0.5)).toThrow(/too small/);
+    });
+
+    it('attentionDecode equals attentionForward over one query row (GQA, strided cache)', () => {
+      for (const [S, H, KV, D, ld] of [
+        [1, 4, 2, 8, 20],
+        [37, 9, 3, 64, 200],
+        [130, 4, 4, 12, 50],
+      ] as const) {
+        const q = randn(H * D, 1);
+        const k = randn(S * ld, 2);
+        const v = randn(S * ld, 3);
+        const o1 = new Float32Array(H * D);
+        const o2 = new Float32Array(H * D);
+        attentionForward(o1, H * D, q, H * D, k, ld, v, ld, new Float32Array(S), { T: 1, S, H, KV, D });
+        ops.attentionDecode(o2, q, k, ld, v, ld, S, H, KV, D);
+        expectClose(o2, o1, 1e-5, 1e-6);
+      }
+      expect(() =>
+        ops.attentionDecode(
+          new Float32Array(8),
+          new Float32Array(8),
+          new Float32Array(7),
+          8,
+          new Float32Array(8),
+          8,
+          1,
+          1,
+          1,
+          8,
+        ),
+      ).toThrow(/too small/);
     });
   });
 }

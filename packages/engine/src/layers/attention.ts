@@ -112,6 +112,28 @@ export function attentionForward(
 }
 
 /**
+ * One query row (a decode step) over S cached keys: attentionForward with T = 1, in one native call for all heads
+ * when the addon is available (the per-head products are too small to pay for a GEMM call each).
+ */
+export function attentionDecode(
+  o: Float32Array,
+  q: Float32Array,
+  k: Float32Array,
+  ldk: number,
+  v: Float32Array,
+  ldv: number,
+  att: Float32Array,
+  S: number,
+  H: number,
+  KV: number,
+  D: number,
+): void {
+  const ops = nativeOps();
+  if (ops) ops.attentionDecode(o, q, k, ldk, v, ldv, S, H, KV, D);
+  else attentionForward(o, H * D, q, H * D, k, ldk, v, ldv, att, { T: 1, S, H, KV, D });
+}
+
+/**
  * Backward of attentionForward (probabilities recomputed from q and k). Writes dq, accumulates dk and dv
  * (callers zero them first). `att_TS` and `datt_TS` are scratch.
  */
