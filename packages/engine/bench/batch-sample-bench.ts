@@ -2,29 +2,12 @@
 // decoded together vs one at a time, on local/qwen3-tiny and a SmolLM2-135M-shaped model (random weights).
 // Run: pnpm --filter @cookbook/engine bench   (env BENCH_BATCH_REQUESTS (32), BENCH_BATCH_TOKENS (32),
 // BENCH_BATCH_ALONE_135M (8): how many of the 135M-shape requests the one-at-a-time baseline runs)
-import { loadBaseModel, type ModelConfig, randomModel, Sampler } from '../src/index.js';
+import { loadBaseModel, randomModel, Sampler } from '../src/index.js';
+import { SMOL_135M as smol } from './shapes.js';
 
 const nRequests = Number(process.env.BENCH_BATCH_REQUESTS ?? 32);
 const tokens = Number(process.env.BENCH_BATCH_TOKENS ?? 32);
 const alone135 = Number(process.env.BENCH_BATCH_ALONE_135M ?? 8);
-
-const smol: ModelConfig = {
-  arch: 'llama',
-  vocabSize: 49152,
-  hiddenSize: 576,
-  intermediateSize: 1536,
-  numLayers: 30,
-  numHeads: 9,
-  numKvHeads: 3,
-  headDim: 64,
-  rmsNormEps: 1e-5,
-  ropeTheta: 100000,
-  ropeScaling: null,
-  tieWordEmbeddings: true,
-  maxPositionEmbeddings: 8192,
-  bosTokenId: 1,
-  eosTokenIds: [2],
-};
 
 function line(name: string, value: number, unit: string, note: string): void {
   console.log(`${name.padEnd(62)} ${value.toFixed(value < 10 ? 2 : 1).padStart(9)} ${unit.padEnd(6)} ${note}`);

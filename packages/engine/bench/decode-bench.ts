@@ -13,29 +13,12 @@ import {
   createLoraModel,
   type EngineDatum,
   kernelInfo,
-  type ModelConfig,
   randomModel,
   Sampler,
   type SamplerWeights,
 } from '../src/index.js';
+import { SMOL_135M as smol } from './shapes.js';
 
-const smol: ModelConfig = {
-  arch: 'llama',
-  vocabSize: 49152,
-  hiddenSize: 576,
-  intermediateSize: 1536,
-  numLayers: 30,
-  numHeads: 9,
-  numKvHeads: 3,
-  headDim: 64,
-  rmsNormEps: 1e-5,
-  ropeTheta: 100000,
-  ropeScaling: null,
-  tieWordEmbeddings: true,
-  maxPositionEmbeddings: 8192,
-  bosTokenId: 1,
-  eosTokenIds: [2],
-};
 const ROUNDS = Number(process.env.BENCH_DECODE_ROUNDS ?? 5);
 const STEPS = Number(process.env.BENCH_DECODE_STEPS ?? 32);
 const mib = () => process.memoryUsage().rss / 2 ** 20;

@@ -1,15 +1,8 @@
 // Engine benchmark: GEMM throughput per kernel and transpose, LoRA training and sampling speed for
 // local/qwen3-tiny and a SmolLM2-135M-shaped model (random weights in memory), peak RSS.
-import {
-  createLoraModel,
-  type EngineDatum,
-  kernelInfo,
-  loadBaseModel,
-  type ModelConfig,
-  randomModel,
-  sgemmJs,
-} from '../src/index.js';
+import { createLoraModel, kernelInfo, loadBaseModel, type ModelConfig, randomModel, sgemmJs } from '../src/index.js';
 import { nativeAddon } from '../src/kernels/kernel.js';
+import { ceDatum, SMOL_135M as smol } from './shapes.js';
 
 let peakRss = 0;
 const sampleRss = () => {
@@ -95,29 +88,6 @@ function gemmFloorSeconds(c: ModelConfig, T: number, gflops: number): number {
   const forward = T * (c.numLayers * (perTokenLayer + attention / 2) + 2 * c.hiddenSize * c.vocabSize);
   return (2 * forward) / (gflops * 1e9);
 }
-
-function ceDatum(n: number, V: number): EngineDatum {
-  const toks = Array.from({ length: n + 1 }, (_, i) => (i * 7919 + 13) % V);
-  return { tokens: toks.slice(0, -1), lossFnInputs: { target_tokens: { data: toks.slice(1), dtype: 'int64' } } };
-}
-
-const smol: ModelConfig = {
-  arch: 'llama',
-  vocabSize: 49152,
-  hiddenSize: 576,
-  intermediateSize: 1536,
-  numLayers: 30,
-  numHeads: 9,
-  numKvHeads: 3,
-  headDim: 64,
-  rmsNormEps: 1e-5,
-  ropeTheta: 100000,
-  ropeScaling: null,
-  tieWordEmbeddings: true,
-  maxPositionEmbeddings: 8192,
-  bosTokenId: 1,
-  eosTokenIds: [2],
-};
 
 const models: [string, () => Promise<ReturnType<typeof randomModel>>][] = [
   ['qwen3-tiny', () => loadBaseModel('local/qwen3-tiny')],

@@ -4,30 +4,8 @@
 // Run: node --conditions=@cookbook/source --import tsx bench/train-memory-bench.ts
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createLoraModel, type EngineDatum, type ModelConfig, randomModel } from '../src/index.js';
-
-const smol: ModelConfig = {
-  arch: 'llama',
-  vocabSize: 49152,
-  hiddenSize: 576,
-  intermediateSize: 1536,
-  numLayers: 30,
-  numHeads: 9,
-  numKvHeads: 3,
-  headDim: 64,
-  rmsNormEps: 1e-5,
-  ropeTheta: 100000,
-  ropeScaling: null,
-  tieWordEmbeddings: true,
-  maxPositionEmbeddings: 8192,
-  bosTokenId: 1,
-  eosTokenIds: [2],
-};
-
-function ceDatum(n: number, V: number): EngineDatum {
-  const toks = Array.from({ length: n + 1 }, (_, i) => (i * 7919 + 13) % V);
-  return { tokens: toks.slice(0, -1), lossFnInputs: { target_tokens: { data: toks.slice(1), dtype: 'int64' } } };
-}
+import { createLoraModel, randomModel } from '../src/index.js';
+import { ceDatum, SMOL_135M as smol } from './shapes.js';
 
 const MiB = (kib: number) => kib / 1024;
 
