@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serviceRootWithRuns } from './__fixtures__/service-root.js';
 import { cacheUsage, formatBytes, pruneCache } from './cache.js';
+import { serviceRootWithRuns } from './testing.js';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-06-01T00:00:00Z');

@@ -1,8 +1,8 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { serviceRootWithRuns } from './__fixtures__/service-root.js';
 import { acquireEmbeddedService } from './embedded.js';
+import { serviceRootWithRuns } from './testing.js';
 
 const dirs: string[] = [];
 afterEach(() => {

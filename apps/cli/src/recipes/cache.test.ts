@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { serviceRootWithRuns } from '@cookbook/local-tinker/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import { cache } from './cache.js';
 
-const DAY = 86_400_000;
 const roots: string[] = [];
 afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
@@ -13,26 +12,8 @@ afterEach(() => {
 
 /** A service root with runs of 3000 (used 30 days ago), 2000 (10 days) and 1000 bytes (2 days). */
 function serviceRoot(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cli-cache-'));
+  const dir = serviceRootWithRuns('cli-cache-');
   roots.push(dir);
-  for (const [id, bytes, daysAgo] of [
-    ['s1:train:0', 3000, 30],
-    ['s1:train:1', 2000, 10],
-    ['s2:train:0', 1000, 2],
-  ] as const) {
-    const used = new Date(Date.now() - daysAgo * DAY);
-    const run = join(dir, 'runs', encodeURIComponent(id));
-    mkdirSync(join(run, 'weights', 'final'), { recursive: true });
-    writeFileSync(join(run, 'weights', 'final', 'state.bin'), Buffer.alloc(bytes));
-    writeFileSync(
-      join(run, 'run.json'),
-      JSON.stringify({ training_run_id: id, base_model: 'local/qwen3-tiny', last_request_time: used.toISOString() }),
-    );
-    for (const p of [join(run, 'weights', 'final', 'state.bin'), join(run, 'weights', 'final'), join(run, 'weights')])
-      utimesSync(p, used, used);
-    utimesSync(join(run, 'run.json'), used, used);
-    utimesSync(run, used, used);
-  }
   return dir;
 }
 

@@ -1,4 +1,7 @@
-/** A service root on disk as the cache tests need it: finished runs with known sizes and last-use times. */
+/**
+ * Test helpers (`@cookbook/local-tinker/testing`): a service root on disk as cache tests need it, finished runs with
+ * known sizes and last-use times. Not part of the service; for this package's tests and its dependents' (the CLI).
+ */
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
