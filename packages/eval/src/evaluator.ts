@@ -126,3 +126,15 @@ export async function runEvaluators(
   }
   return out;
 }
+
+/**
+ * A training loop's evaluation over its one training client: `(evaluators, step)` runs them with that client and, for
+ * sampling evaluators, a sampler saved from its current weights (created only when one needs it).
+ */
+export function trainingClientEvaluation(
+  client: EvalTrainingClient & { saveWeightsAndGetSamplingClient?: () => Promise<SamplingClientLike> },
+  options: Omit<RunEvaluatorsOptions, 'step'>,
+): (evaluators: readonly Evaluator[], step: number) => Promise<Record<string, number>> {
+  const sampler = client.saveWeightsAndGetSamplingClient?.bind(client);
+  return (evaluators, step) => runEvaluators(evaluators, { training: client, sampler }, { ...options, step });
+}

@@ -35,6 +35,7 @@ export {
   type SamplingClientEvaluatorBuilder,
   type TrainingClientEvaluator,
   type TrainingClientEvaluatorBuilder,
+  trainingClientEvaluation,
 } from './evaluator.js';
 export {
   answerLetter,

@@ -16,7 +16,7 @@ import {
   infrequentEvalEveryField,
   NLLEvaluator,
   resolveEvaluators,
-  runEvaluators,
+  trainingClientEvaluation,
 } from '@cookbook/eval';
 import {
   appendCheckpointRecord,
@@ -34,13 +34,8 @@ import {
   submitCheckpointSave,
 } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
-import type { SupervisedDataset } from '@cookbook/supervised';
-import {
-  type AdamParams,
-  ServiceClient,
-  type ServiceClientLike,
-  type TrainingClientLike,
-} from '@cookbook/tinker-client';
+import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
+import { ServiceClient, type ServiceClientLike, type TrainingClientLike } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { type ComparisonDatasetBuilder, type ComparisonDatasets, dpoDataset, dpoDatums } from './dpo-data.js';
 import { DpoPairEvaluator, type ReferenceLogprobs, referenceSequenceLogprobs } from './dpo-evaluator.js';
@@ -88,9 +83,7 @@ export const DpoTrainConfigSchema = z.object({
     .int()
     .default(0)
     .describe('Seed of the LoRA initialisation and of the per-epoch shuffle (epoch e uses seed + e)'),
-  adamBeta1: z.number().min(0).lt(1).default(0.9).describe('Adam β1'),
-  adamBeta2: z.number().min(0).lt(1).default(0.95).describe('Adam β2'),
-  adamEps: z.number().positive().default(1e-8).describe('Adam ε'),
+  ...adamConfigShape,
   evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
   infrequentEvalEvery: infrequentEvalEveryField,
   maxSteps: z
@@ -231,18 +224,8 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
         evaluators.push(new DpoPairEvaluator({ datums: testDatums, reference, beta, name: 'test' }));
       }
       const infrequent = await resolveEvaluators(deps.infrequentEvaluators);
-      const evaluate = (list: readonly Evaluator[], step: number) =>
-        runEvaluators(
-          list,
-          { training: client, sampler: client.saveWeightsAndGetSamplingClient?.bind(client) },
-          { step, logPath: config.logPath, log },
-        );
-      const adam = (lr: number): AdamParams => ({
-        learningRate: lr,
-        beta1: config.adamBeta1,
-        beta2: config.adamBeta2,
-        eps: config.adamEps,
-      });
+      const evaluate = trainingClientEvaluation(client, { logPath: config.logPath, log });
+      const adam = (lr: number) => adamParams(config, lr);
       const record = (done: number): Omit<CheckpointRecord, 'name'> => ({
         epoch: Math.floor(done / nBatches),
         batch: done % nBatches,

@@ -1,3 +1,4 @@
+export { type AdamConfig, adamConfigShape, adamParams } from './adam.js';
 export { type ChatDatasetCommonConfig, conversationDatumFn, rendererForConfig } from './chat-dataset.js';
 export {
   conversationFromRecord,

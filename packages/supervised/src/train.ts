@@ -30,7 +30,7 @@ import {
   infrequentEvalEveryField,
   NLLEvaluator,
   resolveEvaluators,
-  runEvaluators,
+  trainingClientEvaluation,
 } from '@cookbook/eval';
 import {
   appendCheckpointRecord,
@@ -52,8 +52,9 @@ import {
   Transcript,
 } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
-import { type AdamParams, type ForwardBackwardOutput, ServiceClient } from '@cookbook/tinker-client';
+import { type ForwardBackwardOutput, ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
+import { adamConfigShape, adamParams } from './adam.js';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from './dataset.js';
 import { DatumFormatter } from './internal/datum-html.js';
 import { deferred } from './internal/files.js';
@@ -87,9 +88,7 @@ export const SupervisedTrainConfigSchema = z.object({
   lrSchedule: z.enum(['linear', 'cosine', 'constant']).default('linear').describe('Learning-rate schedule'),
   numEpochs: z.number().int().positive().default(1).describe('Passes over the training set'),
   loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
-  adamBeta1: z.number().min(0).lt(1).default(0.9).describe('Adam β1'),
-  adamBeta2: z.number().min(0).lt(1).default(0.95).describe('Adam β2'),
-  adamEps: z.number().positive().default(1e-8).describe('Adam ε'),
+  ...adamConfigShape,
   evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
   infrequentEvalEvery: infrequentEvalEveryField,
   maxSteps: z
@@ -233,22 +232,8 @@ export async function runSupervisedSteps(
   if (datasets.test !== undefined) evaluators.push(new NLLEvaluator(datasets.test, 'test', tokenizerForDisplay));
   const infrequent = await resolveEvaluators(deps.infrequentEvaluators);
 
-  const evaluate = (list: readonly Evaluator[], step: number) =>
-    runEvaluators(
-      list,
-      {
-        training: client,
-        sampler: client.saveWeightsAndGetSamplingClient?.bind(client),
-      },
-      { step, logPath: config.logPath, log },
-    );
-
-  const adam = (lr: number): AdamParams => ({
-    learningRate: lr,
-    beta1: config.adamBeta1,
-    beta2: config.adamBeta2,
-    eps: config.adamEps,
-  });
+  const evaluate = trainingClientEvaluation(client, { logPath: config.logPath, log });
+  const adam = (lr: number) => adamParams(config, lr);
 
   let elapsedTokens = typeof resumeFrom?.elapsed_tokens === 'number' ? resumeFrom.elapsed_tokens : 0;
   let lastFinish = performance.now();

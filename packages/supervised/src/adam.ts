@@ -1,0 +1,22 @@
+/** The Adam settings a supervised loop's config carries (SFT, DPO), and the optimizer step's parameters from them. */
+import type { AdamParams } from '@cookbook/tinker-client';
+import { z } from 'zod';
+
+/** The config fields `adam_beta1`, `adam_beta2`, `adam_eps` (spread into a loop's schema). */
+export const adamConfigShape = {
+  adamBeta1: z.number().min(0).lt(1).default(0.9).describe('Adam β1'),
+  adamBeta2: z.number().min(0).lt(1).default(0.95).describe('Adam β2'),
+  adamEps: z.number().positive().default(1e-8).describe('Adam ε'),
+};
+
+/** The Adam settings of a config with {@link adamConfigShape}'s fields. */
+export interface AdamConfig {
+  adamBeta1: number;
+  adamBeta2: number;
+  adamEps: number;
+}
+
+/** The optimizer step's parameters at learning rate `learningRate`. */
+export function adamParams(config: AdamConfig, learningRate: number): AdamParams {
+  return { learningRate, beta1: config.adamBeta1, beta2: config.adamBeta2, eps: config.adamEps };
+}
