@@ -65,7 +65,6 @@ export const multiplayerSchema = rlRecipeSchema.extend({
       'Groups per training step; null = 4 for guess_number (with guess_high 3 every step then plays every secret ' +
         'once: secrets are drawn balanced), 2 for the other games',
     ),
-  learningRate: rlRecipeSchema.shape.learningRate.default(1e-3),
   maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
   // RL continues the warm start's Adam moments: a fresh Adam's first step (±lr on every weight) turned a warm-started
   // tic-tac-toe player into one that only makes illegal moves (entropy 0.54 → 0.00 in one step at lr 3e-3).
@@ -124,8 +123,11 @@ export const multiplayer = defineRecipe({
         };
       };
       const demoSet = () => trainSet(config.seed + DEMONSTRATION_SEED_OFFSET, 1_000);
-      // The run's config.json records the resolved game settings, not null.
-      const resolved = { ...config, groupsPerBatch, maxTurns };
+      // Offline, the games' RL steps are smaller than the library's 3e-3 for local/* models (at 3e-3 the warm-started
+      // guess_number player climbed in the first steps and then stalled). The run's config.json records the resolved
+      // game settings, not null.
+      const learningRate = config.learningRate ?? (config.modelName.startsWith('local/') ? 1e-3 : null);
+      const resolved = { ...config, groupsPerBatch, maxTurns, learningRate };
       await runRlRecipe(multiplayerSchema, resolved, datasetBuilder, io, {
         warmStartName: `multiplayer-${config.env}`,
         demonstrations:

@@ -101,13 +101,8 @@ describe('RL recipes: config', () => {
         expect(f.description, f.path).toBe(lib.description);
         expect(f.type, f.path).toBe(lib.type);
         // The games' episodes are several turns long (fewer steps); a move is `[5]` and the stop token; RL continues
-        // the warm start's optimizer at a lower learning rate.
-        const games: Record<string, unknown> = {
-          max_steps: 20,
-          max_tokens: 4,
-          load_checkpoint_optimizer: true,
-          learning_rate: 1e-3,
-        };
+        // the warm start's optimizer.
+        const games: Record<string, unknown> = { max_steps: 20, max_tokens: 4, load_checkpoint_optimizer: true };
         if (recipe.name === 'multiplayer' && f.path in games) {
           expect(f.defaultValue, f.path).toBe(games[f.path]);
         } else if (f.path in OFFLINE_DEFAULTS) {
@@ -236,6 +231,12 @@ describe('RL recipes on the embedded service', () => {
       expect(c.out.join('\n')).toMatch(/reward/);
       if (name !== 'rl_loop') expect(existsSync(join(logPath, 'checkpoints.jsonl'))).toBe(true);
       if (args.includes('eval_every=1')) expect(JSON.parse(rows[0]!)).toHaveProperty(['test/env/all/reward/total']);
+      if (name === 'multiplayer') {
+        // The game's settings left null are recorded resolved: the offline learning rate, the game's turns.
+        const hparams = JSON.parse(readFileSync(join(logPath, 'config.json'), 'utf8')) as Record<string, unknown>;
+        expect(hparams.learning_rate).toBe(1e-3);
+        if (args.includes('env=tic_tac_toe')) expect(hparams.max_turns).toBe(4);
+      }
     });
   }
 });
