@@ -69,6 +69,7 @@ export {
   setupLogging,
 } from './metrics-logger.js';
 export {
+  loadCheckpointOptimizerField,
   type OpenTrainingClientOptions,
   openTrainingClient,
   type TrainingClientOrigin,

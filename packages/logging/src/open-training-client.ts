@@ -4,7 +4,17 @@
  * model. Every training loop calls this inside `runLoop`, so they all resume the same way.
  */
 import type { CreateLoraTrainingClientArgs } from '@cookbook/tinker-client';
+import { z } from 'zod';
 import type { RunContext } from './run.js';
+
+/** The `load_checkpoint_optimizer` config field of every loop that opens its client with {@link openTrainingClient}. */
+export const loadCheckpointOptimizerField = z
+  .boolean()
+  .default(false)
+  .describe(
+    "Also load load_checkpoint_path's Adam moments (continue its optimizer). A fresh Adam's first step moves every " +
+      'weight by the full learning rate, which can wreck a small model that was just trained (e.g. a warm start)',
+  );
 
 /** The two service calls it makes; `T` is the loop's own training-client view. */
 export interface TrainingClientSource<T> {

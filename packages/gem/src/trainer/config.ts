@@ -5,7 +5,7 @@
  */
 
 import type { RunOutputDeps } from '@cookbook/logging';
-import { runConfigShape } from '@cookbook/logging';
+import { loadCheckpointOptimizerField, runConfigShape } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import type { ServiceClientLike } from '@cookbook/tinker-client';
 import { z } from 'zod';
@@ -73,13 +73,7 @@ export const GemTrainConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('Start from these weights (tinker://…/weights/…; fresh optimizer); null = the base model'),
-  loadCheckpointOptimizer: z
-    .boolean()
-    .default(false)
-    .describe(
-      "Also load load_checkpoint_path's Adam moments (continue its optimizer). A fresh Adam's first step moves every " +
-        'weight by the full learning rate, which can wreck a small model that was just trained (e.g. a warm start)',
-    ),
+  loadCheckpointOptimizer: loadCheckpointOptimizerField,
 });
 
 /** The parsed config. */

@@ -5,7 +5,13 @@
  */
 import type { Datum, TokenCompleter } from '@cookbook/core';
 import { type EvaluatorOrBuilder, infrequentEvalEveryField, type SamplingClientEvaluator } from '@cookbook/eval';
-import { checkpointConfigShape, type RunOutputDeps, type RunResult, runConfigShape } from '@cookbook/logging';
+import {
+  checkpointConfigShape,
+  loadCheckpointOptimizerField,
+  type RunOutputDeps,
+  type RunResult,
+  runConfigShape,
+} from '@cookbook/logging';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
 import type { DatumMetadata } from '../data-processing.js';
@@ -103,13 +109,7 @@ export const RLTrainConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('Start from these weights (tinker://…/weights/…), fresh optimizer'),
-  loadCheckpointOptimizer: z
-    .boolean()
-    .default(false)
-    .describe(
-      "Also load load_checkpoint_path's Adam moments (continue its optimizer). A fresh Adam's first step moves every " +
-        'weight by the full learning rate, which can wreck a small model that was just trained (e.g. a warm start)',
-    ),
+  loadCheckpointOptimizer: loadCheckpointOptimizerField,
   maxConcurrentGroups: z
     .number()
     .int()
