@@ -131,6 +131,7 @@ export const BALANCED_SECRETS_LIMIT = 1 << 16;
  */
 export class GuessNumberDataset implements RLDataset {
   readonly length: number;
+  private passOrder: { pass: number; order: number[] } | undefined;
 
   constructor(
     readonly renderer: Renderer,
@@ -150,8 +151,12 @@ export class GuessNumberDataset implements RLDataset {
     const count = high - low + 1;
     if (count > BALANCED_SECRETS_LIMIT) return new Rng(this.seed * 1_000_003 + k).int(low, high);
     const pass = Math.floor(k / count);
-    const order = new Rng(this.seed * 1_000_003 + pass).shuffle(Array.from({ length: count }, (_, i) => low + i));
-    return order[k % count]!;
+    // A batch's groups read the same pass (or two): shuffle each pass once, not once per group.
+    if (this.passOrder?.pass !== pass) {
+      const values = Array.from({ length: count }, (_, i) => low + i);
+      this.passOrder = { pass, order: new Rng(this.seed * 1_000_003 + pass).shuffle(values) };
+    }
+    return this.passOrder.order[k % count]!;
   }
 
   getBatch(index: number): EnvGroupBuilder[] {
