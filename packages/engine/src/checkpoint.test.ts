@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLoraModel, loadSampler } from './lora-model.js';
 import type { EngineDatum } from './losses.js';
-import { listBuiltinModels, loadBaseModel, randomModel, saveHfCheckpoint } from './model/base-model.js';
+import {
+  builtinLayersFile,
+  listBuiltinModels,
+  loadBaseModel,
+  randomModel,
+  saveHfCheckpoint,
+} from './model/base-model.js';
 import { bf16ToF32, f16ToF32, f32ToBf16, f32ToF16, SafetensorsFile } from './model/safetensors.js';
 import { hfTensors } from './model/weights.js';
 import { randn, tinyConfig } from './test-utils.js';
@@ -27,6 +33,36 @@ describe('checkpoints', () => {
     const q2 = await loadBaseModel('local/qwen3-tiny');
     expect(q2.weights.layers[1]!.wQKV).toEqual(q.weights.layers[1]!.wQKV);
     await expect(loadBaseModel('nope/model')).rejects.toThrow(/unknown model "nope\/model"/);
+  }, 60_000);
+
+  it('local/qwen3-tiny ships pretrained layers and embedding rows over its seeded init; init: true is the init', async () => {
+    const q = await loadBaseModel('local/qwen3-tiny');
+    const init = await loadBaseModel('local/qwen3-tiny', { init: true });
+    const file = SafetensorsFile.open(builtinLayersFile('local/qwen3-tiny')!);
+    try {
+      const ids = Array.from(file.read('cookbook.embed_rows.ids').data);
+      const C = q.config.hiddenSize;
+      for (const t of hfTensors(q.config, q.weights)) {
+        if (t.name === 'model.embed_tokens.weight') continue;
+        expect(Array.from(t.data), t.name).toEqual(Array.from(file.read(t.name).data));
+      }
+      expect(q.weights.layers[0]!.wQKV).not.toEqual(init.weights.layers[0]!.wQKV);
+      const shipped = new Set(ids);
+      expect(ids.length).toBeGreaterThan(50);
+      const rows = file.read('cookbook.embed_rows.weight').data;
+      expect(Array.from(q.weights.embed.subarray(ids[0]! * C, ids[0]! * C + C))).toEqual(
+        Array.from(rows.subarray(0, C)),
+      );
+      // every other row is the seeded random init
+      const other = [0, 1000, 151_000].find((id) => !shipped.has(id))!;
+      expect(q.weights.embed.subarray(other * C, other * C + C)).toEqual(
+        init.weights.embed.subarray(other * C, other * C + C),
+      );
+    } finally {
+      file.close();
+    }
+    // llama3-tiny has no pretrained layers: its weights are the seeded init either way
+    expect(builtinLayersFile('local/llama3-tiny')).toBeNull();
   }, 60_000);
 
   it('round-trips f16/bf16 conversions', () => {

@@ -7,13 +7,13 @@ export {
   KernelError,
   ModelLoadError,
 } from './errors.js';
+export { FullModel } from './full-model.js';
 export type { WeightFormat } from './kernels/half.js';
 export { type KernelInfo, kernelInfo, sgemm } from './kernels/kernel.js';
 export { sgemmJs } from './kernels/sgemm-js.js';
 export { DEFAULT_LORA_ALPHA, type LoraSpec, type ResolvedLoraSpec } from './lora.js';
 export {
   createLoraModel,
-  type ForwardBackwardResult,
   LoraModel,
   loadPeftAdapter,
   loadSampler,
@@ -30,6 +30,7 @@ export {
 } from './losses.js';
 export {
   BaseModel,
+  builtinLayersFile,
   listBuiltinModels,
   loadBaseModel,
   randomModel,
@@ -39,6 +40,7 @@ export {
 export type { Llama3RopeScaling, ModelConfig } from './model/config.js';
 export type { SamplerWeights } from './model/sampling-weights.js';
 export { loadTokenDecoder, type TokenDecoder } from './model/token-decoder.js';
+export type { ForwardBackwardResult } from './pack.js';
 export {
   type SampledSequence,
   type SampleOptions,

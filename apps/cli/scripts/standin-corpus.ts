@@ -1,0 +1,128 @@
+/**
+ * The synthetic pretraining corpus of the built-in stand-in's layers: short chat exchanges that need the skills a
+ * real base model brings to post-training and that a tiny model with random layers lacks: reading where things
+ * stand in its context. Copying, looking up by position, choosing from the list that comes last (with distracting
+ * bracketed numbers before it), reading 3×3 grids (cell contents, empty cells, three in a row), comparing two
+ * labelled texts, and ordering numbers. None of it is a task a recipe trains or grades: the games, arithmetic and
+ * preference data of the recipes are generated elsewhere, from their own seeds.
+ */
+import type { Message } from '@cookbook/core';
+import { Rng } from '@cookbook/gem';
+
+const WORDS = (
+  'apple river stone cloud green quick table light music paper north winter garden silver dream market ' +
+  'forest bread ocean tiger yellow honey window simple bright happy little orange castle planet rabbit'
+).split(' ');
+
+type Gen = (rng: Rng) => { prompt: string; answer: string };
+
+const words = (rng: Rng, n: number) => Array.from({ length: n }, () => rng.choice(WORDS));
+const nums = (rng: Rng, n: number, hi: number) => Array.from({ length: n }, () => rng.int(0, hi));
+
+/** A 3×3 grid in the tic-tac-toe layout: X, O, or the cell's number (1–9) when empty. */
+function grid(rng: Rng): { cells: (string | null)[]; text: string } {
+  const filled = rng.int(0, 8);
+  const cells: (string | null)[] = new Array(9).fill(null);
+  for (const i of rng.shuffle([...Array(9).keys()]).slice(0, filled)) cells[i] = rng.random() < 0.5 ? 'X' : 'O';
+  const row = (r: number) => [0, 1, 2].map((c) => cells[r * 3 + c] ?? String(r * 3 + c + 1)).join(' | ');
+  return { cells, text: [row(0), '---------', row(1), '---------', row(2)].join('\n') };
+}
+
+const LINES = [
+  [0, 1, 2],
+  [3, 4, 5],
+  [6, 7, 8],
+  [0, 3, 6],
+  [1, 4, 7],
+  [2, 5, 8],
+  [0, 4, 8],
+  [2, 4, 6],
+];
+
+const distractor = (rng: Rng) =>
+  rng.choice([`Example: [${rng.int(1, 9)}].\n`, `Earlier: [${rng.int(1, 9)}].\n`, `Not [${rng.int(1, 9)}].\n`, '']);
+
+const GENERATORS: Record<string, Gen> = {
+  copy: (rng) => {
+    const w = words(rng, rng.int(1, 5)).join(' ');
+    return { prompt: `Repeat: ${w}`, answer: w };
+  },
+  lookup: (rng) => {
+    const w = words(rng, rng.int(2, 7));
+    const k = rng.int(1, w.length);
+    return { prompt: `Words: ${w.join(' ')}\nWord ${k}:`, answer: w[k - 1]! };
+  },
+  choose: (rng) => {
+    const opts = rng.shuffle([...Array(9).keys()].map((i) => i + 1)).slice(0, rng.int(1, 6));
+    opts.sort((a, b) => a - b);
+    const label = rng.choice(['Options', 'Choices', 'Allowed', 'Available moves']);
+    const g = rng.random() < 0.5 ? `${grid(rng).text}\n` : '';
+    const list = opts.map((o) => `[${o}]`).join(' ');
+    return { prompt: `${distractor(rng)}${g}${label}: ${list}\nPick one:`, answer: `[${rng.choice(opts)}]` };
+  },
+  cell: (rng) => {
+    const g = grid(rng);
+    const k = rng.int(1, 9);
+    return { prompt: `${g.text}\nCell ${k}:`, answer: g.cells[k - 1] ?? 'empty' };
+  },
+  empty: (rng) => {
+    const g = grid(rng);
+    const empty = g.cells.flatMap((c, i) => (c === null ? [`[${i + 1}]`] : []));
+    return { prompt: `${distractor(rng)}${g.text}\nEmpty cells:`, answer: empty.length > 0 ? empty.join(' ') : 'none' };
+  },
+  three: (rng) => {
+    const g = grid(rng);
+    const line = LINES.find(
+      ([a, b, c]) => g.cells[a!] !== null && g.cells[a!] === g.cells[b!] && g.cells[a!] === g.cells[c!],
+    );
+    return { prompt: `${g.text}\nThree in a row:`, answer: line ? g.cells[line[0]!]! : 'none' };
+  },
+  compare: (rng) => {
+    const a = words(rng, rng.int(1, 5));
+    let b = words(rng, rng.int(1, 5));
+    while (b.length === a.length) b = words(rng, rng.int(1, 5));
+    const kind = rng.int(0, 2);
+    if (kind === 0)
+      return { prompt: `A: ${a.join(' ')}\nB: ${b.join(' ')}\nLonger:`, answer: a.length > b.length ? 'A' : 'B' };
+    if (kind === 1)
+      return { prompt: `A: ${a.join(' ')}\nB: ${b.join(' ')}\nShorter:`, answer: a.length < b.length ? 'A' : 'B' };
+    const withNum = rng.random() < 0.5;
+    const x = withNum ? [...a, String(rng.int(0, 99))] : a;
+    const y = withNum ? b : [...b, String(rng.int(0, 99))];
+    return { prompt: `A: ${x.join(' ')}\nB: ${y.join(' ')}\nHas a number:`, answer: withNum ? 'A' : 'B' };
+  },
+  order: (rng) => {
+    const xs = nums(rng, rng.int(2, 6), 99);
+    const kind = rng.choice(['Largest', 'Smallest', 'Last', 'First']);
+    const answer =
+      kind === 'Largest'
+        ? Math.max(...xs)
+        : kind === 'Smallest'
+          ? Math.min(...xs)
+          : kind === 'Last'
+            ? xs[xs.length - 1]!
+            : xs[0]!;
+    return { prompt: `Numbers: ${xs.join(' ')}\n${kind}:`, answer: String(answer) };
+  },
+};
+
+/** The task families of the corpus. */
+export const CORPUS_FAMILIES = Object.keys(GENERATORS);
+
+/** `n` exchanges drawn evenly from every family, seeded; each a user prompt and a trainable assistant answer. */
+export function standinCorpus(n: number, seed: number): { family: string; conversation: Message[] }[] {
+  const rng = new Rng(seed);
+  const out: { family: string; conversation: Message[] }[] = [];
+  for (let i = 0; i < n; i++) {
+    const family = CORPUS_FAMILIES[i % CORPUS_FAMILIES.length]!;
+    const { prompt, answer } = GENERATORS[family]!(rng);
+    out.push({
+      family,
+      conversation: [
+        { role: 'user', content: prompt, trainable: false },
+        { role: 'assistant', content: answer, trainable: true },
+      ],
+    });
+  }
+  return out;
+}
