@@ -107,6 +107,7 @@ export {
   type RLTrainResult,
   type StreamMinibatchConfig,
   StreamMinibatchConfigSchema,
+  TINY_MODEL_RL_LR,
 } from './train/config.js';
 export { train } from './train.js';
 export {

@@ -21,7 +21,13 @@ import { ServiceClient } from '@cookbook/tinker-client';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 import { RLTestSetEvaluator } from './evaluators.js';
 import { doAsyncTraining } from './train/async-loop.js';
-import { type RLTrainConfigInput, RLTrainConfigSchema, type RLTrainDeps, type RLTrainResult } from './train/config.js';
+import {
+  type RLTrainConfigInput,
+  RLTrainConfigSchema,
+  type RLTrainDeps,
+  type RLTrainResult,
+  TINY_MODEL_RL_LR,
+} from './train/config.js';
 import { type LoopContext, saveRlCheckpoint } from './train/loop-steps.js';
 import { doStreamMinibatchTraining } from './train/stream-loop.js';
 import { doSyncTraining } from './train/sync-loop.js';
@@ -36,7 +42,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
   const config = {
     ...parsed,
     learningRate: resolveLearningRate(parsed.modelName, parsed.learningRate, {
-      tinyModelLr: 3e-3,
+      tinyModelLr: TINY_MODEL_RL_LR,
       heuristicDivisor: 10,
     }),
   };

@@ -11,6 +11,7 @@ import {
   GuessNumberDataset,
   type RLDataset,
   RuleBasedAnswerer,
+  TINY_MODEL_RL_LR,
   TicTacToeDataset,
   TwentyQuestionsDataset,
 } from '@cookbook/rl';
@@ -36,6 +37,15 @@ export const multiplayerSchema = rlRecipeSchema.extend({
     .nullable()
     .default(null)
     .describe('guess_number guesses / twenty_questions questions; null = 2 for guess_number, 4 for twenty_questions'),
+  demonstrationEpsilon: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe(
+      'guess_number warm start: chance that the demonstration player guesses uniformly among the numbers still open ' +
+        'instead of their middle (0 = pure bisection, which leaves RL nothing to find)',
+    ),
   answerer: z
     .enum(['rule_based', 'model'])
     .default('rule_based')
@@ -99,7 +109,7 @@ export const multiplayer = defineRecipe({
       const maxTurns = config.maxTurns ?? (config.env === 'guess_number' ? 2 : 4);
       const trainSet = (seed: number, batches: number): RLDataset => {
         if (config.env === 'guess_number') {
-          const opts = { low: 0, high: config.guessHigh, maxTurns };
+          const opts = { low: 0, high: config.guessHigh, maxTurns, demonstrationEpsilon: config.demonstrationEpsilon };
           return new GuessNumberDataset(renderer, groupsPerBatch, groupSize, batches, seed, opts);
         }
         if (config.env === 'twenty_questions') {
@@ -123,10 +133,8 @@ export const multiplayer = defineRecipe({
         };
       };
       const demoSet = () => trainSet(config.seed + DEMONSTRATION_SEED_OFFSET, 1_000);
-      // Offline, the games' RL steps are smaller than the library's 3e-3 for local/* models (at 3e-3 the warm-started
-      // guess_number player climbed in the first steps and then stalled). The run's config.json records the resolved
-      // game settings, not null.
-      const learningRate = config.learningRate ?? (config.modelName.startsWith('local/') ? 1e-3 : null);
+      // The run's config.json records the resolved game settings, not null (the library's default for local/* models).
+      const learningRate = config.learningRate ?? (config.modelName.startsWith('local/') ? TINY_MODEL_RL_LR : null);
       const resolved = { ...config, groupsPerBatch, maxTurns, learningRate };
       await runRlRecipe(multiplayerSchema, resolved, datasetBuilder, io, {
         warmStartName: `multiplayer-${config.env}`,

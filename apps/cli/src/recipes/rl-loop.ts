@@ -33,6 +33,7 @@ import {
   type MathProblem,
   parseGsm8kRow,
   RLTrainConfigSchema,
+  TINY_MODEL_RL_LR,
   transformAdvantages,
 } from '@cookbook/rl';
 import type { ServiceClient } from '@cookbook/tinker-client';
@@ -125,7 +126,10 @@ export const rlLoop = defineRecipe({
         key: 'max_steps',
       });
     }
-    const lr = resolveLearningRate(config.modelName, config.learningRate, { tinyModelLr: 3e-3, heuristicDivisor: 10 });
+    const lr = resolveLearningRate(config.modelName, config.learningRate, {
+      tinyModelLr: TINY_MODEL_RL_LR,
+      heuristicDivisor: 10,
+    });
     let problems: MathProblem[] = [];
     const grade = (text: string, answer: string) =>
       config.env === 'arithmetic' ? lastInteger(text) === Number(answer) : gradeAnswer(extractBoxed(text), answer);

@@ -19,6 +19,11 @@ export interface GuessNumberOptions {
   high?: number;
   /** Most guesses. Default 10. */
   maxTurns?: number;
+  /**
+   * Chance that the demonstration player (see {@link playBisection}) guesses uniformly among the numbers the answers
+   * so far leave open instead of their middle, on each turn. Default 0 (pure bisection).
+   */
+  demonstrationEpsilon?: number;
 }
 
 /** The env's reply to a guess. */
@@ -73,14 +78,20 @@ export class GuessNumberMessageEnv implements MessageEnv {
 /**
  * Plays `env` with the bisection player (guess the middle of the range the answers so far leave open; it never looks
  * at the secret) and returns the conversation: the env's messages and the player's guesses as assistant turns, the
- * guesses `trainable`.
+ * guesses `trainable`. With `epsilon` > 0 each guess is, with that chance, a uniform pick from the open range instead
+ * (drawn from `rng`): a consistent but weaker player, whose games leave RL room to find the bisection.
  */
-export async function playBisection(env: GuessNumberMessageEnv): Promise<Message[]> {
+export async function playBisection(
+  env: GuessNumberMessageEnv,
+  options: { epsilon?: number; rng?: Rng } = {},
+): Promise<Message[]> {
   const messages: Message[] = (await env.initialMessages()).map((m) => ({ ...m, trainable: false }));
+  const epsilon = options.epsilon ?? 0;
+  const rng = options.rng ?? new Rng(0);
   let low = env.low;
   let high = env.high;
   for (let turn = 0; turn < env.maxTurns; turn++) {
-    const guess = Math.floor((low + high) / 2);
+    const guess = epsilon > 0 && rng.next() < epsilon ? rng.int(low, high) : Math.floor((low + high) / 2);
     const reply: Message = { role: 'assistant', content: String(guess), trainable: true };
     messages.push(reply);
     const result = await env.step(reply);
@@ -100,6 +111,8 @@ export class GuessNumberGroupBuilder implements EnvGroupBuilder {
     readonly renderer: Renderer,
     readonly groupSize: number,
     readonly options: GuessNumberOptions = {},
+    /** Seeds the demonstration player's random guesses (see `demonstrationEpsilon`). */
+    readonly demonstrationSeed = 0,
   ) {}
 
   async makeEnvs(): Promise<Env[]> {
@@ -113,9 +126,11 @@ export class GuessNumberGroupBuilder implements EnvGroupBuilder {
     return 'guess_number';
   }
 
-  /** One game of the bisection player for this group's secret. */
+  /** One game of the (ε-)bisection player for this group's secret. */
   async demonstrations(): Promise<Message[][]> {
-    return [await playBisection(new GuessNumberMessageEnv(this.secret, this.options))];
+    const env = new GuessNumberMessageEnv(this.secret, this.options);
+    const epsilon = this.options.demonstrationEpsilon ?? 0;
+    return [await playBisection(env, { epsilon, rng: new Rng(this.demonstrationSeed) })];
   }
 }
 
@@ -168,6 +183,7 @@ export class GuessNumberDataset implements RLDataset {
           this.renderer,
           this.groupSize,
           this.options,
+          this.seed * 1_000_003 + index * this.batchSize + j,
         ),
     );
   }
