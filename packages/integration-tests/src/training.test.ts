@@ -157,9 +157,9 @@ describe('client ↔ embedded service: training', () => {
       const before = await tc.saveWeightsAndGetSamplingClient();
       const lp0 = await before.computeLogprobs(full);
       const datum = datumFromTokensWeights([...prompt, ...target], [0, 0, 0, ...target.map(() => 1)]);
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < 40; i++) {
         void tc.forwardBackward([datum], 'cross_entropy');
-        await tc.optimStep({ learningRate: 5e-3 });
+        await tc.optimStep({ learningRate: 1e-2 });
       }
       const after = await tc.saveWeightsAndGetSamplingClient();
       const lp1 = await after.computeLogprobs(full);

@@ -61,11 +61,13 @@ describe('trainDpo on the embedded service', () => {
     expect(result.status).toBe('completed');
     expect(result.value?.referencePath).toMatch(/^tinker:\/\//);
     const m = rows(logPath);
-    expect(m[0]!.dpo_loss).toBeCloseTo(Math.LN2, 5);
-    expect(m[0]!.margin).toBeCloseTo(0, 5);
+    // Equal up to float error: the policy's logprobs come from the trainer, the reference's from a sampler (sums of
+    // f32 logprobs over whole sequences; seen: margin 7e-6 on the pretrained stand-in).
+    expect(m[0]!.dpo_loss).toBeCloseTo(Math.LN2, 4);
+    expect(m[0]!.margin).toBeCloseTo(0, 4);
     expect(m[0]!.num_pairs).toBe(4);
     expect(m[0]!['test/pair_accuracy']).toBeCloseTo(0.5, 5);
-    expect(m[0]!['test/dpo_loss']).toBeCloseTo(Math.LN2, 5);
+    expect(m[0]!['test/dpo_loss']).toBeCloseTo(Math.LN2, 4);
     // After the updates the training loss is below ln 2 and the final evaluation row is logged at step 3.
     expect(m[2]!.dpo_loss).toBeLessThan(Math.LN2);
     const last = m.at(-1)!;

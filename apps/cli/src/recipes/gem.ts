@@ -3,8 +3,8 @@
  * batch-normalisation and the importance-sampling loss) on a GEM env — games such as `game:GuessTheNumber-v0-easy`,
  * or single-turn math / QA from a JSONL file (`math:jsonl`, `qa:jsonl` with `env_kwargs.path=…`).
  *
- * Offline by default: the built-in `local/qwen3-tiny`, a tiny random-weight stand-in (Qwen3 architecture and
- * tokenizer, hidden size 64, 2 layers) that cannot play anything by itself. So the recipe first warm-starts it
+ * Offline by default: the built-in `local/qwen3-tiny`, a tiny stand-in (Qwen3 architecture and tokenizer, hidden size
+ * 64, 2 layers, pretrained on synthetic reading exercises only) that cannot play anything by itself. So the recipe first warm-starts it
  * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of the game's scripted player
  * (`gamePlayer`: bisection for GuessTheNumber, a solver for TowerofHanoi, …) that makes a random move
  * `warm_start_noise` of the time, then runs RL on it. The figures show the mechanics on a tiny model, not model
@@ -101,7 +101,7 @@ export const gem = defineRecipe({
   name: 'gem',
   description:
     'GEM trainer (REINFORCE + ReBN) on GEM games / math / QA. Default: game:GuessTheNumber-v0-easy offline on ' +
-    'local/qwen3-tiny, a tiny random-weight stand-in (2 layers, hidden 64) warm-started on scripted-player games; ' +
+    'local/qwen3-tiny, a tiny stand-in (2 layers, hidden 64) warm-started on scripted-player games; ' +
     'it shows the mechanics and the learning signal, not model quality',
   schema: gemSchema,
   async run(config, io) {

@@ -2,7 +2,7 @@
  * `cookbook math_rl`: RL with verifiable math rewards (upstream `recipes/math_rl/train.py`). Switches between the
  * synchronous loop, streaming minibatches (`num_minibatches`) and async off-policy training
  * (`max_steps_off_policy`). Offline by default: small-operand arithmetic on `local/qwen3-tiny` (a tiny stand-in with
- * random weights), warm-started on reference answers so RL has a signal.
+ * pretrained reading skills), warm-started on reference answers so RL has a signal.
  */
 import { AsyncConfigSchema, buildMathDatasets, collectDemonstrations, StreamMinibatchConfigSchema } from '@cookbook/rl';
 import { z } from 'zod';

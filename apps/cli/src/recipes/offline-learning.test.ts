@@ -2,7 +2,8 @@
  * The promise of the embedded service: an RL recipe run offline learns. `rl_basic`, run end to end through its run
  * function on the tiny built-in model (warm-started on reference answers, cached), raises its reward from the first
  * third of the run to the last; the control run with negated advantages, from the same warm start, does not. Small
- * settings (the one problem 0 + 0, a weak warm start, short runs) keep both under a minute of CI time; seeds are fixed.
+ * settings (the four sums of 0 and 1, four groups a step, a weak warm start, short runs) keep both under a minute of CI
+ * time; seeds are fixed.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,15 +36,14 @@ async function runRlBasic(name: string, overrides: Record<string, unknown>) {
     logPath,
     baseUrl: server.baseURL,
     seed: 3,
-    maxOperand: 0,
+    maxOperand: 1,
     maxSteps: TEST_STEPS,
-    groupsPerBatch: 2,
+    groupsPerBatch: 4,
     groupSize: 8,
     maxTokens: 2,
     loraRank: 8,
-    learningRate: 3e-3,
     numGroupsToLog: 0,
-    warmStartSteps: 5,
+    warmStartSteps: 8,
     warmStartBatchSize: 4,
     warmStartExamples: 8,
     ...overrides,
@@ -56,7 +56,7 @@ async function runRlBasic(name: string, overrides: Record<string, unknown>) {
   return { rewards, out };
 }
 
-const TEST_STEPS = 9;
+const TEST_STEPS = 18;
 
 describe('offline RL learns (rl_basic on the embedded service)', () => {
   it('reward rises with RL; the negated-advantage control from the same warm start does not rise', async () => {
@@ -68,10 +68,9 @@ describe('offline RL learns (rl_basic on the embedded service)', () => {
     expect(control.out.join('\n')).toMatch(/warm start: cached in/);
     const l = thirds(learn.rewards)!;
     const c = thirds(control.rewards)!;
-    // RL climbs within the first third on this one-problem task, so the rise is measured from the first step as well
-    // as between thirds (seen: 0.69 → 0.90 with thirds 0.77 → 0.90, and 0.47 → 0.90).
+    // A step's reward swings with which of the four sums it draws (seen, thirds: 0.41 → 0.60 and 0.39 → 0.63 for RL;
+    // 0.13 → 0.00 and 0.36 → 0.17 for the control).
     expect(l.last - l.first, `RL: ${JSON.stringify(learn.rewards)}`).toBeGreaterThan(0.05);
-    expect(l.last - learn.rewards[0]!, `RL: ${JSON.stringify(learn.rewards)}`).toBeGreaterThan(0.15);
     expect(c.last - c.first, `control: ${JSON.stringify(control.rewards)}`).toBeLessThan(0.05);
     expect(l.last).toBeGreaterThan(c.last + 0.15);
   }, 180_000);

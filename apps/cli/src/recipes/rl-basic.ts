@@ -1,7 +1,7 @@
 /**
  * `cookbook rl_basic`: the blueprint of an RL run (upstream `recipes/rl_basic.py`): a math environment, groups of
  * rollouts, centred advantages, importance-sampling loss. Offline by default: small-operand arithmetic on
- * `local/qwen3-tiny` (a tiny stand-in with random weights), warm-started on reference answers so RL has a signal.
+ * `local/qwen3-tiny` (a tiny stand-in with pretrained reading skills), warm-started on reference answers so RL has a signal.
  * Hosted: env=gsm8k online=true model_name=… groups_per_batch=128 group_size=16 (the warm start is then off).
  */
 import { buildMathDatasets, collectDemonstrations } from '@cookbook/rl';

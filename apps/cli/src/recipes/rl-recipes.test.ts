@@ -188,10 +188,10 @@ describe('RL recipes on the embedded service', () => {
   it('rl_loop says once, with a count, when steps have no training signal', async () => {
     const logPath = join(root, 'rl-loop-no-signal');
     const c = capture();
-    const args = ['max_steps=2', 'batch_size=1', 'group_size=2', 'max_tokens=1', 'lora_rank=4', 'warm_start=off'];
+    const args = ['max_steps=2', 'batch_size=1', 'group_size=1', 'max_tokens=1', 'lora_rank=4', 'warm_start=off'];
     expect(await runCli(['rl_loop', `log_path=${logPath}`, `base_url=${server.baseURL}`, ...args], ours, c.io)).toBe(0);
     const err = c.err.join('\n');
-    // The random-weight model never writes the sum in one token: every group is skipped.
+    // A group of one rollout has nothing to compare its reward with: every advantage is 0, every group is skipped.
     expect(err.match(/has no training signal/g)).toHaveLength(1);
     expect(err).toContain('2 of 2 steps had no training signal');
     const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');

@@ -1,6 +1,7 @@
 /**
- * The offline starting point of the RL recipes. The built-in models (`local/…`: random weights, a tiny stand-in that
- * shows the mechanics and the learning signal, not model quality) never answer in format, so every reward in a group
+ * The offline starting point of the RL recipes. The built-in models (`local/…`: tiny stand-ins that show the mechanics
+ * and the learning signal, not model quality; qwen3-tiny's layers are pretrained on synthetic reading exercises only)
+ * never answer a task's format by themselves, so every reward in a group
  * is equal and RL has nothing to learn from. Real post-training starts from a model that already follows
  * instructions; offline, a short SFT warm start on demonstrations the environment produces (reference answers, a
  * bisection player, a rule player) stands in for it. It is trained once and cached (`@cookbook/supervised`'s
@@ -29,7 +30,7 @@ export function warmStartFields(d: WarmStartDefaults) {
       .describe(
         'SFT warm start before RL on demonstrations the environment produces (reference answers, a scripted ' +
           'player), trained once and cached beside the embedded service data. auto = on for the built-in local/* ' +
-          'models (random weights) unless load_checkpoint_path is given; off for real checkpoints and the hosted service',
+          'models (tiny stand-ins) unless load_checkpoint_path is given; off for real checkpoints and the hosted service',
       ),
     warmStartSteps: z
       .number()
@@ -158,9 +159,9 @@ export async function resolveWarmStart(
 /** The `--help` notes of the RL recipes: what the offline model is, and how to run the same recipe for real. */
 export function offlineRlNotes(recipe: string, hosted: string): string {
   return [
-    'Offline (no TINKER_API_KEY / TINKER_BASE_URL): the embedded service trains local/qwen3-tiny, a tiny stand-in with',
-    'random weights (Qwen3 tokenizer, hidden size 64, 2 layers) that shows the mechanics and the learning signal, not',
-    'model quality. It is first warm-started by a short SFT run on demonstrations the environment produces (cached;',
+    'Offline (no TINKER_API_KEY / TINKER_BASE_URL): the embedded service trains local/qwen3-tiny, a tiny stand-in',
+    '(Qwen3 tokenizer, hidden size 64, 2 layers, pretrained on synthetic reading exercises only) that shows the',
+    'mechanics and the learning signal, not model quality. It is first warm-started by a short SFT run on demonstrations the environment produces (cached;',
     'warm_start=off to skip), on a task it can climb; the run ends with the headline metric of its first and last',
     'third. advantage_transform=negate is the control: RL with negated advantages does not rise.',
     `Real model: cookbook ${recipe} model_name=<Hugging Face checkpoint folder> (Llama 3 / Qwen3), or with`,
