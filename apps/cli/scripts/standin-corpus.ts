@@ -3,8 +3,9 @@
  * real base model brings to post-training and that a tiny model with random layers lacks: reading where things
  * stand in its context. Copying, looking up by position, choosing from the list that comes last (with distracting
  * bracketed numbers before it), reading 3×3 grids (cell contents, empty cells, three in a row), comparing two
- * labelled texts, and ordering numbers. None of it is a task a recipe trains or grades: the games, arithmetic and
- * preference data of the recipes are generated elsewhere, from their own seeds.
+ * labelled texts, ordering numbers, and writing a value in LaTeX's `\boxed{}` (the notation math answers use, as a
+ * real base model has seen). None of it is a task a recipe trains or grades: the games, arithmetic and preference
+ * data of the recipes are generated elsewhere, from their own seeds.
  */
 import type { Message } from '@cookbook/core';
 import { Rng } from '@cookbook/gem';
@@ -90,6 +91,11 @@ const GENERATORS: Record<string, Gen> = {
     const x = withNum ? [...a, String(rng.int(0, 99))] : a;
     const y = withNum ? b : [...b, String(rng.int(0, 99))];
     return { prompt: `A: ${x.join(' ')}\nB: ${y.join(' ')}\nHas a number:`, answer: withNum ? 'A' : 'B' };
+  },
+  box: (rng) => {
+    const v = rng.random() < 0.7 ? String(rng.int(0, 99)) : rng.choice(WORDS);
+    const prompt = rng.choice([`Put ${v} in a box.`, `Box the answer: ${v}`, `Final answer ${v}, boxed:`]);
+    return { prompt, answer: `\\boxed{${v}}` };
   },
   order: (rng) => {
     const xs = nums(rng, rng.int(2, 6), 99);

@@ -11,6 +11,12 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixedBatch, lossOf, MODEL, startPair, tempRoot } from './helpers.js';
 
+/**
+ * The random-initialised built-in, for tests that teach arbitrary token ids: qwen3-tiny's pretrained layers and
+ * embedding rows favour the tokens of their corpus, so a few steps move unrelated ids less there.
+ */
+const RANDOM_MODEL = 'local/llama3-tiny';
+
 let root: string;
 let cleanup: () => Promise<void>;
 
@@ -149,7 +155,7 @@ describe('client ↔ embedded service: training', () => {
   it('saveWeightsAndGetSamplingClient returns a sampler that reflects the new weights', async () => {
     const { client, stop } = await startPair({ root });
     try {
-      const tc = await client.createLoraTrainingClient({ baseModel: MODEL, rank: 8, seed: 4 });
+      const tc = await client.createLoraTrainingClient({ baseModel: RANDOM_MODEL, rank: 8, seed: 4 });
       const target = [2001, 2002, 2003, 2004, 2005, 2006];
       const prompt = [3001, 3002, 3003];
       const full = ModelInput.fromInts([...prompt, ...target]);
@@ -157,9 +163,9 @@ describe('client ↔ embedded service: training', () => {
       const before = await tc.saveWeightsAndGetSamplingClient();
       const lp0 = await before.computeLogprobs(full);
       const datum = datumFromTokensWeights([...prompt, ...target], [0, 0, 0, ...target.map(() => 1)]);
-      for (let i = 0; i < 40; i++) {
+      for (let i = 0; i < 20; i++) {
         void tc.forwardBackward([datum], 'cross_entropy');
-        await tc.optimStep({ learningRate: 1e-2 });
+        await tc.optimStep({ learningRate: 5e-3 });
       }
       const after = await tc.saveWeightsAndGetSamplingClient();
       const lp1 = await after.computeLogprobs(full);

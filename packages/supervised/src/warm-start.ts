@@ -1,7 +1,7 @@
 /**
  * Warm starts: a short SFT run on demonstrations, trained once and cached, that gives a later run (RL, preference
  * learning, distillation) a starting point that can already do its task a little. Real post-training starts from a
- * model that follows instructions; the built-in offline models (`local/…`, random weights) cannot, so their runs warm
+ * model that follows instructions; the built-in offline models (`local/…`, tiny stand-ins) cannot, so their runs warm
  * start on demonstrations an environment produces (reference answers, a scripted player) and then improve by the
  * method under study.
  *

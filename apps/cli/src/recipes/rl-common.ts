@@ -46,7 +46,10 @@ export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: 
  * a task the tiny model can climb), and a warm start that teaches the answer format but leaves room to improve.
  */
 export const OFFLINE_MAX_OPERAND = 1;
-export const MATH_WARM_START = { steps: 60, examples: 64, batchSize: 4, learningRate: 3e-2 };
+// Measured on the pretrained stand-in (rl_basic, seed 0): 60 steps at lr 3e-2 ended at an SFT loss of 1.30 and RL
+// fell (0.11 → 0.05); 60 steps at 1e-2 fit the answers exactly (loss 0.000: RL starts at the ceiling); 20 at 1e-2
+// ended at 0.41 and RL climbed (0.74 → 0.99).
+export const MATH_WARM_START = { steps: 20, examples: 64, batchSize: 4, learningRate: 1e-2 };
 /** Offline run length of the games (multi-turn episodes cost several times a sum's tokens). */
 export const GAME_MAX_STEPS = 20;
 /** Offline warm-start defaults of the games (multiplayer). */
