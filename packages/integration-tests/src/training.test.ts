@@ -66,7 +66,7 @@ describe('client ↔ embedded service: training', () => {
   it('an importance_sampling step raises the logprob of rewarded sampled tokens and lowers penalised ones', async () => {
     const { client, stop } = await startPair({ root });
     try {
-      const tc = await client.createLoraTrainingClient({ baseModel: MODEL, rank: 8, seed: 2 });
+      const tc = await client.createLoraTrainingClient({ baseModel: RANDOM_MODEL, rank: 8, seed: 2 });
       const sampler = await tc.saveWeightsAndGetSamplingClient();
       const prompt = [1000, 1001, 1002, 1003];
       const res = await sampler.sample({

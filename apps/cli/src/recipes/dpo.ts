@@ -1,6 +1,6 @@
 /**
  * `cookbook dpo`: Direct Preference Optimization on labeled comparisons (upstream `recipes/preference/dpo/train.py`).
- * Offline by default: the built-in `local/qwen3-tiny` (a random-init stand-in, 64 wide × 2 layers) on the shipped
+ * Offline by default: the built-in `local/qwen3-tiny` (a tiny stand-in, 64 wide × 2 layers) on the shipped
  * format comparisons (the preferred reply follows "Answer: <value>. Done.", the other breaks it), with held-out pair accuracy
  * in metrics.jsonl. Hosted: dataset=hhh|helpsteer3|ultrafeedback with the library's defaults (β 0.1, lr 1e-5).
  */
@@ -78,7 +78,7 @@ export function comparisonsFromArg(
 export const dpoSchema = DpoTrainConfigSchema.omit({ recipeName: true }).extend({
   logPath: lib.logPath.default('.cookbook-runs/dpo'),
   ...comparisonDatasetShape,
-  // Offline defaults for the random-init tiny model: its logprobs start far from any preference, so it needs a large
+  // Offline defaults for the tiny stand-in: its logprobs start far from any preference, so it needs a large
   // step (1e-5 moves it by nothing measurable in minutes), a high β so the implicit reward is not flattened, and a
   // small rank. Hosted runs set learning_rate=1e-5 dpo_beta=0.1 lora_rank=32 batch_size=256 max_steps=null.
   learningRate: lib.learningRate.default(1e-2),

@@ -29,7 +29,7 @@ describe('gem recipe: config', () => {
     expect(await runCli(['gem', '--help'], [gem], c.io)).toBe(0);
     const help = c.out.join('\n');
     for (const f of fields) expect(help).toContain(f.path);
-    expect(help).toContain('local/qwen3-tiny, a tiny random-weight stand-in');
+    expect(help).toContain('local/qwen3-tiny, a tiny stand-in');
   });
 
   it('derives its fields from the library schema (same descriptions, types and defaults; overrides listed)', () => {

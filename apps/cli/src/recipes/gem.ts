@@ -8,8 +8,8 @@
  * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of the game's scripted player
  * (`gamePlayer`: bisection for GuessTheNumber, a solver for TowerofHanoi, …) that makes a random move
  * `warm_start_noise` of the time, then runs RL on it. The figures show the mechanics on a tiny model, not model
- * quality; offline, the warm start brings `sampler/episode_return` to ≈ 0.5–0.65 and RL does not reliably raise it
- * further over the default 30 steps (figures in the gem README).
+ * quality; offline, RL raises `sampler/episode_return` over the default 30 steps (0.21–0.71 → 0.67–0.79 in three
+ * seeds; figures in the gem README).
  *
  * Improvements on the seed script: every episode is seeded from `seed` (the seed used the clock), a one-transition
  * batch gets advantage 0 instead of NaN, failed sampling is retried and then counted (`sampler/failed_episodes`)

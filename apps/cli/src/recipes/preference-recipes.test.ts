@@ -50,7 +50,7 @@ describe('preference recipes', () => {
     const library = fieldsOf(DpoTrainConfigSchema);
     const compared = expectDerivedFields(dpo.schema, library, {
       anyDefault: ['log_path'],
-      // The random-init tiny model needs a large step, a high β, a small rank and short runs (see dpo.ts).
+      // The tiny stand-in needs a large step, a high β, a small rank and short runs (see dpo.ts).
       defaults: {
         save_every: 0,
         learning_rate: 1e-2,

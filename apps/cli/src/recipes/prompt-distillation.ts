@@ -5,7 +5,7 @@
  * explains the task and the answer format (a two-letter code). Teacher data is written to
  * `<log_path>/teacher-data.jsonl` once and reused when the run resumes.
  *
- * Offline the teacher is the tiny random `local/qwen3-tiny`, so its labels are noise: the recipe shows the mechanics
+ * Offline the teacher is the tiny stand-in `local/qwen3-tiny`, so its labels are noise: the recipe shows the mechanics
  * (sampling → data → SFT). With `TINKER_API_KEY`, `model_name=Qwen/Qwen3-8B` produces real labels.
  */
 import { existsSync, readFileSync } from 'node:fs';
