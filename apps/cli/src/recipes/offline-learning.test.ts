@@ -1,9 +1,11 @@
 /**
  * The promise of the embedded service: an RL recipe run offline learns. `rl_basic`, run end to end through its run
  * function on the tiny built-in model (warm-started on reference answers, cached), raises its reward from the first
- * third of the run to the last; the control run with negated advantages, from the same warm start, does not. Small
- * settings (the four sums of 0 and 1, four groups a step, a weak warm start, short runs) keep both under a minute of CI
- * time; seeds are fixed.
+ * third of the run to the last; the control run with negated advantages, from the same warm start, does not. The
+ * recipe's own defaults (the four sums of 0 and 1, four groups of eight a step, its warm start), 24 steps instead of
+ * 30: about a minute of CI time for both runs. Seeds are fixed, but batched decoding does not give bit-identical
+ * results from run to run, so the margins are wide (seen, thirds: RL 0.53 → 0.65, 0.49 → 0.91 and 0.59 → 0.86 over
+ * 18–24 steps; the control ends at 0.21, −0.10, −0.10).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,24 +30,16 @@ afterAll(async () => {
   else process.env.COOKBOOK_LOCAL_TINKER_ROOT = previousRoot;
 });
 
-/** Runs rl_basic with the test's small settings; returns the reward per step and what it printed. */
+/** Runs rl_basic with its defaults and the test's run length; returns the reward per step and what it printed. */
 async function runRlBasic(name: string, overrides: Record<string, unknown>) {
   const logPath = join(root, name);
   const out: string[] = [];
   const config = rlBasicSchema.parse({
     logPath,
     baseUrl: server.baseURL,
-    seed: 3,
-    maxOperand: 1,
+    seed: 1,
     maxSteps: TEST_STEPS,
-    groupsPerBatch: 4,
-    groupSize: 8,
-    maxTokens: 2,
-    loraRank: 8,
     numGroupsToLog: 0,
-    warmStartSteps: 8,
-    warmStartBatchSize: 4,
-    warmStartExamples: 8,
     ...overrides,
   });
   await rlBasic.run(config, { out: (t) => out.push(t), err: () => {} });
@@ -56,7 +50,7 @@ async function runRlBasic(name: string, overrides: Record<string, unknown>) {
   return { rewards, out };
 }
 
-const TEST_STEPS = 18;
+const TEST_STEPS = 24;
 
 describe('offline RL learns (rl_basic on the embedded service)', () => {
   it('reward rises with RL; the negated-advantage control from the same warm start does not rise', async () => {
@@ -68,8 +62,7 @@ describe('offline RL learns (rl_basic on the embedded service)', () => {
     expect(control.out.join('\n')).toMatch(/warm start: cached in/);
     const l = thirds(learn.rewards)!;
     const c = thirds(control.rewards)!;
-    // A step's reward swings with which of the four sums it draws (seen, thirds: 0.54 → 0.63 for RL, 0.04 → −0.10 for
-    // the control, whose policy ends in format errors).
+    // A step's reward swings with which of the four sums it draws; the control's policy ends in format errors (−0.1).
     expect(l.last - l.first, `RL: ${JSON.stringify(learn.rewards)}`).toBeGreaterThan(0.05);
     expect(c.last - c.first, `control: ${JSON.stringify(control.rewards)}`).toBeLessThan(0.05);
     expect(l.last).toBeGreaterThan(c.last + 0.15);
