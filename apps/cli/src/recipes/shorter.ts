@@ -1,7 +1,7 @@
 /**
  * `cookbook shorter`: toy RL from pairwise preferences (upstream `recipes/preference/shorter`): each prompt is
  * answered `group_size` times, the replies meet in a tournament judged by a "preference model" that prefers the
- * shorter reply, and each reply earns wins − losses. Offline, the random-init `local/qwen3-tiny` first warm-starts
+ * shorter reply, and each reply earns wins − losses. Offline, the tiny stand-in `local/qwen3-tiny` first warm-starts
  * (cached) on replies of mixed length to the shipped questions, so it has lengths to choose between; the run then
  * shortens its replies (`env/all/reply_chars` in metrics.jsonl). Group rewards sum to zero, so `reward/total` stays 0.
  */
