@@ -9,6 +9,7 @@
  */
 import type { Message } from '@cookbook/core';
 import { Rng } from '@cookbook/gem';
+import { type Cell, renderBoard, winnerOf } from '@cookbook/rl';
 
 const WORDS = (
   'apple river stone cloud green quick table light music paper north winter garden silver dream market ' +
@@ -20,25 +21,13 @@ type Gen = (rng: Rng) => { prompt: string; answer: string };
 const words = (rng: Rng, n: number) => Array.from({ length: n }, () => rng.choice(WORDS));
 const nums = (rng: Rng, n: number, hi: number) => Array.from({ length: n }, () => rng.int(0, hi));
 
-/** A 3×3 grid in the tic-tac-toe layout: X, O, or the cell's number (1–9) when empty. */
-function grid(rng: Rng): { cells: (string | null)[]; text: string } {
+/** A 3×3 grid in the tic-tac-toe layout (the env's own rendering): X, O, or the cell's number (1–9) when empty. */
+function grid(rng: Rng): { cells: Cell[]; text: string } {
   const filled = rng.int(0, 8);
-  const cells: (string | null)[] = new Array(9).fill(null);
+  const cells: Cell[] = new Array<Cell>(9).fill(null);
   for (const i of rng.shuffle([...Array(9).keys()]).slice(0, filled)) cells[i] = rng.random() < 0.5 ? 'X' : 'O';
-  const row = (r: number) => [0, 1, 2].map((c) => cells[r * 3 + c] ?? String(r * 3 + c + 1)).join(' | ');
-  return { cells, text: [row(0), '---------', row(1), '---------', row(2)].join('\n') };
+  return { cells, text: renderBoard(cells) };
 }
-
-const LINES = [
-  [0, 1, 2],
-  [3, 4, 5],
-  [6, 7, 8],
-  [0, 3, 6],
-  [1, 4, 7],
-  [2, 5, 8],
-  [0, 4, 8],
-  [2, 4, 6],
-];
 
 const distractor = (rng: Rng) =>
   rng.choice([`Example: [${rng.int(1, 9)}].\n`, `Earlier: [${rng.int(1, 9)}].\n`, `Not [${rng.int(1, 9)}].\n`, '']);
@@ -73,10 +62,7 @@ const GENERATORS: Record<string, Gen> = {
   },
   three: (rng) => {
     const g = grid(rng);
-    const line = LINES.find(
-      ([a, b, c]) => g.cells[a!] !== null && g.cells[a!] === g.cells[b!] && g.cells[a!] === g.cells[c!],
-    );
-    return { prompt: `${g.text}\nThree in a row:`, answer: line ? g.cells[line[0]!]! : 'none' };
+    return { prompt: `${g.text}\nThree in a row:`, answer: winnerOf(g.cells) ?? 'none' };
   },
   compare: (rng) => {
     const a = words(rng, rng.int(1, 5));
