@@ -9,7 +9,7 @@ import { RopeTable } from '../layers/rope.js';
 import { type ModelConfig, parseHfConfig, ropeInvFreq, toHfConfig } from './config.js';
 import { type SafetensorsDtype, SafetensorsFile, writeSafetensors } from './safetensors.js';
 import { tokenizerEosIds } from './token-decoder.js';
-import { allocWeights, hfTensors, type ModelWeights, randomWeights } from './weights.js';
+import { allocWeights, hfTensors, type ModelWeights, type NamedTensor, randomWeights } from './weights.js';
 
 /** A frozen base model: config, f32 weights and (optionally) the folder holding its tokenizer files. */
 export class BaseModel {
@@ -136,6 +136,15 @@ export function builtinLayersFile(name: string): string | null {
   return file === undefined ? null : fileURLToPath(new URL(`../../weights/${file}`, import.meta.url));
 }
 
+/** Copies tensor `t.name` of `f` into `t` (a view of a model's weights); a ModelLoadError names a size mismatch. */
+function readTensorInto(f: SafetensorsFile, t: NamedTensor): void {
+  const got = f.read(t.name);
+  if (got.data.length !== t.data.length) {
+    throw new ModelLoadError(`${f.path}: tensor ${t.name} has shape [${got.shape}], expected [${t.shape}]`);
+  }
+  t.data.set(got.data);
+}
+
 /**
  * Overwrites every tensor of `model` that `file` holds (by HF name, same shape), and the embedding rows it holds
  * (`cookbook.embed_rows.ids` / `.weight`, as FullModel.saveLayers writes them); the others are left alone.
@@ -158,11 +167,7 @@ function loadTensorsInto(model: BaseModel, file: string): void {
     }
     for (const t of hfTensors(model.config, model.weights)) {
       if (!f.entries.has(t.name)) continue;
-      const got = f.read(t.name);
-      if (got.data.length !== t.data.length) {
-        throw new ModelLoadError(`${file}: tensor ${t.name} has shape [${got.shape}], expected [${t.shape}]`);
-      }
-      t.data.set(got.data);
+      readTensorInto(f, t);
     }
   } finally {
     f.close();
@@ -220,12 +225,7 @@ export async function loadBaseModel(nameOrPath: string, opts: { init?: boolean }
         if (t.name.endsWith('_norm.weight') || t.name.endsWith('layernorm.weight')) continue;
         throw new ModelLoadError(`${dir}: tensor ${t.name} is missing from the checkpoint`);
       }
-      const got = f.read(t.name);
-      const n = t.shape.reduce((a, b) => a * b, 1);
-      if (got.data.length !== n) {
-        throw new ModelLoadError(`${f.path}: tensor ${t.name} has shape [${got.shape}], expected [${t.shape}]`);
-      }
-      t.data.set(got.data);
+      readTensorInto(f, t);
     }
   } finally {
     for (const f of files.values()) f.close();
