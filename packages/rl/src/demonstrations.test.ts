@@ -67,6 +67,21 @@ describe('demonstrations', () => {
     expect(new Set(demos.map((d) => JSON.stringify(d))).size).toBeGreaterThan(1);
   });
 
+  it('guess the number: the inattentive player (epsilon) ignores the answers after its first guess, never before', async () => {
+    const seconds = new Map<string, Set<number>>();
+    for (let seed = 0; seed < 60; seed++) {
+      const options = { low: 0, high: 3, maxTurns: 2, demonstrationEpsilon: 1 };
+      const [demo] = await new GuessNumberGroupBuilder(seed % 4, renderer, 1, options, seed).demonstrations();
+      const guesses = demo!.filter((m) => m.role === 'assistant').map((m) => Number(m.content));
+      expect(guesses[0]).toBe(1); // the opening is bisection's
+      const answer = demo!.filter((m) => m.role === 'user')[1]?.content;
+      if (typeof answer === 'string') seconds.set(answer, (seconds.get(answer) ?? new Set()).add(guesses[1]!));
+    }
+    // With epsilon 1 the second guess comes from the whole range whatever the answer said.
+    expect([...seconds.get('Too low')!].sort()).toEqual([0, 1, 2, 3]);
+    expect([...seconds.get('Too high')!].sort()).toEqual([0, 1, 2, 3]);
+  });
+
   it('tic-tac-toe: rule players make only legal moves, replayed seat by seat', async () => {
     const builder = new TicTacToeGroupBuilder(renderer, 1, 'self', 3);
     const [x, o] = await builder.demonstrations();

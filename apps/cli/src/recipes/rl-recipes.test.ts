@@ -232,10 +232,12 @@ describe('RL recipes on the embedded service', () => {
       if (name !== 'rl_loop') expect(existsSync(join(logPath, 'checkpoints.jsonl'))).toBe(true);
       if (args.includes('eval_every=1')) expect(JSON.parse(rows[0]!)).toHaveProperty(['test/env/all/reward/total']);
       if (name === 'multiplayer') {
-        // The game's settings left null are recorded resolved: the offline learning rate, the game's turns.
+        // The game's settings left null are recorded resolved: the offline learning rate, the game's turns and
+        // warm-start length.
         const hparams = JSON.parse(readFileSync(join(logPath, 'config.json'), 'utf8')) as Record<string, unknown>;
         expect(hparams.learning_rate).toBe(1e-3);
         if (args.includes('env=tic_tac_toe')) expect(hparams.max_turns).toBe(4);
+        expect(hparams.warm_start_steps).toBe(args.includes('env=guess_number') ? 200 : 100);
       }
     });
   }

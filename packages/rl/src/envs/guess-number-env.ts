@@ -20,8 +20,8 @@ export interface GuessNumberOptions {
   /** Most guesses. Default 10. */
   maxTurns?: number;
   /**
-   * Chance that the demonstration player (see {@link playBisection}) guesses uniformly among the numbers the answers
-   * so far leave open instead of their middle, on each turn. Default 0 (pure bisection).
+   * Chance that the demonstration player (see {@link playBisection}) ignores the answers so far on a guess after its
+   * first and picks uniformly from the whole range instead. Default 0 (pure bisection).
    */
   demonstrationEpsilon?: number;
 }
@@ -78,8 +78,10 @@ export class GuessNumberMessageEnv implements MessageEnv {
 /**
  * Plays `env` with the bisection player (guess the middle of the range the answers so far leave open; it never looks
  * at the secret) and returns the conversation: the env's messages and the player's guesses as assistant turns, the
- * guesses `trainable`. With `epsilon` > 0 each guess is, with that chance, a uniform pick from the open range instead
- * (drawn from `rng`): a consistent but weaker player, whose games leave RL room to find the bisection.
+ * guesses `trainable`. With `epsilon` > 0 each guess after the first is, with that chance, a uniform pick from the whole
+ * range (drawn from `rng`): an inattentive player, whose games teach the format and the opening but read the answers
+ * only some of the time, leaving RL room to learn to read them. (Noise that stays within the open range would not:
+ * on [0, 3] with two guesses every consistent second guess is as good as bisection's.)
  */
 export async function playBisection(
   env: GuessNumberMessageEnv,
@@ -91,15 +93,16 @@ export async function playBisection(
   let low = env.low;
   let high = env.high;
   for (let turn = 0; turn < env.maxTurns; turn++) {
-    const guess = epsilon > 0 && rng.next() < epsilon ? rng.int(low, high) : Math.floor((low + high) / 2);
+    const inattentive = turn > 0 && epsilon > 0 && rng.next() < epsilon;
+    const guess = inattentive ? rng.int(env.low, env.high) : Math.floor((low + high) / 2);
     const reply: Message = { role: 'assistant', content: String(guess), trainable: true };
     messages.push(reply);
     const result = await env.step(reply);
     if (result.episodeDone) break;
     messages.push(...result.nextMessages.map((m) => ({ ...m, trainable: false })));
     const answer = getTextContent(result.nextMessages.at(-1) ?? { content: '' });
-    if (answer === 'Too low') low = guess + 1;
-    else if (answer === 'Too high') high = guess - 1;
+    if (answer === 'Too low') low = Math.max(low, guess + 1);
+    else if (answer === 'Too high') high = Math.min(high, guess - 1);
   }
   return messages;
 }
