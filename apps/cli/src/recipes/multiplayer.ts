@@ -29,6 +29,9 @@ import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl
  */
 const GUESS_NUMBER_WARM_START_STEPS = 200;
 
+/** A positive integer setting whose null default is resolved per game in `run` (and recorded resolved). */
+const perGame = (description: string) => z.number().int().positive().nullable().default(null).describe(description);
+
 export const multiplayerSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
   env: z.enum(['guess_number', 'twenty_questions', 'tic_tac_toe']).default('guess_number').describe('The game'),
@@ -38,13 +41,9 @@ export const multiplayerSchema = rlRecipeSchema.extend({
     .positive()
     .default(3)
     .describe('guess_number: secrets are in [0, guess_high] (offline default: a range the tiny model can climb)'),
-  maxTurns: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe('guess_number guesses / twenty_questions questions; null = 2 for guess_number, 4 for twenty_questions'),
+  maxTurns: perGame(
+    'guess_number guesses / twenty_questions questions; null = 2 for guess_number, 4 for twenty_questions',
+  ),
   demonstrationEpsilon: z
     .number()
     .min(0)
@@ -73,16 +72,10 @@ export const multiplayerSchema = rlRecipeSchema.extend({
       'tic_tac_toe: what a player sees each turn — board = a fresh prompt with the rules, the last move and the ' +
         'current board (short, Markov); conversation = one growing conversation of every turn',
     ),
-  groupsPerBatch: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe(
-      'Groups per training step; null = 4 for guess_number (with guess_high 3 every step then plays every secret ' +
-        'once: secrets are drawn balanced), 2 for the other games',
-    ),
+  groupsPerBatch: perGame(
+    'Groups per training step; null = 4 for guess_number (with guess_high 3 every step then plays every secret ' +
+      'once: secrets are drawn balanced), 2 for the other games',
+  ),
   maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
   // RL continues the warm start's Adam moments: a fresh Adam's first step (±lr on every weight) turned a warm-started
   // tic-tac-toe player into one that only makes illegal moves (entropy 0.54 → 0.00 in one step at lr 3e-3).
@@ -90,16 +83,10 @@ export const multiplayerSchema = rlRecipeSchema.extend({
   // A tic-tac-toe move is `[5]` (3 tokens) and the stop token.
   maxTokens: rlRecipeSchema.shape.maxTokens.default(4),
   ...warmStartFields(GAME_WARM_START),
-  warmStartSteps: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe(
-      `Warm start: SFT steps; null = ${GUESS_NUMBER_WARM_START_STEPS} for guess_number (reading "Too low" / ` +
-        `"Too high" is slower to learn than the opening), ${GAME_WARM_START.steps} otherwise`,
-    ),
+  warmStartSteps: perGame(
+    `Warm start: SFT steps; null = ${GUESS_NUMBER_WARM_START_STEPS} for guess_number (reading "Too low" / ` +
+      `"Too high" is slower to learn than the opening), ${GAME_WARM_START.steps} otherwise`,
+  ),
 });
 
 export const multiplayer = defineRecipe({
