@@ -51,10 +51,13 @@ const data = demonstrationDatums(
   renderer,
 ).map(engineDatum);
 const heldOut = standinCorpus(CORPUS_FAMILIES.length * 30, seed + 1);
-const heldData = demonstrationDatums(
-  heldOut.map((c) => c.conversation),
-  renderer,
-).map(engineDatum);
+// One datum per trainable turn (a chat has several): each datum's family, for the per-family held-out loss.
+const heldFamilies: string[] = [];
+const heldData = heldOut.flatMap((c) => {
+  const ds = demonstrationDatums([c.conversation], renderer).map(engineDatum);
+  for (const _ of ds) heldFamilies.push(c.family);
+  return ds;
+});
 
 // Phase 1 runs on a copy of the model whose vocabulary is the corpus's tokens only (the same embedding rows, the
 // same layer tensors: the layers trained here are the full model's), ~100× cheaper in the output head.
@@ -96,7 +99,7 @@ function familyLoss(m: FullModel, set: EngineDatum[]): string {
         s -= lp[k]! * w[k]!;
         n += w[k]!;
       }
-      const f = heldOut[i + j]!.family;
+      const f = heldFamilies[i + j]!;
       const acc = sums.get(f) ?? [0, 0];
       sums.set(f, [acc[0] + s, acc[1] + n]);
     });
@@ -156,7 +159,9 @@ if (fullSteps > 0) train(phase2, data.slice().reverse(), fullSteps, 'phase 2', h
 const sampler = loadSampler(full);
 const right = new Map<string, [number, number]>();
 heldOut.forEach((c, i) => {
-  const prompt = renderer.buildGenerationPrompt([c.conversation[0]!]).toInts();
+  // The last answer is the one graded; the exchanges before it are the chat's history.
+  const want = String(c.conversation.at(-1)!.content).trim();
+  const prompt = renderer.buildGenerationPrompt(c.conversation.slice(0, -1)).toInts();
   const r = sampler.sample(prompt, {
     numSamples: 1,
     maxTokens: 24,
@@ -167,11 +172,10 @@ heldOut.forEach((c, i) => {
     .decode(r.sequences[0]!.tokens)
     .replace(/<\|im_end\|>$/, '')
     .trim();
-  const ok = text === String(c.conversation[1]!.content).trim();
+  const ok = text === want;
   const acc = right.get(c.family) ?? [0, 0];
   right.set(c.family, [acc[0] + (ok ? 1 : 0), acc[1] + 1]);
-  if (i < CORPUS_FAMILIES.length)
-    console.log(`  ${c.family}: ${JSON.stringify(text)} (want ${JSON.stringify(c.conversation[1]!.content)})`);
+  if (i < CORPUS_FAMILIES.length) console.log(`  ${c.family}: ${JSON.stringify(text)} (want ${JSON.stringify(want)})`);
 });
 console.log(`greedy exact match: ${[...right].map(([f, [a, n]]) => `${f} ${a}/${n}`).join(', ')}`);
 phase2.saveLayers(

@@ -3,8 +3,8 @@
  * real base model brings to post-training and that a tiny model with random layers lacks: reading where things
  * stand in its context. Copying, looking up by position, choosing from the list that comes last (with distracting
  * bracketed numbers before it), reading 3×3 grids (cell contents, empty cells, three in a row), comparing two
- * labelled texts, ordering numbers, and writing a value in LaTeX's `\boxed{}` (the notation math answers use, as a
- * real base model has seen). None of it is a task a recipe trains or grades: the games, arithmetic and preference
+ * labelled texts, ordering numbers, writing a value in LaTeX's `\boxed{}` (the notation math answers use, as a
+ * real base model has seen), and chats of several such exchanges (reading the last message, and its own last answer). None of it is a task a recipe trains or grades: the games, arithmetic and preference
  * data of the recipes are generated elsewhere, from their own seeds.
  */
 import type { Message } from '@cookbook/core';
@@ -98,15 +98,45 @@ const GENERATORS: Record<string, Gen> = {
   },
 };
 
-/** The task families of the corpus. */
-export const CORPUS_FAMILIES = Object.keys(GENERATORS);
+const SINGLE_TURN = Object.keys(GENERATORS);
 
-/** `n` exchanges drawn evenly from every family, seeded; each a user prompt and a trainable assistant answer. */
+/**
+ * A chat of two or three exchanges of the single-turn families: every answer depends on its own question only, so
+ * the model learns to read the last user message (however short) rather than the first. Half the time the last
+ * message is "Again", answered with the previous answer: reading its own earlier turn.
+ */
+function chat(rng: Rng): Message[] {
+  const out: Message[] = [];
+  const turns = rng.int(2, 3);
+  for (let t = 0; t < turns; t++) {
+    if (t === turns - 1 && rng.random() < 0.5) {
+      out.push({ role: 'user', content: 'Again', trainable: false });
+      out.push({ role: 'assistant', content: out.at(-2)!.content, trainable: true });
+      break;
+    }
+    const { prompt, answer } = GENERATORS[rng.choice(SINGLE_TURN)]!(rng);
+    out.push({ role: 'user', content: prompt, trainable: false });
+    out.push({ role: 'assistant', content: answer, trainable: true });
+  }
+  return out;
+}
+
+/** The task families of the corpus. */
+export const CORPUS_FAMILIES = [...SINGLE_TURN, 'chat'];
+
+/**
+ * `n` conversations drawn evenly from every family, seeded: a user prompt and a trainable assistant answer, or (the
+ * `chat` family) several such exchanges, each answer trainable.
+ */
 export function standinCorpus(n: number, seed: number): { family: string; conversation: Message[] }[] {
   const rng = new Rng(seed);
   const out: { family: string; conversation: Message[] }[] = [];
   for (let i = 0; i < n; i++) {
     const family = CORPUS_FAMILIES[i % CORPUS_FAMILIES.length]!;
+    if (family === 'chat') {
+      out.push({ family, conversation: chat(rng) });
+      continue;
+    }
     const { prompt, answer } = GENERATORS[family]!(rng);
     out.push({
       family,
