@@ -41,7 +41,6 @@ describe('gem recipe: config', () => {
         model_name: 'local/qwen3-tiny',
         batch_size: 8,
         learning_rate: 5e-4,
-        lora_rank: 8,
         max_tokens: 8,
         max_steps: 30,
         num_env: 8,

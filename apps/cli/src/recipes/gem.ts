@@ -41,7 +41,6 @@ export const gemSchema = GemTrainConfigSchema.extend({
   modelName: lib.modelName.default('local/qwen3-tiny'),
   batchSize: lib.batchSize.default(8),
   learningRate: lib.learningRate.default(5e-4),
-  loraRank: lib.loraRank.default(8),
   maxTokens: lib.maxTokens.default(8),
   maxSteps: lib.maxSteps.default(30),
   numEnv: lib.numEnv.default(8),
