@@ -2,10 +2,10 @@
  * The promise of the embedded service: an RL recipe run offline learns. `rl_basic`, run end to end through its run
  * function on the tiny built-in model (warm-started on reference answers, cached), raises its reward from the first
  * third of the run to the last; the control run with negated advantages, from the same warm start, does not. The
- * recipe's own defaults (the four sums of 0 and 1, four groups of eight a step, its warm start), 24 steps instead of
- * 30: about a minute of CI time for both runs. Seeds are fixed, but two runs of this test have not given identical
- * rewards (cause not traced yet), so the margins are wide (seen, thirds: RL 0.53 → 0.65, 0.49 → 0.91 and
- * 0.59 → 0.86 over 18–24 steps; the control ends at 0.21, −0.10, −0.10).
+ * recipe's own defaults (the nine sums of numbers in [0, 2], four groups of eight a step, its warm start), 24 steps
+ * instead of 30: about a minute of CI time for both runs. Seeds are fixed, but two runs of this test have not given
+ * identical rewards (cause not traced yet), so the margins are wide (seen, thirds, the same runs from the CLI: RL
+ * 0.37 → 0.65 and 0.34 → 0.62; the control 0.27 → −0.01).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,7 +62,7 @@ describe('offline RL learns (rl_basic on the embedded service)', () => {
     expect(control.out.join('\n')).toMatch(/warm start: cached in/);
     const l = thirds(learn.rewards)!;
     const c = thirds(control.rewards)!;
-    // A step's reward swings with which of the four sums it draws; the control's policy ends in format errors (−0.1).
+    // A step's reward swings with which of the nine sums it draws; the control's policy ends in format errors (−0.1).
     expect(l.last - l.first, `RL: ${JSON.stringify(learn.rewards)}`).toBeGreaterThan(0.05);
     expect(c.last - c.first, `control: ${JSON.stringify(control.rewards)}`).toBeLessThan(0.05);
     expect(l.last).toBeGreaterThan(c.last + 0.15);

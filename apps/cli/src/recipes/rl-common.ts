@@ -48,11 +48,11 @@ export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: 
 // Measured on the stand-in that reads chats (seed 0, rl_basic): with operands in [0, 1] the warm start already answered
 // 0.90–0.99 of the problems (no room for RL); in [0, 2] RL climbed from 0.34 to 0.60.
 export const OFFLINE_MAX_OPERAND = 2;
-// Measured on the pretrained stand-in (rl_basic, seed 0): 60 steps at lr 3e-2 ended at an SFT loss of 1.30 and RL
-// fell (0.11 → 0.05); 60 steps at 1e-2 fit the answers exactly (loss 0.000: RL starts at the ceiling); 20 at 1e-2
-// ended at 0.41 and RL climbed (0.74 → 0.99). On the stand-in that reads chats, operands in [0, 2]: after 20 steps
-// seed 2's policy collapsed to one answer in math_rl and rl_loop (0.41 → 0.30); after 30 steps all three seeds climbed
-// in all three recipes (0.30–0.45 → 0.44–0.66).
+// Measured on the pretrained stand-in (rl_basic, seed 0): 60 steps at lr 3e-2 ended at an SFT loss of 1.30 and RL fell
+// (0.11 → 0.05); 60 steps at 1e-2 fit the answers exactly (loss 0.000: RL starts at the ceiling); 20 at 1e-2 ended at
+// 0.41 and RL climbed (0.74 → 0.99). On the stand-in that reads chats, operands in [0, 2]: after 20 steps seed 2's
+// policy collapsed to one answer in math_rl and rl_loop (0.41 → 0.30); after 30 steps all three seeds climbed in all
+// three recipes (0.30–0.45 → 0.44–0.66).
 export const MATH_WARM_START = { steps: 30, examples: 64, batchSize: 4, learningRate: 1e-2 };
 /** Offline run length of the games (multi-turn episodes cost several times a sum's tokens). */
 export const GAME_MAX_STEPS = 20;

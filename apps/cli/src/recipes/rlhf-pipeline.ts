@@ -8,11 +8,11 @@
  * completions of each comparison (so the policy answers in either format), stage 2 trains the reward model on the
  * comparison chat format (held-out `test/rm/accuracy` in `rm/metrics.jsonl`), stage 3 runs RL from the SFT state with
  * reward-model tournaments and reports `test/rm/win_rate` (the policy against held-out reference replies, judged by the
- * reward model in both orders) in `rl/metrics.jsonl`. Measured with the defaults (one run, 184 s): the reward model's
- * held-out accuracy 0 → 1.000 after 20 steps; stage 3's win rate 0.297 → 0.500. Both completions hold the same tokens,
- * so choosing A or B needs order-sensitive attention: the random-init stand-in stayed at chance (train NLL ≈ ln 2)
- * and stage 3 had no signal; the pretrained layers read it. Group rewards of a tournament sum to zero, so the per-step
- * `reward/total` is 0 by construction.
+ * reward model in both orders) in `rl/metrics.jsonl`. Measured with the defaults (one run, 152 s, two runs at once):
+ * the reward model's held-out accuracy 0.063 → 0.984 after 20 steps (1.000 at 40); stage 3's win rate 0.344 → 1.000.
+ * Both completions hold the same tokens, so choosing A or B needs order-sensitive attention: the random-init stand-in
+ * stayed at chance (train NLL ≈ ln 2) and stage 3 had no signal; the pretrained layers read it. Group rewards of a
+ * tournament sum to zero, so the per-step `reward/total` is 0 by construction.
  */
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle, type Message } from '@cookbook/core';
