@@ -22,9 +22,18 @@ export function getLogprobs(t: TokensWithLogprobs): number[] {
   return t.maybeLogprobs;
 }
 
+/** Per-call options of a {@link TokenCompleter}. */
+export interface CompleteOptions {
+  /**
+   * Sampling seed of this call: the same seed, prompt and weights give the same tokens on a sampler that honours
+   * seeds (the embedded service does). Omitted: the sampler picks one (random).
+   */
+  seed?: number;
+}
+
 /** Completes a token prompt until a stop condition. */
 export interface TokenCompleter {
-  complete(modelInput: ModelInput, stop: StopCondition): Promise<TokensWithLogprobs>;
+  complete(modelInput: ModelInput, stop: StopCondition, options?: CompleteOptions): Promise<TokensWithLogprobs>;
 }
 
 /** Completes a conversation with the next message. */

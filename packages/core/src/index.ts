@@ -1,4 +1,5 @@
 export {
+  type CompleteOptions,
   getLogprobs,
   type MessageCompleter,
   type StopCondition,

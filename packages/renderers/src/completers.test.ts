@@ -31,6 +31,10 @@ describe('completers', () => {
       numSamples: 1,
       samplingParams: { maxTokens: 7, temperature: 1, stop: [9] },
     });
+    // No seed asked: none sent (the sampler picks); a seed asked for is sent with the call.
+    expect((client.calls[0] as { samplingParams: object }).samplingParams).not.toHaveProperty('seed');
+    await c.complete(ModelInput.fromInts([5]), [9], { seed: 42 });
+    expect(client.calls[1]).toMatchObject({ samplingParams: { maxTokens: 7, seed: 42, stop: [9] } });
   });
   it('TinkerMessageCompleter renders, samples with the renderer stops and parses', async () => {
     const r = new Llama3Renderer(tok);

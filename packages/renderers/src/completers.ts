@@ -3,6 +3,7 @@
  * The client is typed by `@cookbook/tinker-client`'s `SamplingClientLike`, so the real sampler and test doubles fit.
  */
 import type {
+  CompleteOptions,
   Message,
   MessageCompleter,
   ModelInput,
@@ -38,11 +39,16 @@ export class TinkerTokenCompleter implements TokenCompleter {
     this.temperature = options.temperature ?? 1;
   }
 
-  async complete(modelInput: ModelInput, stop: StopCondition): Promise<TokensWithLogprobs> {
+  async complete(
+    modelInput: ModelInput,
+    stop: StopCondition,
+    options: CompleteOptions = {},
+  ): Promise<TokensWithLogprobs> {
+    const seed = options.seed === undefined ? {} : { seed: options.seed };
     const res = await this.samplingClient.sample({
       prompt: modelInput,
       numSamples: 1,
-      samplingParams: { maxTokens: this.maxTokens, temperature: this.temperature, stop },
+      samplingParams: { maxTokens: this.maxTokens, temperature: this.temperature, stop, ...seed },
     });
     const seq = res.sequences[0];
     if (seq === undefined) throw new RendererError('the sampling client returned no sequence');

@@ -30,6 +30,23 @@ describe('rollouts', () => {
     expect(data_D).toHaveLength(1);
   });
 
+  it('samples each turn with a seed derived from the group seed, the env and the turn; none without one', async () => {
+    const seedsOf = async (seed?: number) => {
+      const policy = new ScriptedPolicy([[5]]);
+      const builder = new ListGroupBuilder([0, 1, 2].map(() => () => new CountingEnv([1], 2)));
+      await doGroupRollout(builder, policy, seed === undefined ? {} : { seed });
+      return policy.calls.map((c) => c.seed);
+    };
+    const a = await seedsOf(11);
+    expect(a).toHaveLength(6);
+    for (const s of a) expect(Number.isInteger(s) && s! >= 0 && s! < 2 ** 31).toBe(true);
+    // Three envs × two turns: six different seeds; the same group seed gives the same ones.
+    expect(new Set(a).size).toBe(6);
+    expect([...a].sort()).toEqual([...(await seedsOf(11))].sort());
+    expect(new Set([...a, ...(await seedsOf(12))]).size).toBe(12);
+    expect(await seedsOf()).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+  });
+
   it('bounds concurrency within a group and adds group rewards', async () => {
     let active = 0;
     let peak = 0;

@@ -8,6 +8,7 @@ import type { TokenCompleter } from '@cookbook/core';
 import { TrainingError } from '@cookbook/core';
 import { logTable, scopeHeader } from '@cookbook/logging';
 import { mapWithConcurrency } from './internal/concurrency.js';
+import { deriveSeed } from './internal/random.js';
 import {
   type Env,
   type EnvGroupBuilder,
@@ -21,6 +22,11 @@ import {
 export interface SingleRolloutOptions {
   /** Stop after this many steps even if the env is not done (a guard against endless episodes). Default 1000. */
   maxTurns?: number;
+  /**
+   * Sampling seed of the trajectory: turn t samples with a seed derived from it and t, so a rollout is repeatable.
+   * Omitted: the sampler picks each turn's seed (random).
+   */
+  seed?: number;
 }
 
 /** Run `policy` in `env` until the episode ends. */
@@ -33,7 +39,10 @@ export async function doSingleRollout(
   const transitions: Transition[] = [];
   let { observation: ob, stopCondition: stop } = await env.initialObservation();
   for (let turn = 0; turn < maxTurns; turn++) {
-    const ac = await policy.complete(ob, stop);
+    const ac =
+      options.seed === undefined
+        ? await policy.complete(ob, stop)
+        : await policy.complete(ob, stop, { seed: deriveSeed(options.seed, turn) });
     const step = await env.step(ac.tokens);
     const transition: Transition = {
       ob,
@@ -55,6 +64,8 @@ export async function doSingleRollout(
 export interface GroupRolloutOptions extends SingleRolloutOptions {
   /** Most environments of the group stepped at once. Default: all of them. */
   maxConcurrency?: number;
+  /** Sampling seed of the group: environment i's trajectory gets a seed derived from it and i. */
+  seed?: number;
 }
 
 /**
@@ -69,7 +80,12 @@ export async function doGroupRollout(
   const envs_G = await builder.makeEnvs();
   const limit = options.maxConcurrency ?? envs_G.length;
   const trajectories_G = await mapWithConcurrency(envs_G, limit, (env, i) =>
-    scopeHeader(`Trajectory ${i}`, () => doSingleRollout(policy, env, options)),
+    scopeHeader(`Trajectory ${i}`, () =>
+      doSingleRollout(policy, env, {
+        ...options,
+        ...(options.seed === undefined ? {} : { seed: deriveSeed(options.seed, i) }),
+      }),
+    ),
   );
   let groupRewards: GroupReward[];
   if (builder.computeGroupRewards !== undefined) {

@@ -1,16 +1,16 @@
 /** Test doubles: scripted policies and simple environments. */
-import { ModelInput, type StopCondition, type TokenCompleter, type TokensWithLogprobs } from '@cookbook/core';
+import { type CompleteOptions, ModelInput, type StopCondition, type TokenCompleter, type TokensWithLogprobs } from '@cookbook/core';
 import type { Action, Env, EnvGroupBuilder, InitialObservation, StepResult } from '../types.js';
 
 /** A policy that answers each call with the next scripted action (cycling), logprob −0.5 per token. */
 export class ScriptedPolicy implements TokenCompleter {
-  calls: { prompt: number[]; stop: StopCondition }[] = [];
+  calls: { prompt: number[]; stop: StopCondition; seed?: number }[] = [];
   private i = 0;
 
   constructor(readonly actions: number[][]) {}
 
-  async complete(modelInput: ModelInput, stop: StopCondition): Promise<TokensWithLogprobs> {
-    this.calls.push({ prompt: modelInput.toInts(), stop });
+  async complete(modelInput: ModelInput, stop: StopCondition, options?: CompleteOptions): Promise<TokensWithLogprobs> {
+    this.calls.push({ prompt: modelInput.toInts(), stop, ...(options?.seed === undefined ? {} : { seed: options.seed }) });
     const tokens = this.actions[this.i++ % this.actions.length]!;
     return { tokens: [...tokens], maybeLogprobs: tokens.map(() => -0.5) };
   }

@@ -95,6 +95,17 @@ export const RLTrainConfigSchema = z.object({
       'Diagnostic control: negate or zero every advantage before training (none = normal RL). A run with negate or ' +
         'zero must not improve; if it does, the rise comes from somewhere else than RL (e.g. the warm start)',
     ),
+  samplingSeed: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .default(null)
+    .describe(
+      'Seed of the training rollouts: each turn samples with a seed derived from it, the step, the group and the ' +
+        'trajectory, so a run repeats exactly on a sampler that honours seeds (the embedded service does; the async ' +
+        'loop still depends on timing); null = the sampler picks (random)',
+    ),
   removeConstantRewardGroups: z
     .boolean()
     .default(false)

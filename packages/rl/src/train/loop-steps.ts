@@ -26,6 +26,7 @@ import {
   transformAdvantages,
 } from '../data-processing.js';
 import { Semaphore } from '../internal/concurrency.js';
+import { deriveSeed } from '../internal/random.js';
 import { computeKlSampleTrain, computePostKl } from '../metrics.js';
 import { rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';
 import { doGroupRollout } from '../rollouts.js';
@@ -93,13 +94,16 @@ export async function rolloutGroups(
     limit: number;
     onGroup?: (group: TrajectoryGroup, builder: EnvGroupBuilder) => void;
     onProgress?: (done: number, total: number) => void;
+    /** Sampling seed of the batch: group j rolls out with a seed derived from it and j. Omitted: random. */
+    seed?: number;
   },
 ): Promise<TrajectoryGroup[]> {
   const sem = new Semaphore(options.limit);
   let done = 0;
-  const run = (b: EnvGroupBuilder) =>
+  const { seed } = options;
+  const run = (b: EnvGroupBuilder, j: number) =>
     sem
-      .run(() => doGroupRollout(b, policy))
+      .run(() => doGroupRollout(b, policy, seed === undefined ? {} : { seed: deriveSeed(seed, j) }))
       .then((group) => {
         done++;
         options.onProgress?.(done, builders.length);
@@ -110,10 +114,10 @@ export async function rolloutGroups(
   const logged =
     nLog > 0
       ? initTrace(options.title, options.transcriptPath, () =>
-          Promise.all(builders.slice(0, nLog).map((b, j) => scopeHeader(`Group ${j}`, () => run(b)))),
+          Promise.all(builders.slice(0, nLog).map((b, j) => scopeHeader(`Group ${j}`, () => run(b, j)))),
         )
       : Promise.resolve([] as TrajectoryGroup[]);
-  const rest = Promise.all(builders.slice(nLog).map(run));
+  const rest = Promise.all(builders.slice(nLog).map((b, j) => run(b, nLog + j)));
   return [...(await logged), ...(await rest)];
 }
 
@@ -124,6 +128,7 @@ export function rolloutOptions(ctx: LoopContext, step: number) {
     transcriptPath: join(ctx.config.logPath, iterationDir(step), 'train.html'),
     title: `RL iteration ${step}`,
     limit: ctx.config.maxConcurrentGroups,
+    ...(ctx.config.samplingSeed === null ? {} : { seed: deriveSeed(ctx.config.samplingSeed, step) }),
     onProgress: (done: number, total: number) => ctx.run.setProgressDetail(`rollouts ${done}/${total}`),
   };
 }
