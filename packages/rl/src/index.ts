@@ -72,6 +72,7 @@ export {
   type TwentyQuestionsOptions,
 } from './envs/twenty-questions-env.js';
 export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators.js';
+export { deriveSeed } from './internal/random.js';
 export {
   EnvFromMessageEnv,
   type EnvFromMessageEnvOptions,

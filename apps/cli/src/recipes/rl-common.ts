@@ -29,11 +29,19 @@ export const OFFLINE_MAX_TOKENS = 3;
  * Every RL recipe's fields: the library's (streaming and async settings excepted: `math_rl` maps its own keys onto
  * them) with offline defaults for a tiny model, plus the data-set fields the recipes share.
  */
-export const rlRecipeSchema = RLTrainConfigSchema.omit({ streamMinibatchConfig: true, asyncConfig: true }).extend({
+export const rlRecipeSchema = RLTrainConfigSchema.omit({
+  streamMinibatchConfig: true,
+  asyncConfig: true,
+  samplingSeed: true,
+}).extend({
   rendererName: rendererNameField,
   groupSize: z.number().int().positive().default(8).describe('Rollouts per problem (the GRPO group)'),
   groupsPerBatch: z.number().int().positive().default(4).describe('Groups per training step (hosted example: 100)'),
-  seed: z.number().int().default(0).describe('Seed of generated problems (and of the warm start)'),
+  seed: z
+    .number()
+    .int()
+    .default(0)
+    .describe('Seed of generated problems, the warm start and the sampling (the same seed repeats a run exactly)'),
   maxTokens: lib.maxTokens.default(OFFLINE_MAX_TOKENS),
   maxSteps: lib.maxSteps.default(OFFLINE_MAX_STEPS),
   evalEvery: lib.evalEvery.default(0),
@@ -119,7 +127,7 @@ export async function runRlRecipe(
       io,
     });
     const result = await train(
-      { ...config, ...(warm === null ? {} : { loadCheckpointPath: warm }), ...extra },
+      { ...config, samplingSeed: config.seed, ...(warm === null ? {} : { loadCheckpointPath: warm }), ...extra },
       {
         datasetBuilder,
         serviceClient: service,

@@ -24,6 +24,7 @@ import {
   runLoop,
 } from '@cookbook/logging';
 import {
+  deriveSeed,
   extractBoxed,
   fetchHubRows,
   generateArithmeticProblems,
@@ -74,7 +75,7 @@ export const rlLoopSchema = RLTrainConfigSchema.pick({
   groupSize: z.number().int().positive().default(8).describe('Answers sampled per problem (hosted example: 16)'),
   maxTokens: lib.maxTokens.default(OFFLINE_MAX_TOKENS),
   maxSteps: lib.maxSteps.default(OFFLINE_MAX_STEPS),
-  seed: z.number().int().default(0).describe('Seed of generated problems'),
+  seed: z.number().int().default(0).describe('Seed of generated problems, the warm start and the sampling'),
   ...warmStartFields(MATH_WARM_START),
 });
 
@@ -179,25 +180,32 @@ export const rlLoop = defineRecipe({
         for (; step < maxSteps && !run.signal.aborted; step++) {
           const stepStart = performance.now();
           const batch = problems.slice(step * config.batchSize, (step + 1) * config.batchSize);
-          const data_D: Datum[] = [];
-          const rewards: number[] = [];
+          // Per problem, filled as its group comes in and read in problem order (a run does not depend on timing).
+          const dataByGroup: Datum[][] = batch.map(() => []);
+          const rewardsByGroup: number[][] = batch.map(() => []);
           let skipped = 0;
           let groupsDone = 0;
           run.setProgressDetail(`rollouts 0/${batch.length}`);
           await Promise.all(
-            batch.map(async (problem) => {
+            batch.map(async (problem, i) => {
               const prompt = renderer.buildGenerationPrompt([{ role: 'user', content: problem.question + suffix }]);
               const res = await sampler.sample({
                 prompt,
                 numSamples: config.groupSize,
-                samplingParams: { maxTokens: config.maxTokens, temperature: 1, stop },
+                // Seeded by the run's seed, the step and the problem: the same seed repeats the run exactly.
+                samplingParams: {
+                  maxTokens: config.maxTokens,
+                  temperature: 1,
+                  stop,
+                  seed: deriveSeed(config.seed, step, i),
+                },
               });
               const rewards_G = res.sequences.map((seq): number => {
                 const text = renderer.tokenizer.decode(seq.tokens);
                 return grade(text, problem.answer) ? 1 : 0;
               });
               run.setProgressDetail(`rollouts ${++groupsDone}/${batch.length}`);
-              rewards.push(...rewards_G);
+              rewardsByGroup[i] = rewards_G;
               const mean = rewards_G.reduce((a, b) => a + b, 0) / rewards_G.length;
               if (rewards_G.every((r) => r === rewards_G[0])) {
                 skipped++;
@@ -212,7 +220,7 @@ export const rlLoop = defineRecipe({
                 const n = promptTokens.length;
                 const logprobs = seq.logprobs ?? seq.tokens.map(() => 0);
                 // Shift by one: input = tokens[:-1], targets = tokens[1:]; prompt positions carry no advantage.
-                data_D.push({
+                dataByGroup[i]!.push({
                   modelInput: ModelInput.fromInts(tokens.slice(0, -1)),
                   lossFnInputs: {
                     target_tokens: tensorFromInt64(tokens.slice(1)),
@@ -226,6 +234,8 @@ export const rlLoop = defineRecipe({
               });
             }),
           );
+          const data_D = dataByGroup.flat();
+          const rewards = rewardsByGroup.flat();
           if (data_D.length > 0) {
             const fb = training.forwardBackward(data_D, 'importance_sampling');
             const optim = training.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });

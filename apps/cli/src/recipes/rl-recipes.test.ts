@@ -210,6 +210,36 @@ describe('RL recipes on the embedded service', () => {
     ['multiplayer', ['env=tic_tac_toe']],
     ['rl_loop', []],
   ];
+  for (const name of ['rl_basic', 'rl_loop', 'multiplayer']) {
+    it(`${name}: the same seed repeats a run exactly (every metric but the timings)`, async () => {
+      const args =
+        name === 'rl_loop'
+          ? ['max_steps=2', 'batch_size=2', 'group_size=4', 'max_tokens=3', 'lora_rank=4', 'warm_start=off']
+          : [
+              ...small.filter((a) => !a.startsWith('group_size=')),
+              'group_size=4',
+              ...(name === 'multiplayer' ? ['env=tic_tac_toe'] : []),
+            ];
+      const untimedRows = async (dir: string) => {
+        const c = capture();
+        const logPath = join(root, `repeat-${name}-${dir}`);
+        const code = await runCli(
+          [name, `log_path=${logPath}`, `base_url=${server.baseURL}`, 'seed=3', ...args],
+          ours,
+          c.io,
+        );
+        expect(code, c.err.join('\n')).toBe(0);
+        return readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => Object.entries(JSON.parse(l) as object).filter(([k]) => !k.startsWith('time/')));
+      };
+      const a = await untimedRows('a');
+      expect(a).toHaveLength(2);
+      expect(await untimedRows('b')).toEqual(a);
+    });
+  }
+
   for (const [name, args] of cases) {
     it(`${name} ${args.join(' ')} runs and writes metrics`, async () => {
       const logPath = join(root, `${name}-${args.join('-').replace(/\W+/g, '_')}`);

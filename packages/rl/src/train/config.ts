@@ -98,7 +98,6 @@ export const RLTrainConfigSchema = z.object({
   samplingSeed: z
     .number()
     .int()
-    .nonnegative()
     .nullable()
     .default(null)
     .describe(
