@@ -1,11 +1,12 @@
 /**
- * The synthetic pretraining corpus of the built-in stand-in's layers: short chat exchanges that need the skills a
- * real base model brings to post-training and that a tiny model with random layers lacks: reading where things
- * stand in its context. Copying, looking up by position, choosing from the list that comes last (with distracting
- * bracketed numbers before it), reading 3×3 grids (cell contents, empty cells, three in a row), comparing two
- * labelled texts, ordering numbers, writing a value in LaTeX's `\boxed{}` (the notation math answers use, as a
- * real base model has seen), and chats of several such exchanges (reading the last message, and its own last answer). None of it is a task a recipe trains or grades: the games, arithmetic and preference
- * data of the recipes are generated elsewhere, from their own seeds.
+ * The synthetic pretraining corpus of the built-in stand-in's layers: short chat exchanges that need the skills a real
+ * base model brings to post-training and that a tiny model with random layers lacks: reading where things stand in its
+ * context. Copying, looking up by position, choosing from the list that comes last (with distracting bracketed numbers
+ * before it), reading 3×3 grids (cell contents, empty cells, three in a row), comparing two labelled texts, ordering
+ * numbers, writing a value in LaTeX's `\boxed{}` (the notation math answers use, as a real base model has seen), and
+ * chats of several such exchanges (reading the last message, and its own last answer). None of it is a task a recipe
+ * trains or grades: the games, arithmetic and preference data of the recipes are generated elsewhere, from their own
+ * seeds.
  */
 import type { Message } from '@cookbook/core';
 import { Rng } from '@cookbook/gem';

@@ -4,10 +4,10 @@
  * or single-turn math / QA from a JSONL file (`math:jsonl`, `qa:jsonl` with `env_kwargs.path=…`).
  *
  * Offline by default: the built-in `local/qwen3-tiny`, a tiny stand-in (Qwen3 architecture and tokenizer, hidden size
- * 64, 2 layers, pretrained on synthetic reading exercises and chats only) that cannot play anything by itself. So the recipe first warm-starts it
- * (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of the game's scripted player
- * (`gamePlayer`: bisection for GuessTheNumber, a solver for TowerofHanoi, …) that makes a random move
- * `warm_start_noise` of the time, then runs RL on it. The figures show the mechanics on a tiny model, not model
+ * 64, 2 layers, pretrained on synthetic reading exercises and chats only) that cannot play anything by itself. So the
+ * recipe first warm-starts it (`warmStart` of `@cookbook/supervised`: SFT on demonstrations, cached) on games of the
+ * game's scripted player (`gamePlayer`: bisection for GuessTheNumber, a solver for TowerofHanoi, …) that makes a random
+ * move `warm_start_noise` of the time, then runs RL on it. The figures show the mechanics on a tiny model, not model
  * quality. Offline, on the current stand-in, the warm-started player already scores ≈ 0.7 and 30 RL steps leave
  * `sampler/episode_return` within the noise (0.69 → 0.74, 0.74 → 0.63, 0.72 → 0.68 in three seeds; the gem README has
  * the figures and what was tried).

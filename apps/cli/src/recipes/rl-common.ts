@@ -41,7 +41,9 @@ export const rlRecipeSchema = RLTrainConfigSchema.omit({
     .number()
     .int()
     .default(0)
-    .describe('Seed of generated problems, the warm start and the sampling (the same seed repeats a run exactly)'),
+    .describe(
+      'Seed of generated problems, the warm start and the training sampling (the same seed repeats the training)',
+    ),
   maxTokens: lib.maxTokens.default(OFFLINE_MAX_TOKENS),
   maxSteps: lib.maxSteps.default(OFFLINE_MAX_STEPS),
   evalEvery: lib.evalEvery.default(0),

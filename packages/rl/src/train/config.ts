@@ -102,8 +102,8 @@ export const RLTrainConfigSchema = z.object({
     .default(null)
     .describe(
       'Seed of the training rollouts: each turn samples with a seed derived from it, the step, the group and the ' +
-        'trajectory, so a run repeats exactly on a sampler that honours seeds (the embedded service does; the async ' +
-        'loop still depends on timing); null = the sampler picks (random)',
+        'trajectory, so a run repeats exactly on a sampler that honours seeds (the embedded service does; evaluation ' +
+        'rollouts are not seeded and the async loop still depends on timing); null = the sampler picks (random)',
     ),
   removeConstantRewardGroups: z
     .boolean()
