@@ -6,6 +6,7 @@ import type { EngineDatum, EngineTensor, LossFnName } from './losses.js';
 import { randomModel } from './model/base-model.js';
 import { Rng } from './prng.js';
 import { dot, fdDirectional, randn, tinyConfig } from './test-utils.js';
+import { headBlockRows } from './transformer.js';
 
 function makeData(V: number, seed: number, lengths: number[]): EngineDatum[] {
   const rng = new Rng(seed);
@@ -96,17 +97,19 @@ describe('LoraModel forward/backward', () => {
   }
 
   it('rows without a gradient (zero weights / advantages) leave the gradient as finite differences give it', () => {
-    // 150 rows: the head's first block of 64 has no gradient at all, the others mix zero and non-zero rows, so the
-    // head's backward runs on compacted rows (see compactGradRows) and the result must not change.
-    const base = randomModel(tinyConfig('qwen3', true), 11, 'tiny', null);
+    // 600 rows: the head runs in blocks of equal height, at most headBlockRows (256 at this vocabulary), here three
+    // of 200; the first has no gradient at all, the others mix zero and non-zero rows, so the head's backward runs
+    // on compacted rows (see compactGradRows) and the result must not change.
+    const base = randomModel({ ...tinyConfig('qwen3', true), maxPositionEmbeddings: 1024 }, 11, 'tiny', null);
     const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });
     perturbLora(m, 12);
     for (const loss of ['cross_entropy', 'importance_sampling'] as const) {
-      const [d] = makeData(base.vocabSize, 13, [150]);
+      expect(headBlockRows(base.vocabSize)).toBe(256);
+      const [d] = makeData(base.vocabSize, 13, [600]);
       const key = loss === 'cross_entropy' ? 'weights' : 'advantages';
       const values = d!.lossFnInputs[key]!.data as number[];
       values.forEach((_, j) => {
-        if (j < 70 || j % 3 === 0) values[j] = 0;
+        if (j < 210 || j % 3 === 0) values[j] = 0;
       });
       const data = [inputsFor(loss, d!)];
       m.zeroGrad();
@@ -195,6 +198,27 @@ describe('LoraModel forward/backward', () => {
       const b = one.lossFnOutputs[0]!.logprobs!.data as Float32Array;
       for (let j = 0; j < a.length; j++) expect(a[j]).toBeCloseTo(b[j]!, 5);
     });
+  });
+
+  it('a segment cut into several head blocks gives the logprobs of its prefixes (causal: a prefix sees the same)', () => {
+    // 600 rows run as three head blocks of 200; a prefix of 250 rows runs as one block, so rows 200–249 come from
+    // the second block in one run and the first in the other.
+    const base = randomModel({ ...tinyConfig('qwen3', true), maxPositionEmbeddings: 1024 }, 21, 'tiny', null);
+    const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });
+    perturbLora(m, 22);
+    const [d] = makeData(base.vocabSize, 23, [600]).map((x) => inputsFor('cross_entropy', x));
+    const full = m.forward([d!], 'cross_entropy').lossFnOutputs[0]!.logprobs!.data as Float32Array;
+    const n = 250;
+    const prefix: EngineDatum = {
+      tokens: d!.tokens.slice(0, n),
+      lossFnInputs: {
+        target_tokens: { data: (d!.lossFnInputs.target_tokens!.data as number[]).slice(0, n), dtype: 'int64' },
+        weights: { data: (d!.lossFnInputs.weights!.data as number[]).slice(0, n), dtype: 'float32' },
+      },
+    };
+    const part = m.forward([prefix], 'cross_entropy').lossFnOutputs[0]!.logprobs!.data as Float32Array;
+    expect(part).toHaveLength(n);
+    for (let j = 0; j < n; j++) expect(full[j]).toBeCloseTo(part[j]!, 5);
   });
 
   it('gradients accumulate across calls and forward-only leaves them alone', () => {
