@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -388,6 +389,32 @@ napi_value AttentionDecode(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// attentionDecodeBatch(o, q, k, v, ld, first, lens, B, H, KV, D)
+napi_value AttentionDecodeBatch(napi_env env, napi_callback_info info) {
+  Args a(env, info, 11);
+  size_t no, nq, nk, nv, nf, nl;
+  float* o = a.f32(0, &no);
+  float* q = a.f32(1, &nq);
+  float* k = a.f32(2, &nk);
+  float* v = a.f32(3, &nv);
+  const int ld = a.i(4);
+  int32_t* first = a.i32(5, &nf);
+  int32_t* lens = a.i32(6, &nl);
+  const int B = a.i(7), H = a.i(8), KV = a.i(9), D = a.i(10);
+  if (!a.ok) return throw_error(env, "attentionDecodeBatch: bad arguments");
+  if (B < 0 || H < 1 || KV < 1 || D < 1 || H % KV != 0 || ld < KV * D || (size_t)B > nf || (size_t)B > nl ||
+      (size_t)B * H * D > no || (size_t)B * H * D > nq)
+    return throw_error(env, "attentionDecodeBatch: array too small for the given sizes");
+  for (int b = 0; b < B; b++) {
+    const int64_t rows = (int64_t)first[b] + lens[b];
+    if (first[b] < 0 || lens[b] < 1 || rows > INT32_MAX || !fits(nk, (int)rows, KV * D, ld) ||
+        !fits(nv, (int)rows, KV * D, ld))
+      return throw_error(env, "attentionDecodeBatch: a sequence's rows lie outside the cache");
+  }
+  cookbook::attention_decode_batch(o, q, k, v, ld, first, lens, B, H, KV, D, threads());
+  return nullptr;
+}
+
 napi_value SetThreads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -438,6 +465,7 @@ NAPI_MODULE_INIT() {
       {"rmsnormBackward", nullptr, RmsnormBackward, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"sampleRow", nullptr, SampleRow, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"attentionDecode", nullptr, AttentionDecode, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"attentionDecodeBatch", nullptr, AttentionDecodeBatch, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

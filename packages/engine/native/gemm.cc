@@ -532,6 +532,10 @@ void parallel(int threads, int chunks, F&& f) {
 
 const char* gemm_simd() { return has_avx2() ? "avx2" : "scalar"; }
 
+void parallel_for(int threads, int chunks, void (*fn)(void*, int), void* ctx) {
+  parallel(threads, chunks, [&](int c) { fn(ctx, c); });
+}
+
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
           int ldb, float beta, float* C, int ldc, int threads) {
   if (M <= 0 || N <= 0) return;

@@ -37,4 +37,9 @@ void gemm_half_nt_small(Half fmt, int M, int N, int K, float alpha, const float*
 // "avx2" when the CPU supports AVX2+FMA (runtime check), else "scalar".
 const char* gemm_simd();
 
+// fn(ctx, c) for c in [0, chunks) on the caller and up to threads - 1 workers of the kernel's own thread pool (the
+// one its GEMM and the few-row products use; idle workers sleep). Chunks are claimed in any order, so callers make
+// them independent. When the pool is busy (another JS thread), the caller runs every chunk itself.
+void parallel_for(int threads, int chunks, void (*fn)(void*, int), void* ctx);
+
 }  // namespace cookbook

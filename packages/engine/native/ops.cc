@@ -2,8 +2,11 @@
 // run the same float exp polynomial so both give the same values.
 #include "ops.h"
 
+#include "gemm.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -363,6 +366,38 @@ AVX2 void weighted_rows_avx2(float* o, const float* p, const float* v, int ldv, 
     for (int t = 0; t < nv; t++) _mm256_storeu_ps(o + c0 + 8 * t, acc[t]);
   }
 }
+
+// dot_f_avx2's horizontal sum of one accumulator (D a multiple of 8: no tail).
+AVX2 inline float hsum_f(__m256 s0) {
+  __m128 h = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
+  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+  return _mm_cvtss_f32(h);
+}
+
+// sc[j] = dot_f(q, k_j, D) * scale for the keys j < S in groups of four (four independent accumulators instead of
+// one dependent chain); returns how many keys it did (0 when D is not a multiple of 8).
+AVX2 int scores4_avx2(float* sc, const float* q, const float* k, int ldk, int S, int D, float scale) {
+  if (D % 8 != 0) return 0;
+  int j = 0;
+  for (; j + 4 <= S; j += 4) {
+    const float* k0 = k + (size_t)j * ldk;
+    const float *k1 = k0 + ldk, *k2 = k1 + ldk, *k3 = k2 + ldk;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int c = 0; c < D; c += 8) {
+      const __m256 qv = _mm256_loadu_ps(q + c);
+      a0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + c), a0);
+      a1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k1 + c), a1);
+      a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k2 + c), a2);
+      a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k3 + c), a3);
+    }
+    sc[j] = hsum_f(a0) * scale;
+    sc[j + 1] = hsum_f(a1) * scale;
+    sc[j + 2] = hsum_f(a2) * scale;
+    sc[j + 3] = hsum_f(a3) * scale;
+  }
+  return j;
+}
 #endif
 
 float dot_f(const float* a, const float* b, int n) {
@@ -570,6 +605,26 @@ int sample_row(const float* x, int V, float inv_t, double u) {
   return last >= 0 ? last : 0;
 }
 
+namespace {
+
+// One head of one decode row: o_h = softmax(q_h . k_g^T * scale) . v_g over S keys (k_g, v_g: the kv head's columns,
+// row strides ldk / ldv); sc holds S scores. Four keys at a time on AVX2, each key's dot product accumulated exactly
+// as dot_f does (one 8-lane accumulator over D, then the same horizontal sum), so the scores equal dot_f's.
+void attend_head(float* o, const float* qh, const float* kg, int ldk, const float* vg, int ldv, int S, int D,
+                 float scale, float* sc) {
+  int j = 0;
+#ifdef COOKBOOK_X86
+  if (has_avx2()) j = scores4_avx2(sc, qh, kg, ldk, S, D, scale);
+#endif
+  for (; j < S; j++) sc[j] = dot_f(qh, kg + (size_t)j * ldk, D) * scale;
+  const float mx = row_max(sc, S);
+  const float inv = (float)(1.0 / exp_sum(sc, sc, S, mx));
+  for (int i = 0; i < S; i++) sc[i] *= inv;
+  weighted_rows(o, sc, vg, ldv, S, D);
+}
+
+}  // namespace
+
 void attention_decode(float* o, const float* q, const float* k, int ldk, const float* v, int ldv, int S, int H, int KV,
                       int D) {
   thread_local std::vector<float> sc;
@@ -578,13 +633,38 @@ void attention_decode(float* o, const float* q, const float* k, int ldk, const f
   const float scale = 1.0f / std::sqrt((float)D);
   for (int h = 0; h < H; h++) {
     const int g = h / rep;
-    const float* qh = q + (size_t)h * D;
-    for (int j = 0; j < S; j++) sc[j] = dot_f(qh, k + (size_t)j * ldk + (size_t)g * D, D) * scale;
-    const float mx = row_max(sc.data(), S);
-    const float inv = (float)(1.0 / exp_sum(sc.data(), sc.data(), S, mx));
-    for (int j = 0; j < S; j++) sc[j] *= inv;
-    weighted_rows(o + (size_t)h * D, sc.data(), v + (size_t)g * D, ldv, S, D);
+    attend_head(o + (size_t)h * D, q + (size_t)h * D, k + (size_t)g * D, ldk, v + (size_t)g * D, ldv, S, D, scale,
+                sc.data());
   }
+}
+
+void attention_decode_batch(float* o, const float* q, const float* k, const float* v, int ld, const int32_t* first,
+                            const int32_t* lens, int B, int H, int KV, int D, int threads) {
+  struct Ctx {
+    float* o;
+    const float *q, *k, *v;
+    const int32_t *first, *lens;
+    int ld, H, KV, D, pairs, chunks;
+  } ctx{o, q, k, v, first, lens, ld, H, KV, D, B * H, 0};
+  // A few (sequence, head) pairs per chunk; one sequence's heads alone are not worth waking the pool for.
+  ctx.chunks = B < 2 ? 1 : std::min(ctx.pairs, 4 * std::max(1, threads));
+  parallel_for(
+      threads, ctx.chunks,
+      [](void* p, int c) {
+        const Ctx& x = *static_cast<Ctx*>(p);
+        thread_local std::vector<float> sc;
+        const int rep = x.H / x.KV;
+        const float scale = 1.0f / std::sqrt((float)x.D);
+        const int a = (int)((int64_t)x.pairs * c / x.chunks), z = (int)((int64_t)x.pairs * (c + 1) / x.chunks);
+        for (int i = a; i < z; i++) {
+          const int b = i / x.H, h = i % x.H, g = h / rep, S = x.lens[b];
+          if ((int)sc.size() < S) sc.resize(S);
+          const size_t row0 = (size_t)x.first[b] * x.ld + (size_t)g * x.D;
+          attend_head(x.o + ((size_t)b * x.H + h) * x.D, x.q + ((size_t)b * x.H + h) * x.D, x.k + row0, x.ld,
+                      x.v + row0, x.ld, S, x.D, scale, sc.data());
+        }
+      },
+      &ctx);
 }
 
 }  // namespace cookbook

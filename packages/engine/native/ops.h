@@ -30,5 +30,11 @@ int sample_row(const float* x, int V, float inv_t, double u);
 // (g = h / (H / KV)); k and v rows have strides ldk / ldv, head g at column g * D.
 void attention_decode(float* o, const float* q, const float* k, int ldk, const float* v, int ldv, int S, int H, int KV,
                       int D);
+// attention_decode for B sequences at once, each over its own rows of one cache: sequence b's query (H * D) is at
+// q + b * H * D, its output at o + b * H * D, and its S = lens[b] keys / values are rows first[b], ... of k / v
+// (row stride ld). The B * H (sequence, head) pairs are split across up to `threads` threads; each pair computes
+// exactly what attention_decode computes for it.
+void attention_decode_batch(float* o, const float* q, const float* k, const float* v, int ld, const int32_t* first,
+                            const int32_t* lens, int B, int H, int KV, int D, int threads);
 
 }  // namespace cookbook

@@ -5,7 +5,7 @@
 import { EngineCancelledError, EngineInputError } from './errors.js';
 import type { WeightFormat } from './kernels/half.js';
 import { rowIndependentRows } from './kernels/kernel.js';
-import { attentionDecode, attentionForward } from './layers/attention.js';
+import { attentionDecodeBatch, attentionForward } from './layers/attention.js';
 import { loraForward } from './layers/linear.js';
 import { rmsnormForward } from './layers/rmsnorm.js';
 import { ropeForward } from './layers/rope.js';
@@ -207,6 +207,9 @@ export class Sampler {
     for (const p of p0) end = Math.max(end, p + n);
     this.base.rope.ensure(end);
     if (this.att.length < n * end) this.att = new Float32Array(n * end);
+    // a decode step (one row per slot): each slot's cache rows and how many of them its query sees
+    const decode =
+      n === 1 ? { first: Int32Array.from(slots, (sl) => sl * L), lens: Int32Array.from(p0, (p) => p + 1) } : null;
     embedForward(this.x, w.embed, tokens, rows, C);
     for (let l = 0; l < c.numLayers; l++) {
       const W = w.layers[l]!;
@@ -248,22 +251,7 @@ export class Sampler {
           kc.set(this.kr.subarray(r * KD, r * KD + KD), base + (at + i) * KD);
           vc.set(this.qkv.subarray(r * QKV + QD + KD, r * QKV + QKV), base + (at + i) * KD);
         }
-        if (n === 1) {
-          attentionDecode(
-            this.o.subarray(b * QD),
-            this.qr.subarray(b * QD),
-            kc.subarray(base),
-            KD,
-            vc.subarray(base),
-            KD,
-            this.att,
-            at + 1,
-            H,
-            KV,
-            D,
-          );
-          continue;
-        }
+        if (n === 1) continue; // decode rows: attention for all of them below
         attentionForward(
           this.o.subarray(b * n * QD),
           QD,
@@ -277,6 +265,7 @@ export class Sampler {
           { T: n, S: at + n, H, KV, D },
         );
       }
+      if (decode) attentionDecodeBatch(this.o, this.qr, kc, vc, KD, decode.first, decode.lens, H, KV, D, this.att);
       projForward(this.x, C, this.o, QD, P.wO, rows, QD, C, 1);
       if (ll?.o) loraForward(this.x, C, this.o, QD, this.h, ll.o, rows, QD, C);
       rmsnormForward(this.xn, C, this.rstd, this.x, C, W.postNorm, rows, C, eps, true);

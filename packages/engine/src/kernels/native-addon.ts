@@ -105,6 +105,24 @@ export interface NativeOps {
     KV: number,
     D: number,
   ): void;
+  /**
+   * attentionDecode for B sequences of one cache: sequence b's query / output is row b of q / o (H·D each), its
+   * lens[b] keys / values are rows first[b]… of k / v (row stride ld). Split across the kernel's threads; each
+   * sequence gets exactly attentionDecode's result.
+   */
+  attentionDecodeBatch(
+    o: Float32Array,
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    ld: number,
+    first: Int32Array,
+    lens: Int32Array,
+    B: number,
+    H: number,
+    KV: number,
+    D: number,
+  ): void;
 }
 
 const OPS: (keyof NativeOps)[] = [
@@ -119,6 +137,7 @@ const OPS: (keyof NativeOps)[] = [
   'rmsnormBackward',
   'sampleRow',
   'attentionDecode',
+  'attentionDecodeBatch',
 ];
 
 /** The addon's row-wise ops when it exports all of them. */

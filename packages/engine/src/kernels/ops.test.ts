@@ -208,5 +208,48 @@ for (const variant of ['default', 'own'] as const) {
         ),
       ).toThrow(/too small/);
     });
+
+    it('attentionDecodeBatch gives every sequence exactly its attentionDecode result', () => {
+      for (const [H, KV, D] of [
+        [9, 3, 64],
+        [4, 2, 12],
+      ] as const) {
+        const ld = KV * D;
+        const L = 40;
+        const lens = Int32Array.from([37, 1, 6, 40, 13]);
+        const first = Int32Array.from([2 * L, 0, 4 * L, L, 3 * L]); // slots in any order
+        const B = lens.length;
+        const k = randn(5 * L * ld, 4);
+        const v = randn(5 * L * ld, 5);
+        const q = randn(B * H * D, 6);
+        const got = new Float32Array(B * H * D);
+        ops.attentionDecodeBatch(got, q, k, v, ld, first, lens, B, H, KV, D);
+        for (let b = 0; b < B; b++) {
+          const one = new Float32Array(H * D);
+          const r = first[b]! * ld;
+          ops.attentionDecode(one, q.subarray(b * H * D), k.subarray(r), ld, v.subarray(r), ld, lens[b]!, H, KV, D);
+          expect(got.subarray(b * H * D, (b + 1) * H * D)).toEqual(one);
+        }
+      }
+      const run = (first: number[], lens: number[]) =>
+        ops.attentionDecodeBatch(
+          new Float32Array(16),
+          new Float32Array(16),
+          new Float32Array(64),
+          new Float32Array(64),
+          8,
+          Int32Array.from(first),
+          Int32Array.from(lens),
+          2,
+          1,
+          1,
+          8,
+        );
+      expect(() => run([0, 4], [4, 4])).not.toThrow();
+      expect(() => run([0, 5], [4, 4])).toThrow(/outside the cache/);
+      expect(() => run([0, 2 ** 31 - 2], [4, 4])).toThrow(/outside the cache/);
+      expect(() => run([0, 0], [4, 0])).toThrow(/outside the cache/);
+      expect(() => run([0], [4])).toThrow(/too small/);
+    });
   });
 }

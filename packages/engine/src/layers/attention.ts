@@ -134,6 +134,48 @@ export function attentionDecode(
 }
 
 /**
+ * attentionDecode for B sequences of one cache (one native call, split across the kernel's threads): sequence b's
+ * query and output are row b of q and o (H·D each); its lens[b] keys and values are rows first[b]… of k and v (row
+ * stride ld). Every sequence gets exactly its attentionDecode result.
+ */
+export function attentionDecodeBatch(
+  o: Float32Array,
+  q: Float32Array,
+  k: Float32Array,
+  v: Float32Array,
+  ld: number,
+  first: Int32Array,
+  lens: Int32Array,
+  H: number,
+  KV: number,
+  D: number,
+  att: Float32Array,
+): void {
+  const B = first.length;
+  const ops = nativeOps();
+  if (ops) {
+    ops.attentionDecodeBatch(o, q, k, v, ld, first, lens, B, H, KV, D);
+    return;
+  }
+  for (let b = 0; b < B; b++) {
+    const r = first[b]! * ld;
+    attentionDecode(
+      o.subarray(b * H * D),
+      q.subarray(b * H * D),
+      k.subarray(r),
+      ld,
+      v.subarray(r),
+      ld,
+      att,
+      lens[b]!,
+      H,
+      KV,
+      D,
+    );
+  }
+}
+
+/**
  * Backward of attentionForward (probabilities recomputed from q and k). Writes dq, accumulates dk and dv
  * (callers zero them first). `att_TS` and `datt_TS` are scratch.
  */
