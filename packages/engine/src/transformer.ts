@@ -198,10 +198,19 @@ function compactGradRows(ws: TrainWorkspace, xf: Float32Array, n: number, K: num
   return m;
 }
 
+/** Where a layer's roped q and k are: views with their row strides. */
+interface QKViews {
+  q: Float32Array;
+  ldq: number;
+  k: Float32Array;
+  ldk: number;
+}
+
 /**
- * The attention inputs of a layer from its fused qkv: q and k per-head normalised (Qwen3; their 1/rms go to
- * rstdQ / rstdK) or copied, then roped, into ws.qr / ws.kr. The forward calls it, and the backward again to get
- * the same values back instead of keeping them for every layer.
+ * The attention inputs of a layer from its fused qkv. With q/k norms (Qwen3), q and k are normalised per head
+ * (their 1/rms go to rstdQ / rstdK) and roped into ws.qr / ws.kr; the forward calls it and the backward again, to
+ * get the same values back instead of keeping them for every layer. Without (Llama), nothing else needs the
+ * unroped values: the forward ropes them in place in qkv (`forward`), where the backward finds them.
  */
 function ropedQK(
   ws: TrainWorkspace,
@@ -214,43 +223,35 @@ function ropedQK(
   KV: number,
   D: number,
   eps: number,
-): void {
+  forward: boolean,
+): QKViews {
   const QD = H * D;
   const KD = KV * D;
   const QKV = QD + 2 * KD;
-  if (W.qNorm && W.kNorm) {
-    for (let t = 0; t < T; t++) {
-      rmsnormForward(
-        ws.qr.subarray(t * QD),
-        D,
-        A.rstdQ.subarray(t * H),
-        A.qkv.subarray(t * QKV),
-        D,
-        W.qNorm,
-        H,
-        D,
-        eps,
-      );
-      rmsnormForward(
-        ws.kr.subarray(t * KD),
-        D,
-        A.rstdK.subarray(t * KV),
-        A.qkv.subarray(t * QKV + QD),
-        D,
-        W.kNorm,
-        KV,
-        D,
-        eps,
-      );
+  if (!(W.qNorm && W.kNorm)) {
+    if (forward) {
+      ropeForward(A.qkv, QKV, pos_T, T, H, D, rope);
+      ropeForward(A.qkv.subarray(QD), QKV, pos_T, T, KV, D, rope);
     }
-  } else {
-    for (let t = 0; t < T; t++) {
-      ws.qr.set(A.qkv.subarray(t * QKV, t * QKV + QD), t * QD);
-      ws.kr.set(A.qkv.subarray(t * QKV + QD, t * QKV + QD + KD), t * KD);
-    }
+    return { q: A.qkv, ldq: QKV, k: A.qkv.subarray(QD), ldk: QKV };
+  }
+  for (let t = 0; t < T; t++) {
+    rmsnormForward(ws.qr.subarray(t * QD), D, A.rstdQ.subarray(t * H), A.qkv.subarray(t * QKV), D, W.qNorm, H, D, eps);
+    rmsnormForward(
+      ws.kr.subarray(t * KD),
+      D,
+      A.rstdK.subarray(t * KV),
+      A.qkv.subarray(t * QKV + QD),
+      D,
+      W.kNorm,
+      KV,
+      D,
+      eps,
+    );
   }
   ropeForward(ws.qr, QD, pos_T, T, H, D, rope);
   ropeForward(ws.kr, KD, pos_T, T, KV, D, rope);
+  return { q: ws.qr, ldq: QD, k: ws.kr, ldk: KD };
 }
 
 function loraFwd(
@@ -312,15 +313,15 @@ export function forwardBackwardPack(
       loraFwd(ll.k, A.qkv.subarray(QD), QKV, xn, C, A.h.k, T, C, KD);
       loraFwd(ll.v, A.qkv.subarray(QD + KD), QKV, xn, C, A.h.v, T, C, KD);
     }
-    ropedQK(ws, A, W, rope, pos_T, T, H, KV, D, eps);
+    const fq = ropedQK(ws, A, W, rope, pos_T, T, H, KV, D, eps, true);
     for (const s of segments) {
       attentionForward(
         A.o.subarray(s.start * QD),
         QD,
-        ws.qr.subarray(s.start * QD),
-        QD,
-        ws.kr.subarray(s.start * KD),
-        KD,
+        fq.q.subarray(s.start * fq.ldq),
+        fq.ldq,
+        fq.k.subarray(s.start * fq.ldk),
+        fq.ldk,
         A.qkv.subarray(s.start * QKV + QD + KD),
         QKV,
         ws.att,
@@ -423,24 +424,32 @@ export function forwardBackwardPack(
     linearBackward(ws.dO, QD, ws.dres, C, W.wO, T, QD, C, 0);
     if (g) linearWeightGrad(g.wO, ws.dres, C, A.o, QD, T, QD, C);
     if (ll?.o) loraBackward(ws.dO, QD, ws.dres, C, A.o, QD, A.h.o, ws.dh, ll.o, T, QD, C);
-    ws.dk.fill(0, 0, T * KD);
+    // ∂L/∂q and ∂L/∂k (roped): with q/k norms into ws.dq / ws.dk, else straight into dqkv's columns. dk and dv
+    // accumulate over the segment's keys, so they start at zero.
+    const qkNorm = W.qNorm !== null && W.kNorm !== null;
     const dv = ws.dqkv.subarray(QD + KD);
-    for (let t = 0; t < T; t++) dv.fill(0, t * QKV, t * QKV + KD);
-    ropedQK(ws, A, W, rope, pos_T, T, H, KV, D, eps);
+    if (qkNorm) {
+      ws.dk.fill(0, 0, T * KD);
+      for (let t = 0; t < T; t++) dv.fill(0, t * QKV, t * QKV + KD);
+    } else ws.dqkv.fill(0, 0, T * QKV);
+    const dq = qkNorm
+      ? { q: ws.dq, ldq: QD, k: ws.dk, ldk: KD }
+      : { q: ws.dqkv, ldq: QKV, k: ws.dqkv.subarray(QD), ldk: QKV };
+    const bq = ropedQK(ws, A, W, rope, pos_T, T, H, KV, D, eps, false);
     for (const s of segments) {
       attentionBackward(
-        ws.dq.subarray(s.start * QD),
-        QD,
-        ws.dk.subarray(s.start * KD),
-        KD,
+        dq.q.subarray(s.start * dq.ldq),
+        dq.ldq,
+        dq.k.subarray(s.start * dq.ldk),
+        dq.ldk,
         dv.subarray(s.start * QKV),
         QKV,
         ws.dO.subarray(s.start * QD),
         QD,
-        ws.qr.subarray(s.start * QD),
-        QD,
-        ws.kr.subarray(s.start * KD),
-        KD,
+        bq.q.subarray(s.start * bq.ldq),
+        bq.ldq,
+        bq.k.subarray(s.start * bq.ldk),
+        bq.ldk,
         A.qkv.subarray(s.start * QKV + QD + KD),
         QKV,
         ws.att,
@@ -448,8 +457,8 @@ export function forwardBackwardPack(
         { T: s.length, S: s.length, H, KV, D },
       );
     }
-    ropeBackward(ws.dq, QD, pos_T, T, H, D, rope);
-    ropeBackward(ws.dk, KD, pos_T, T, KV, D, rope);
+    ropeBackward(dq.q, dq.ldq, pos_T, T, H, D, rope);
+    ropeBackward(dq.k, dq.ldk, pos_T, T, KV, D, rope);
     if (W.qNorm && W.kNorm) {
       for (let t = 0; t < T; t++) {
         const qo = t * QKV;
@@ -492,11 +501,6 @@ export function forwardBackwardPack(
           D,
           false,
         );
-      }
-    } else {
-      for (let t = 0; t < T; t++) {
-        ws.dqkv.set(ws.dq.subarray(t * QD, t * QD + QD), t * QKV);
-        ws.dqkv.set(ws.dk.subarray(t * KD, t * KD + KD), t * QKV + QD);
       }
     }
     linearBackward(ws.dtmp, C, ws.dqkv, QKV, W.wQKV, T, C, QKV, 0);
