@@ -389,6 +389,29 @@ napi_value AttentionDecode(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// ropeRows(x, ld, pos, T, H, D, cos, sin, inverse)
+napi_value RopeRows(napi_env env, napi_callback_info info) {
+  Args a(env, info, 9);
+  size_t nx, np, nc, ns;
+  float* x = a.f32(0, &nx);
+  const int ld = a.i(1);
+  int32_t* pos = a.i32(2, &np);
+  const int T = a.i(3), H = a.i(4), D = a.i(5);
+  float* cos = a.f32(6, &nc);
+  float* sin = a.f32(7, &ns);
+  const bool inverse = a.b(8);
+  if (!a.ok) return throw_error(env, "ropeRows: bad arguments");
+  if (T < 0 || H < 1 || D < 2 || D % 2 != 0 || (int64_t)H * D > ld || (size_t)T > np || !fits(nx, T, H * D, ld) ||
+      nc != ns)
+    return throw_error(env, "ropeRows: array too small for the given sizes");
+  const size_t half = (size_t)D / 2;
+  for (int t = 0; t < T; t++)
+    if (pos[t] < 0 || ((size_t)pos[t] + 1) * half > nc)
+      return throw_error(env, "ropeRows: a position lies outside the cos/sin tables");
+  cookbook::rope_rows(x, ld, pos, T, H, D, cos, sin, inverse);
+  return nullptr;
+}
+
 // attentionDecodeBatch(o, q, k, v, ld, first, lens, B, H, KV, D)
 napi_value AttentionDecodeBatch(napi_env env, napi_callback_info info) {
   Args a(env, info, 11);
@@ -466,6 +489,7 @@ NAPI_MODULE_INIT() {
       {"sampleRow", nullptr, SampleRow, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"attentionDecode", nullptr, AttentionDecode, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"attentionDecodeBatch", nullptr, AttentionDecodeBatch, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"ropeRows", nullptr, RopeRows, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

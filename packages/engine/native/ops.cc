@@ -398,6 +398,23 @@ AVX2 int scores4_avx2(float* sc, const float* q, const float* k, int ldk, int S,
   }
   return j;
 }
+
+// Four pairs at a time of rope_rows: a[i], b[i] <- a c - b s, b c + a s in double (s negated for the inverse), each
+// rounded once to float, as the scalar loop; returns how many pairs it did.
+AVX2 int rope_pairs_avx2(float* a, float* b, const float* c, const float* s, int half, double sgn) {
+  const __m256d g = _mm256_set1_pd(sgn);
+  int i = 0;
+  for (; i + 4 <= half; i += 4) {
+    const __m256d x1 = _mm256_cvtps_pd(_mm_loadu_ps(a + i)), x2 = _mm256_cvtps_pd(_mm_loadu_ps(b + i));
+    const __m256d ci = _mm256_cvtps_pd(_mm_loadu_ps(c + i));
+    const __m256d si = _mm256_mul_pd(g, _mm256_cvtps_pd(_mm_loadu_ps(s + i)));
+    // no FMA: x1 c − x2 s as two rounded products and a rounded difference, like the scalar code (products of two
+    // floats are exact in double, so only the difference rounds, then the float conversion)
+    _mm_storeu_ps(a + i, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(x1, ci), _mm256_mul_pd(x2, si))));
+    _mm_storeu_ps(b + i, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(x2, ci), _mm256_mul_pd(x1, si))));
+  }
+  return i;
+}
 #endif
 
 float dot_f(const float* a, const float* b, int n) {
@@ -575,6 +592,29 @@ void rmsnorm_backward(float* dx, int lddx, const float* dy, int lddy, const floa
   }
 }
 
+
+void rope_rows(float* x, int ld, const int32_t* pos, int T, int H, int D, const float* cos, const float* sin,
+               bool inverse) {
+  const int half = D / 2;
+  const double sgn = inverse ? -1.0 : 1.0;
+  for (int t = 0; t < T; t++) {
+    const float* c = cos + (size_t)pos[t] * half;
+    const float* s = sin + (size_t)pos[t] * half;
+    for (int h = 0; h < H; h++) {
+      float* a = x + (size_t)t * ld + (size_t)h * D;
+      float* b = a + half;
+      int i = 0;
+#ifdef COOKBOOK_X86
+      if (has_avx2()) i = rope_pairs_avx2(a, b, c, s, half, sgn);
+#endif
+      for (; i < half; i++) {
+        const double x1 = a[i], x2 = b[i], ci = c[i], si = sgn * s[i];
+        a[i] = (float)(x1 * ci - x2 * si);
+        b[i] = (float)(x2 * ci + x1 * si);
+      }
+    }
+  }
+}
 
 int sample_row(const float* x, int V, float inv_t, double u) {
   const float m = row_max(x, V);

@@ -23,6 +23,11 @@ void swiglu_backward(float* dgu, const float* dact, const float* gu, int T, int 
 void rmsnorm_forward(float* y, int ldy, float* rstd, const float* x, int ldx, const float* w, int R, int C, float eps);
 void rmsnorm_backward(float* dx, int lddx, const float* dy, int lddy, const float* x, int ldx, const float* rstd,
                       const float* w, int R, int C, bool accumulate);
+// Rotary position embedding in place ("rotate half"): in each of the H heads (D wide) of row t of x (stride ld), the
+// pair (x[i], x[i + D/2]) turns by the angle whose cos / sin are row pos[t] of the tables (D/2 wide); `inverse`
+// turns the other way (the backward). Computed in double and rounded once, as the pure-TS ropeForward does.
+void rope_rows(float* x, int ld, const int32_t* pos, int T, int H, int D, const float* cos, const float* sin,
+               bool inverse);
 // Draws a token from softmax(x / T) (inv_t = 1 / T) with u in [0, 1): the first j whose cumulative probability
 // exceeds u, without keeping the probabilities (block sums of SAMPLE_BLOCK exps, then the one block recomputed).
 int sample_row(const float* x, int V, float inv_t, double u);

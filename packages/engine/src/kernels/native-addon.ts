@@ -110,6 +110,22 @@ export interface NativeOps {
    * lens[b] keys / values are rows first[b]… of k / v (row stride ld). Split across the kernel's threads; each
    * sequence gets exactly attentionDecode's result.
    */
+  /**
+   * Rotary position embedding in place: in each of the H heads (D wide) of the T rows of x (stride ld), the pair
+   * (x[i], x[i + D/2]) turns by row pos[t] of the cos / sin tables (D/2 wide); `inverse` turns back (the backward).
+   * Rounded as ropeForward / ropeBackward round.
+   */
+  ropeRows(
+    x: Float32Array,
+    ld: number,
+    pos: Int32Array,
+    T: number,
+    H: number,
+    D: number,
+    cos: Float32Array,
+    sin: Float32Array,
+    inverse: boolean,
+  ): void;
   attentionDecodeBatch(
     o: Float32Array,
     q: Float32Array,
@@ -138,6 +154,7 @@ const OPS: (keyof NativeOps)[] = [
   'sampleRow',
   'attentionDecode',
   'attentionDecodeBatch',
+  'ropeRows',
 ];
 
 /** The addon's row-wise ops when it exports all of them. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attentionForward, causalSoftmaxBackwardJs, causalSoftmaxJs } from '../layers/attention.js';
 import { rmsnormBackwardJs, rmsnormForwardJs } from '../layers/rmsnorm.js';
+import { RopeTable, ropeBackwardJs, ropeForwardJs } from '../layers/rope.js';
 import { swigluBackwardJs, swigluForwardJs } from '../layers/swiglu.js';
 import {
   logprobGradToLogits,
@@ -207,6 +208,35 @@ for (const variant of ['default', 'own'] as const) {
           8,
         ),
       ).toThrow(/too small/);
+    });
+
+    it('ropeRows rotates exactly as the pure-TS rope, forward and back (strided rows, any head width)', () => {
+      for (const [T, H, D, ld] of [
+        [7, 3, 64, 3 * 64 + 40],
+        [5, 2, 6, 12],
+      ] as const) {
+        const half = D / 2;
+        const inv = Float64Array.from({ length: half }, (_, i) => 1 / 10000 ** ((2 * i) / D));
+        const table = new RopeTable(inv, half);
+        table.ensure(300);
+        const pos = Int32Array.from({ length: T }, (_, t) => (t * 37) % 300);
+        const x = randn(T * ld, 9, 3);
+        for (const inverse of [false, true]) {
+          const want = x.slice();
+          const got = x.slice();
+          (inverse ? ropeBackwardJs : ropeForwardJs)(want, ld, pos, T, H, D, table);
+          ops.ropeRows(got, ld, pos, T, H, D, table.cos, table.sin, inverse);
+          expect(got).toEqual(want);
+        }
+      }
+      const c = new Float32Array(8);
+      const run = (pos: number[], x = new Float32Array(8)) =>
+        ops.ropeRows(x, 4, Int32Array.from(pos), 2, 1, 4, c, c, false);
+      expect(() => run([0, 3])).not.toThrow();
+      expect(() => run([0, 4])).toThrow(/outside the cos\/sin tables/);
+      expect(() => run([-1, 0])).toThrow(/outside the cos\/sin tables/);
+      expect(() => run([0, 0], new Float32Array(7))).toThrow(/too small/);
+      expect(() => run([0])).toThrow(/too small/);
     });
 
     it('attentionDecodeBatch gives every sequence exactly its attentionDecode result', () => {

@@ -1,4 +1,6 @@
 // Rotary position embedding, HF "rotate half" convention: the pair (x[i], x[i + d/2]) is rotated by pos·invFreq[i].
+// Native when the addon is available (same rounding: products and sums in double, one rounding to float).
+import { nativeOps } from '../kernels/kernel.js';
 
 /** cos/sin tables, row p holds angle p·invFreq[i] for i < half; grows on demand. */
 export class RopeTable {
@@ -40,6 +42,21 @@ export function ropeForward(
   D: number,
   table: RopeTable,
 ): void {
+  const ops = nativeOps();
+  if (ops) ops.ropeRows(x, ld, pos_T, T, H, D, table.cos, table.sin, false);
+  else ropeForwardJs(x, ld, pos_T, T, H, D, table);
+}
+
+/** Pure-TS ropeForward. */
+export function ropeForwardJs(
+  x: Float32Array,
+  ld: number,
+  pos_T: Int32Array,
+  T: number,
+  H: number,
+  D: number,
+  table: RopeTable,
+): void {
   const half = D / 2;
   const { cos, sin } = table;
   for (let t = 0; t < T; t++) {
@@ -60,6 +77,21 @@ export function ropeForward(
 
 /** Backward of ropeForward in place: the transpose of a rotation is the rotation by the opposite angle. */
 export function ropeBackward(
+  dx: Float32Array,
+  ld: number,
+  pos_T: Int32Array,
+  T: number,
+  H: number,
+  D: number,
+  table: RopeTable,
+): void {
+  const ops = nativeOps();
+  if (ops) ops.ropeRows(dx, ld, pos_T, T, H, D, table.cos, table.sin, true);
+  else ropeBackwardJs(dx, ld, pos_T, T, H, D, table);
+}
+
+/** Pure-TS ropeBackward. */
+export function ropeBackwardJs(
   dx: Float32Array,
   ld: number,
   pos_T: Int32Array,
