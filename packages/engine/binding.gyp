@@ -5,7 +5,7 @@
   "targets": [
     {
       "target_name": "cookbook_engine",
-      "sources": ["native/engine.cc", "native/gemm.cc", "native/ops.cc"],
+      "sources": ["native/engine.cc", "native/gemm.cc", "native/ops.cc", "native/attention.cc"],
       "cflags_cc": ["-O3", "-std=c++17", "-fno-exceptions"],
       "cflags_cc!": ["-fno-rtti"],
       "xcode_settings": {
@@ -28,7 +28,7 @@
     },
     {
       "target_name": "cookbook_engine_own",
-      "sources": ["native/engine.cc", "native/gemm.cc", "native/ops.cc"],
+      "sources": ["native/engine.cc", "native/gemm.cc", "native/ops.cc", "native/attention.cc"],
       "cflags_cc": ["-O3", "-std=c++17", "-fno-exceptions"],
       "xcode_settings": {
         "OTHER_CPLUSPLUSFLAGS": ["-O3", "-std=c++17"],

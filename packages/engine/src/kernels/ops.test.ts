@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attentionForward, causalSoftmaxBackwardJs, causalSoftmaxJs } from '../layers/attention.js';
 import { rmsnormBackwardJs, rmsnormForwardJs } from '../layers/rmsnorm.js';
-import { RopeTable, ropeBackwardJs, ropeForwardJs } from '../layers/rope.js';
+import { RopeTable, ropeRowsJs } from '../layers/rope.js';
 import { swigluBackwardJs, swigluForwardJs } from '../layers/swiglu.js';
 import {
   logprobGradToLogits,
@@ -224,7 +224,7 @@ for (const variant of ['default', 'own'] as const) {
         for (const inverse of [false, true]) {
           const want = x.slice();
           const got = x.slice();
-          (inverse ? ropeBackwardJs : ropeForwardJs)(want, ld, pos, T, H, D, table);
+          ropeRowsJs(want, ld, pos, T, H, D, table, inverse);
           ops.ropeRows(got, ld, pos, T, H, D, table.cos, table.sin, inverse);
           expect(got).toEqual(want);
         }

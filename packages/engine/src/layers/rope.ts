@@ -42,37 +42,7 @@ export function ropeForward(
   D: number,
   table: RopeTable,
 ): void {
-  const ops = nativeOps();
-  if (ops) ops.ropeRows(x, ld, pos_T, T, H, D, table.cos, table.sin, false);
-  else ropeForwardJs(x, ld, pos_T, T, H, D, table);
-}
-
-/** Pure-TS ropeForward. */
-export function ropeForwardJs(
-  x: Float32Array,
-  ld: number,
-  pos_T: Int32Array,
-  T: number,
-  H: number,
-  D: number,
-  table: RopeTable,
-): void {
-  const half = D / 2;
-  const { cos, sin } = table;
-  for (let t = 0; t < T; t++) {
-    const po = pos_T[t]! * half;
-    for (let h = 0; h < H; h++) {
-      const o = t * ld + h * D;
-      for (let i = 0; i < half; i++) {
-        const c = cos[po + i]!;
-        const s = sin[po + i]!;
-        const x1 = x[o + i]!;
-        const x2 = x[o + i + half]!;
-        x[o + i] = x1 * c - x2 * s;
-        x[o + i + half] = x2 * c + x1 * s;
-      }
-    }
-  }
+  ropeRows(x, ld, pos_T, T, H, D, table, false);
 }
 
 /** Backward of ropeForward in place: the transpose of a rotation is the rotation by the opposite angle. */
@@ -85,34 +55,52 @@ export function ropeBackward(
   D: number,
   table: RopeTable,
 ): void {
-  const ops = nativeOps();
-  if (ops) ops.ropeRows(dx, ld, pos_T, T, H, D, table.cos, table.sin, true);
-  else ropeBackwardJs(dx, ld, pos_T, T, H, D, table);
+  ropeRows(dx, ld, pos_T, T, H, D, table, true);
 }
 
-/** Pure-TS ropeBackward. */
-export function ropeBackwardJs(
-  dx: Float32Array,
+function ropeRows(
+  x: Float32Array,
   ld: number,
   pos_T: Int32Array,
   T: number,
   H: number,
   D: number,
   table: RopeTable,
+  inverse: boolean,
+): void {
+  const ops = nativeOps();
+  if (ops) ops.ropeRows(x, ld, pos_T, T, H, D, table.cos, table.sin, inverse);
+  else ropeRowsJs(x, ld, pos_T, T, H, D, table, inverse);
+}
+
+/**
+ * Pure-TS rope in place: the pair (x[i], x[i + D/2]) of each head turns by +angle, or by −angle when `inverse`
+ * (ropeBackward). Products and sums in double, one rounding to float per value.
+ */
+export function ropeRowsJs(
+  x: Float32Array,
+  ld: number,
+  pos_T: Int32Array,
+  T: number,
+  H: number,
+  D: number,
+  table: RopeTable,
+  inverse: boolean,
 ): void {
   const half = D / 2;
   const { cos, sin } = table;
+  const sgn = inverse ? -1 : 1;
   for (let t = 0; t < T; t++) {
     const po = pos_T[t]! * half;
     for (let h = 0; h < H; h++) {
       const o = t * ld + h * D;
       for (let i = 0; i < half; i++) {
         const c = cos[po + i]!;
-        const s = sin[po + i]!;
-        const d1 = dx[o + i]!;
-        const d2 = dx[o + i + half]!;
-        dx[o + i] = d1 * c + d2 * s;
-        dx[o + i + half] = d2 * c - d1 * s;
+        const s = sgn * sin[po + i]!;
+        const x1 = x[o + i]!;
+        const x2 = x[o + i + half]!;
+        x[o + i] = x1 * c - x2 * s;
+        x[o + i + half] = x2 * c + x1 * s;
       }
     }
   }
