@@ -5,6 +5,7 @@ import { createLoraModel, type LoraModel } from './lora-model.js';
 import type { EngineDatum, EngineTensor, LossFnName } from './losses.js';
 import { randomModel } from './model/base-model.js';
 import { Rng } from './prng.js';
+import { Sampler } from './sampler.js';
 import { dot, fdDirectional, randn, tinyConfig } from './test-utils.js';
 import { headBlockRows } from './transformer.js';
 
@@ -97,9 +98,9 @@ describe('LoraModel forward/backward', () => {
   }
 
   it('rows without a gradient (zero weights / advantages) leave the gradient as finite differences give it', () => {
-    // 600 rows: the head runs in blocks of equal height, at most headBlockRows (256 at this vocabulary), here three
-    // of 200; the first has no gradient at all, the others mix zero and non-zero rows, so the head's backward runs
-    // on compacted rows (see compactGradRows) and the result must not change.
+    // 600 rows: the head runs in blocks of headBlockRows (256 at this vocabulary): 256, 256 and 88 rows; the first has
+    // no gradient at all, the others mix zero and non-zero rows, so the head's backward runs on compacted rows (see
+    // compactGradRows) and the result must not change.
     const base = randomModel({ ...tinyConfig('qwen3', true), maxPositionEmbeddings: 1024 }, 11, 'tiny', null);
     const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });
     perturbLora(m, 12);
@@ -109,7 +110,7 @@ describe('LoraModel forward/backward', () => {
       const key = loss === 'cross_entropy' ? 'weights' : 'advantages';
       const values = d!.lossFnInputs[key]!.data as number[];
       values.forEach((_, j) => {
-        if (j < 210 || j % 3 === 0) values[j] = 0;
+        if (j < 260 || j % 3 === 0) values[j] = 0;
       });
       const data = [inputsFor(loss, d!)];
       m.zeroGrad();
@@ -200,25 +201,25 @@ describe('LoraModel forward/backward', () => {
     });
   });
 
-  it('a segment cut into several head blocks gives the logprobs of its prefixes (causal: a prefix sees the same)', () => {
-    // 600 rows run as three head blocks of 200; a prefix of 250 rows runs as one block, so rows 200–249 come from
-    // the second block in one run and the first in the other.
+  it("a segment cut into several head blocks gives the sampler's prompt logprobs (its own prefill path)", () => {
+    // 600 rows: head blocks of 256, 256 and 88 rows in the trainer; the sampler computes the same logprobs with its
+    // own code (a KV-cached prefill), so a block whose rows were misplaced would show.
     const base = randomModel({ ...tinyConfig('qwen3', true), maxPositionEmbeddings: 1024 }, 21, 'tiny', null);
+    expect(headBlockRows(base.vocabSize)).toBe(256);
     const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });
     perturbLora(m, 22);
     const [d] = makeData(base.vocabSize, 23, [600]).map((x) => inputsFor('cross_entropy', x));
-    const full = m.forward([d!], 'cross_entropy').lossFnOutputs[0]!.logprobs!.data as Float32Array;
-    const n = 250;
-    const prefix: EngineDatum = {
-      tokens: d!.tokens.slice(0, n),
-      lossFnInputs: {
-        target_tokens: { data: (d!.lossFnInputs.target_tokens!.data as number[]).slice(0, n), dtype: 'int64' },
-        weights: { data: (d!.lossFnInputs.weights!.data as number[]).slice(0, n), dtype: 'float32' },
-      },
-    };
-    const part = m.forward([prefix], 'cross_entropy').lossFnOutputs[0]!.logprobs!.data as Float32Array;
-    expect(part).toHaveLength(n);
-    for (let j = 0; j < n; j++) expect(full[j]).toBeCloseTo(part[j]!, 5);
+    const trainer = m.forward([d!], 'cross_entropy').lossFnOutputs[0]!.logprobs!.data as Float32Array;
+    const targets = d!.lossFnInputs.target_tokens!.data as number[];
+    const prompt = [...d!.tokens, targets.at(-1)!];
+    const sampled = new Sampler(base, m.lora.snapshot(), { weights: 'float32' }).sample(prompt, {
+      numSamples: 1,
+      maxTokens: 1,
+      includePromptLogprobs: true,
+      stop: [],
+    });
+    const pl = sampled.promptLogprobs!;
+    for (let j = 0; j < 600; j++) expect(trainer[j]).toBeCloseTo(pl[j + 1]!, 4);
   });
 
   it('gradients accumulate across calls and forward-only leaves them alone', () => {

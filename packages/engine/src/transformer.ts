@@ -38,16 +38,17 @@ export interface SegmentLoss {
 }
 
 /**
- * Bytes of logits one head block may hold: a block has as many rows as fit (between 16 and 256; a segment is cut
- * into blocks of equal height). Taller blocks run the head's products, the largest of a small model's step, closer
- * to the GEMM's peak: on the 135M shape (V = 49,152; 170 rows a block) blocks of 64 rows ran them at
- * ≈ 160–200 GFLOP/s, of 128 at ≈ 220–240, of 256 at ≈ 255–285. 32 MiB keeps the step's peak memory under 1.2 GB.
+ * Bytes of logits one head block may hold: a block has as many rows as fit, at least 64 (the height every block had
+ * before, which larger vocabularies keep: their blocks, and so their results, are unchanged) and at most 256. Taller
+ * blocks run the head's products, the largest of a small model's step, closer to the GEMM's peak: on the 135M shape
+ * (V = 49,152; 170 rows a block) blocks of 64 rows ran them at ≈ 160–200 GFLOP/s, of 128 at ≈ 220–240, of 256 at
+ * ≈ 255–285. 32 MiB keeps the step's peak memory under 1.2 GB.
  */
 const HEAD_BLOCK_BYTES = 32 * 1024 * 1024;
 
 /** Rows of a head block for a vocabulary of V. */
 export function headBlockRows(V: number): number {
-  return Math.max(16, Math.min(256, Math.floor(HEAD_BLOCK_BYTES / (4 * V))));
+  return Math.max(64, Math.min(256, Math.floor(HEAD_BLOCK_BYTES / (4 * V))));
 }
 
 type LoraRole = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
@@ -352,8 +353,7 @@ export function forwardBackwardPack(
   segments.forEach((s, si) => {
     const L = losses[si]!;
     const K = L.K;
-    // blocks of equal height (at most headBlockRows): no short last block
-    const B = Math.ceil(s.length / Math.ceil(s.length / headBlockRows(V)));
+    const B = headBlockRows(V);
     for (let r0 = 0; r0 < s.length; r0 += B) {
       const n = Math.min(B, s.length - r0);
       const row = s.start + r0;
