@@ -98,9 +98,9 @@ describe('LoraModel forward/backward', () => {
   }
 
   it('rows without a gradient (zero weights / advantages) leave the gradient as finite differences give it', () => {
-    // 600 rows: the head runs in blocks of headBlockRows (256 at this vocabulary): 256, 256 and 88 rows; the first has
-    // no gradient at all, the others mix zero and non-zero rows, so the head's backward runs on compacted rows (see
-    // compactGradRows) and the result must not change.
+    // 600 rows: the head runs in blocks of at most headBlockRows (256 at this vocabulary), evened out to three of 200;
+    // the first has no gradient at all, the others mix zero and non-zero rows, so the head's backward runs on
+    // compacted rows (see compactGradRows) and the result must not change.
     const base = randomModel({ ...tinyConfig('qwen3', true), maxPositionEmbeddings: 1024 }, 11, 'tiny', null);
     const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });
     perturbLora(m, 12);
@@ -202,8 +202,8 @@ describe('LoraModel forward/backward', () => {
   });
 
   it("a segment cut into several head blocks gives the sampler's prompt logprobs (its own prefill path)", () => {
-    // 600 rows: head blocks of 256, 256 and 88 rows in the trainer; the sampler computes the same logprobs with its
-    // own code (a KV-cached prefill), so a block whose rows were misplaced would show.
+    // 600 rows: three head blocks of 200 rows in the trainer; the sampler computes the same logprobs with its own
+    // code (a KV-cached prefill, in blocks of 256), so a block whose rows were misplaced would show.
     const base = randomModel({ ...tinyConfig('qwen3', true), maxPositionEmbeddings: 1024 }, 21, 'tiny', null);
     expect(headBlockRows(base.vocabSize)).toBe(256);
     const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });

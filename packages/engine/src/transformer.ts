@@ -353,7 +353,10 @@ export function forwardBackwardPack(
   segments.forEach((s, si) => {
     const L = losses[si]!;
     const K = L.K;
-    const B = headBlockRows(V);
+    // Taller blocks than 64 rows are evened out (170 + 170 + 170 + 2 would run a 2-row block through another path
+    // of the kernel); 64-row blocks stay as they are, and with them the results of large vocabularies.
+    const top = headBlockRows(V);
+    const B = top > 64 ? Math.ceil(s.length / Math.ceil(s.length / top)) : top;
     for (let r0 = 0; r0 < s.length; r0 += B) {
       const n = Math.min(B, s.length - r0);
       const row = s.start + r0;
