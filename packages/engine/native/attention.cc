@@ -87,8 +87,8 @@ AVX2 int rope_pairs_avx2(float* a, float* b, const float* c, const float* s, int
     const __m256d x1 = _mm256_cvtps_pd(_mm_loadu_ps(a + i)), x2 = _mm256_cvtps_pd(_mm_loadu_ps(b + i));
     const __m256d ci = _mm256_cvtps_pd(_mm_loadu_ps(c + i));
     const __m256d si = _mm256_mul_pd(g, _mm256_cvtps_pd(_mm_loadu_ps(s + i)));
-    // no FMA: x1 c − x2 s as two rounded products and a rounded difference, like the scalar code (products of two
-    // floats are exact in double, so only the difference rounds, then the float conversion)
+    // x1 c − x2 s as the scalar code computes it: products of two floats are exact in double, so only the
+    // difference rounds (fused or not), then the conversion to float
     _mm_storeu_ps(a + i, _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_mul_pd(x1, ci), _mm256_mul_pd(x2, si))));
     _mm_storeu_ps(b + i, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_mul_pd(x2, ci), _mm256_mul_pd(x1, si))));
   }

@@ -2,6 +2,8 @@
 // selected at run time (scalar otherwise), threads splitting the columns (or rows) of C.
 #include "gemm.h"
 
+#include "simd.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,28 +16,16 @@
 #include <thread>
 #include <vector>
 
-#if defined(__x86_64__) || defined(_M_X64)
-#include <immintrin.h>
-#define COOKBOOK_X86 1
-#endif
-
 namespace cookbook {
 namespace {
+
+using simd::has_avx2;
 
 constexpr int MR = 6;
 constexpr int NR = 16;
 constexpr int KC = 256;
 constexpr int MC = 120;
 constexpr int NC = 2048;
-
-bool has_avx2() {
-#ifdef COOKBOOK_X86
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-#else
-  return false;
-#endif
-}
 
 // c (6x16 tile, row stride ldc) += alpha * packedA(6 x kc) * packedB(kc x 16)
 void kernel_scalar(int kc, const float* a, const float* b, float* c, int ldc, float alpha) {

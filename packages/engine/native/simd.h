@@ -1,5 +1,6 @@
-// Helpers the engine's native kernels share (ops.cc defines them): a run-time AVX2+FMA check, and the row max and
-// exp-sum that every softmax of the engine uses, so attention (attention.cc) and the row-wise ops round alike.
+// Helpers the engine's native kernels share: a run-time AVX2+FMA check (every kernel file), and the row max and
+// exp-sum (defined in ops.cc) that every softmax of the engine uses, so attention (attention.cc) and the row-wise ops
+// round alike.
 #pragma once
 
 #if defined(__x86_64__) || defined(_M_X64)
