@@ -46,9 +46,19 @@ export interface SegmentLoss {
  */
 const HEAD_BLOCK_BYTES = 32 * 1024 * 1024;
 
-/** Rows of a head block for a vocabulary of V. */
+/** Most rows of a head block for a vocabulary of V (what the workspace holds). */
 export function headBlockRows(V: number): number {
   return Math.max(64, Math.min(256, Math.floor(HEAD_BLOCK_BYTES / (4 * V))));
+}
+
+/**
+ * Height of the head blocks of an L-row segment: blocks taller than 64 rows are evened out (170 + 170 + 170 + 2 would
+ * run a 2-row block through another path of the kernel); 64-row blocks stay as they are, and with them the results
+ * of large vocabularies.
+ */
+function headBlockHeight(V: number, L: number): number {
+  const top = headBlockRows(V);
+  return top > 64 ? Math.ceil(L / Math.ceil(L / top)) : top;
 }
 
 type LoraRole = 'q' | 'k' | 'v' | 'o' | 'gate' | 'up' | 'down';
@@ -74,7 +84,7 @@ export class TrainWorkspace {
   capS = 0;
   private rank = 0;
   layers: LayerActs[] = [];
-  /** Shared by every layer: its normalised input (xn1, then xn2), roped q and k, and SwiGLU output. */
+  /** Shared by every layer: its normalised input (xn1, then xn2), roped q and k (with q/k norms), SwiGLU output. */
   xn = new Float32Array(0);
   qr = new Float32Array(0);
   kr = new Float32Array(0);
@@ -132,8 +142,10 @@ export class TrainWorkspace {
         });
       }
       this.xn = new Float32Array(cap * C);
-      this.qr = new Float32Array(cap * H * D);
-      this.kr = new Float32Array(cap * KV * D);
+      // roped q / k and their gradients get buffers of their own only with q/k norms (Llama ropes inside qkv)
+      const qkRows = this.model.weights.layers[0]?.qNorm ? cap : 0;
+      this.qr = new Float32Array(qkRows * H * D);
+      this.kr = new Float32Array(qkRows * KV * D);
       this.act = new Float32Array(cap * I);
       this.xL = new Float32Array(cap * C);
       this.rstdF = new Float32Array(cap);
@@ -141,8 +153,8 @@ export class TrainWorkspace {
       this.dres = new Float32Array(cap * C);
       this.dtmp = new Float32Array(cap * Math.max(C, H * D));
       this.dqkv = new Float32Array(cap * QKV);
-      this.dq = new Float32Array(cap * H * D);
-      this.dk = new Float32Array(cap * KV * D);
+      this.dq = new Float32Array(qkRows * H * D);
+      this.dk = new Float32Array(qkRows * KV * D);
       this.dO = new Float32Array(cap * H * D);
       this.dgu = new Float32Array(cap * 2 * I);
       this.dact = new Float32Array(cap * I);
@@ -353,10 +365,7 @@ export function forwardBackwardPack(
   segments.forEach((s, si) => {
     const L = losses[si]!;
     const K = L.K;
-    // Taller blocks than 64 rows are evened out (170 + 170 + 170 + 2 would run a 2-row block through another path
-    // of the kernel); 64-row blocks stay as they are, and with them the results of large vocabularies.
-    const top = headBlockRows(V);
-    const B = top > 64 ? Math.ceil(s.length / Math.ceil(s.length / top)) : top;
+    const B = headBlockHeight(V, s.length);
     for (let r0 = 0; r0 < s.length; r0 += B) {
       const n = Math.min(B, s.length - r0);
       const row = s.start + r0;
