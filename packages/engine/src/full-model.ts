@@ -11,7 +11,7 @@ import type { BaseModel } from './model/base-model.js';
 import { writeSafetensors } from './model/safetensors.js';
 import { hfTensors } from './model/weights.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
-import { TrainWorkspace } from './transformer.js';
+import { TrainWorkspace } from './train-workspace.js';
 
 /** Tensor names of the trained embedding rows in a layers file (ids as f32: exact below 2²⁴). */
 export const EMBED_ROW_IDS = 'cookbook.embed_rows.ids';

@@ -7,7 +7,7 @@ import { randomModel } from './model/base-model.js';
 import { Rng } from './prng.js';
 import { Sampler } from './sampler.js';
 import { dot, fdDirectional, randn, tinyConfig } from './test-utils.js';
-import { headBlockRows } from './transformer.js';
+import { headBlockRows } from './train-workspace.js';
 
 function makeData(V: number, seed: number, lengths: number[]): EngineDatum[] {
   const rng = new Rng(seed);

@@ -13,7 +13,7 @@ import { SafetensorsFile, writeSafetensors } from './model/safetensors.js';
 import { allocWeights, hfTensors } from './model/weights.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
 import { Sampler, type SamplerOptions } from './sampler.js';
-import { TrainWorkspace } from './transformer.js';
+import { TrainWorkspace } from './train-workspace.js';
 
 const STATE_FORMAT = 'cookbook-engine-lora-state';
 

@@ -13,7 +13,8 @@ import {
   segmentLoss,
 } from './losses.js';
 import type { BaseModel } from './model/base-model.js';
-import { forwardBackwardPack, type PackSegment, type SegmentLoss, type TrainWorkspace } from './transformer.js';
+import type { TrainWorkspace } from './train-workspace.js';
+import { forwardBackwardPack, type PackSegment, type SegmentLoss } from './transformer.js';
 
 /** Result of a forward(-backward) over a batch. */
 export interface ForwardBackwardResult {
