@@ -4,7 +4,15 @@
  * (snake_case, the Python cookbook's spelling) are mapped onto the recipes' schemas (camelCase, derived from the
  * library schemas).
  */
-import { ConfigError, closestMatch, configHelp, parseConfig } from '@cookbook/core';
+import {
+  ConfigError,
+  clearInterruption,
+  closestMatch,
+  configHelp,
+  interruptionSignal,
+  parseConfig,
+  signalExitCode,
+} from '@cookbook/core';
 import { describeFailure } from './errors.js';
 import type { Recipe, RecipeIO } from './recipe.js';
 import { ensureRendererPlugin, extractRendererPackage } from './renderer-plugins.js';
@@ -23,7 +31,11 @@ export function usage(recipes: readonly Recipe[]): string {
   ].join('\n');
 }
 
-/** Run the CLI with `argv` (without node and script). Returns the process exit code. */
+/**
+ * Run the CLI with `argv` (without node and script). Returns the process exit code: 0, 1 (a failure), 2 (a usage
+ * error), or 130 / 143 when a run was interrupted by SIGINT / SIGTERM (it saved and reported, but did not finish:
+ * `cookbook sl_basic … && cookbook eval …` must not go on).
+ */
 export async function runCli(argv: readonly string[], recipes: readonly Recipe[], io: RecipeIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -69,6 +81,7 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
     }
     throw err;
   }
+  clearInterruption();
   try {
     await recipe.run(config, io);
   } catch (err) {
@@ -76,7 +89,9 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
     const failure = describeFailure(err);
     if (failure === undefined) throw err;
     io.err(failure.line);
-    return failure.exitCode;
+    const signal = interruptionSignal();
+    return signal === undefined ? failure.exitCode : signalExitCode(signal);
   }
-  return 0;
+  const signal = interruptionSignal();
+  return signal === undefined ? 0 : signalExitCode(signal);
 }

@@ -1,9 +1,10 @@
 /**
  * How the CLI reports a failure: one `cookbook:` line naming the path, key or value, and an exit code — 2 for usage
  * errors (a bad key, value or config), 1 for runtime failures. Only a bug (an error nobody anticipated) prints a
- * stack trace.
+ * stack trace. The line may quote untrusted text (a dataset line, a server's reply): its control characters are
+ * escaped, so it cannot drive the terminal.
  */
-import { ConfigError, CookbookError } from '@cookbook/core';
+import { ConfigError, CookbookError, escapeControlChars } from '@cookbook/core';
 
 /** What went wrong with a file or the network, in words, for the system errors users cause (paths, ports, hosts). */
 function systemErrorLine(err: NodeJS.ErrnoException): string | undefined {
@@ -37,11 +38,11 @@ function systemErrorLine(err: NodeJS.ErrnoException): string | undefined {
 export function describeFailure(err: unknown): { line: string; exitCode: number } | undefined {
   if (CookbookError.isInstance(err)) {
     const usage = err instanceof ConfigError;
-    return { line: `cookbook: ${err.message}`, exitCode: usage ? 2 : 1 };
+    return { line: `cookbook: ${escapeControlChars(err.message)}`, exitCode: usage ? 2 : 1 };
   }
   if (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string') {
     const line = systemErrorLine(err as NodeJS.ErrnoException);
-    if (line !== undefined) return { line: `cookbook: ${line}`, exitCode: 1 };
+    if (line !== undefined) return { line: `cookbook: ${escapeControlChars(line)}`, exitCode: 1 };
   }
   return undefined;
 }

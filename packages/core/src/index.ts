@@ -63,6 +63,13 @@ export {
   type ToolSpec,
   type UnparsedToolCall,
 } from './messages.js';
+export {
+  clearInterruption,
+  type InterruptSignal,
+  interruptionSignal,
+  noteInterruption,
+  signalExitCode,
+} from './interruption.js';
 export { allSame, dictMean, iterationDir, safeZip, splitList } from './misc.js';
 export {
   chunkLength,
@@ -89,4 +96,14 @@ export {
   toCsr,
   toDense,
 } from './tensor-data.js';
+export {
+  acquireProcessLock,
+  describeLockOwner,
+  type HeldLock,
+  LockHeldError,
+  type LockOwner,
+  lockOwnerAlive,
+  readLockOwner,
+} from './process-lock.js';
+export { escapeControlChars } from './terminal-text.js';
 export { Tracer, type TraceSpan, timed, traceScope, withTracer } from './timing.js';

@@ -9,13 +9,36 @@ import { sgemm } from './kernels/kernel.js';
 import { type LoraSpec, LoraWeights, type ResolvedLoraSpec, resolveLoraSpec } from './lora.js';
 import type { EngineDatum, LossFnName } from './losses.js';
 import { type BaseModel, saveHfCheckpoint } from './model/base-model.js';
-import { SafetensorsFile, writeSafetensors } from './model/safetensors.js';
+import { SafetensorsFile, sha256File, writeSafetensors } from './model/safetensors.js';
 import { allocWeights, hfTensors } from './model/weights.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
 import { Sampler, type SamplerOptions } from './sampler.js';
 import { TrainWorkspace } from './train-workspace.js';
 
 const STATE_FORMAT = 'cookbook-engine-lora-state';
+
+/**
+ * Checks a loaded checkpoint file: its SHA-256 against the one recorded at save (`recorded`, when the checkpoint
+ * has one; older ones do not), then every value of its tensors finite (a flipped exponent bit that the checksum
+ * of an older checkpoint cannot catch still shows as NaN or ±Infinity).
+ */
+function checkIntegrity(file: string, recorded: unknown, where: string): void {
+  if (typeof recorded === 'string' && sha256File(file) !== recorded) {
+    throw new CheckpointError(
+      `${file} is corrupt: its SHA-256 does not match the one recorded in ${where} when it was saved; load an earlier checkpoint`,
+    );
+  }
+}
+
+function checkFinite(file: string, name: string, data: Float32Array): void {
+  for (let i = 0; i < data.length; i++) {
+    if (!Number.isFinite(data[i]!)) {
+      throw new CheckpointError(
+        `${file} is corrupt: tensor ${name} holds a non-finite value (${data[i]}) at index ${i}; load an earlier checkpoint`,
+      );
+    }
+  }
+}
 
 /** PEFT tensor key of an adapter matrix. */
 function peftKey(path: string, which: 'A' | 'B'): string {
@@ -41,6 +64,11 @@ export class LoraModel {
     this.adamM = new Float32Array(this.lora.params.length);
     this.adamV = new Float32Array(this.lora.params.length);
     this.ws = new TrainWorkspace(base);
+  }
+
+  /** Bytes this model holds beyond its base: adapter, gradients, Adam moments and the training workspace. */
+  get memoryBytes(): number {
+    return this.lora.params.byteLength + this.lora.grads.byteLength + this.adamM.byteLength + this.adamV.byteLength + this.ws.bytes;
   }
 
   /** The LoRA configuration with defaults filled in (alpha = 32 unless given). */
@@ -92,7 +120,8 @@ export class LoraModel {
 
   /**
    * Saves the training state to folder `dir` (atomically): `lora_state.safetensors` (adapter, and with
-   * `optimizer` (default true) the Adam moments) and `state.json` (config, step).
+   * `optimizer` (default true) the Adam moments) and `state.json` (config, step, the base model and the tensor
+   * file's SHA-256, checked on load).
    */
   async saveState(dir: string, opts: { optimizer?: boolean } = {}): Promise<void> {
     const optimizer = opts.optimizer !== false;
@@ -101,18 +130,19 @@ export class LoraModel {
       tensors.push({ name: 'adam_m', shape: [this.adamM.length], data: this.adamM });
       tensors.push({ name: 'adam_v', shape: [this.adamV.length], data: this.adamV });
     }
-    const meta = {
-      format: STATE_FORMAT,
-      version: 1,
-      base_model: this.base.name,
-      lora: this.lora.spec,
-      step: this.step,
-      adam_step: this.adamT,
-      optimizer,
-      num_params: this.lora.params.length,
-    };
     await writeDirAtomic(dir, (tmp) => {
-      writeSafetensors(join(tmp, 'lora_state.safetensors'), tensors);
+      const sha256 = writeSafetensors(join(tmp, 'lora_state.safetensors'), tensors);
+      const meta = {
+        format: STATE_FORMAT,
+        version: 1,
+        base_model: this.base.name,
+        lora: this.lora.spec,
+        step: this.step,
+        adam_step: this.adamT,
+        optimizer,
+        num_params: this.lora.params.length,
+        sha256,
+      };
       writeFileSync(join(tmp, 'state.json'), `${JSON.stringify(meta, null, 2)}\n`);
     });
   }
@@ -120,19 +150,33 @@ export class LoraModel {
   /**
    * Loads a state written by {@link saveState}. With `optimizer` (default true) the Adam moments and step are
    * restored too (the folder must contain them); without, the moments restart from zero.
+   * @throws CheckpointError naming the file when the state was saved for another base model or LoRA config, when
+   *   its tensor file does not match its recorded SHA-256, or when a tensor holds NaN or ±Infinity
    */
   async loadState(dir: string, opts: { optimizer?: boolean } = {}): Promise<void> {
     const optimizer = opts.optimizer !== false;
     const metaFile = join(dir, 'state.json');
     if (!existsSync(metaFile)) throw new CheckpointError(`${dir} is not a training state (no state.json)`);
-    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as {
+    let meta: {
       format?: string;
+      base_model?: unknown;
       lora?: ResolvedLoraSpec;
       step?: number;
       adam_step?: number;
       optimizer?: boolean;
+      sha256?: unknown;
     };
+    try {
+      meta = JSON.parse(readFileSync(metaFile, 'utf8')) as typeof meta;
+    } catch {
+      throw new CheckpointError(`${metaFile} is corrupt: it is not valid JSON`);
+    }
     if (meta.format !== STATE_FORMAT) throw new CheckpointError(`${metaFile}: unknown format "${meta.format}"`);
+    if (typeof meta.base_model === 'string' && meta.base_model !== this.base.name) {
+      throw new CheckpointError(
+        `${metaFile}: this state was saved for base model "${meta.base_model}", not "${this.base.name}"; load it into a model of "${meta.base_model}"`,
+      );
+    }
     const s = this.lora.spec;
     const l = meta.lora;
     if (
@@ -147,18 +191,31 @@ export class LoraModel {
       );
     }
     if (optimizer && !meta.optimizer) throw new CheckpointError(`${dir} was saved without optimizer state`);
-    const f = SafetensorsFile.open(join(dir, 'lora_state.safetensors'));
+    const file = join(dir, 'lora_state.safetensors');
+    checkIntegrity(file, meta.sha256, metaFile);
+    const f = SafetensorsFile.open(file);
     try {
+      // Everything is read and checked before anything is set: a corrupt file leaves the model as it was.
       const params = f.read('params').data;
       if (params.length !== this.lora.params.length) {
         throw new CheckpointError(`${dir}: ${params.length} LoRA parameters, expected ${this.lora.params.length}`);
       }
+      checkFinite(file, 'params', params);
+      const moments = optimizer ? { m: f.read('adam_m').data, v: f.read('adam_v').data } : undefined;
+      if (moments) {
+        for (const [name, t] of [['adam_m', moments.m] as const, ['adam_v', moments.v] as const]) {
+          if (t.length !== this.adamM.length) {
+            throw new CheckpointError(`${dir}: ${name} has ${t.length} values, expected ${this.adamM.length}`);
+          }
+          checkFinite(file, name, t);
+        }
+      }
       this.lora.params.set(params);
       this.lora.grads.fill(0);
       this.step = meta.step ?? 0;
-      if (optimizer) {
-        this.adamM.set(f.read('adam_m').data);
-        this.adamV.set(f.read('adam_v').data);
+      if (moments) {
+        this.adamM.set(moments.m);
+        this.adamV.set(moments.v);
         this.adamT = meta.adam_step ?? this.step;
       } else {
         this.adamM.fill(0);
@@ -189,8 +246,9 @@ export class LoraModel {
     };
     await writeDirAtomic(dir, (tmp) => {
       writeFileSync(join(tmp, 'adapter_config.json'), `${JSON.stringify(config, null, 2)}\n`);
-      writeSafetensors(join(tmp, 'adapter_model.safetensors'), this.namedParams(), { format: 'pt' });
-      writeFileSync(join(tmp, 'cookbook_lora.json'), `${JSON.stringify({ seed: s.seed }, null, 2)}\n`);
+      const sha256 = writeSafetensors(join(tmp, 'adapter_model.safetensors'), this.namedParams(), { format: 'pt' });
+      const ours = { seed: s.seed, base_model: this.base.name, sha256 };
+      writeFileSync(join(tmp, 'cookbook_lora.json'), `${JSON.stringify(ours, null, 2)}\n`);
     });
   }
 
@@ -256,15 +314,30 @@ async function saveMerged(
   await saveHfCheckpoint(view, dir, { dtype }, merged);
 }
 
-/** Reads a PEFT adapter folder written by {@link LoraModel.exportPeftAdapter} into adapter weights for `base`. */
+/**
+ * Reads a PEFT adapter folder written by {@link LoraModel.exportPeftAdapter} into adapter weights for `base`. When
+ * the folder is ours (`cookbook_lora.json`), its recorded base model and SHA-256 are checked; every value is checked
+ * finite.
+ * @throws CheckpointError naming the file on a base-model mismatch, a checksum mismatch or a non-finite value
+ */
 export function loadPeftAdapter(base: BaseModel, dir: string): LoraWeights {
   const cfgFile = join(dir, 'adapter_config.json');
   if (!existsSync(cfgFile)) throw new CheckpointError(`${dir} has no adapter_config.json`);
-  const cfg = JSON.parse(readFileSync(cfgFile, 'utf8')) as {
-    r?: number;
-    lora_alpha?: number;
-    target_modules?: string[];
+  const readJson = <T>(file: string): T => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as T;
+    } catch {
+      throw new CheckpointError(`${file} is corrupt: it is not valid JSON`);
+    }
   };
+  const cfg = readJson<{ r?: number; lora_alpha?: number; target_modules?: string[] }>(cfgFile);
+  const oursFile = join(dir, 'cookbook_lora.json');
+  const ours = existsSync(oursFile) ? readJson<{ base_model?: unknown; sha256?: unknown }>(oursFile) : {};
+  if (typeof ours.base_model === 'string' && ours.base_model !== base.name) {
+    throw new CheckpointError(
+      `${oursFile}: these weights were saved for base model "${ours.base_model}", not "${base.name}"`,
+    );
+  }
   const targets = new Set(cfg.target_modules ?? []);
   const attn = ['q_proj', 'k_proj', 'v_proj', 'o_proj'];
   const mlp = ['gate_proj', 'up_proj', 'down_proj'];
@@ -282,7 +355,9 @@ export function loadPeftAdapter(base: BaseModel, dir: string): LoraWeights {
     trainUnembed: targets.has('lm_head'),
   });
   const lora = new LoraWeights(base.config, spec, undefined);
-  const f = SafetensorsFile.open(join(dir, 'adapter_model.safetensors'));
+  const file = join(dir, 'adapter_model.safetensors');
+  checkIntegrity(file, ours.sha256, oursFile);
+  const f = SafetensorsFile.open(file);
   try {
     for (const m of lora.modules) {
       for (const which of ['A', 'B'] as const) {
@@ -291,6 +366,7 @@ export function loadPeftAdapter(base: BaseModel, dir: string): LoraWeights {
         const dst = which === 'A' ? m.adapter.A_RI : m.adapter.B_OR;
         if (got.length !== dst.length)
           throw new CheckpointError(`${dir}: ${key} has ${got.length} values, expected ${dst.length}`);
+        checkFinite(file, key, got);
         dst.set(got);
       }
     }

@@ -81,6 +81,17 @@ export class TrainWorkspace {
 
   constructor(private readonly model: BaseModel) {}
 
+  /** Bytes the buffers hold now. */
+  get bytes(): number {
+    let n = 0;
+    for (const v of Object.values(this)) if (ArrayBuffer.isView(v)) n += v.byteLength;
+    for (const l of this.layers) {
+      for (const v of Object.values(l)) if (ArrayBuffer.isView(v)) n += v.byteLength;
+      for (const v of Object.values(l.h)) n += v.byteLength;
+    }
+    return n;
+  }
+
   /** Grows the buffers (never shrinks) to hold a pack of T rows with segments up to S rows, K targets. */
   ensure(T: number, S: number, rank: number, K: number): void {
     const c = this.model.config;

@@ -118,6 +118,8 @@ export class EngineHost {
   private idleWaiters: (() => void)[] = [];
   /** Samples sent to join a batch already decoding (continuous batching), since the start. */
   samplesJoined = 0;
+  /** Memory each training model holds in its worker, bytes, as last reported. */
+  private readonly residentBytes = new Map<string, number>();
   private closed = false;
   private readonly clock: ClockCycle | undefined;
 
@@ -158,6 +160,12 @@ export class EngineHost {
   /** Forget a resident (after its drop operation was queued). */
   evict(worker: number, resident: string): void {
     this.slots[worker]?.residents.delete(resident);
+    this.residentBytes.delete(resident);
+  }
+
+  /** The memory a training model holds in its worker, bytes, as of its last operation (0 if unknown). */
+  bytesOf(resident: string): number {
+    return this.residentBytes.get(resident) ?? 0;
   }
 
   /**
@@ -234,17 +242,22 @@ export class EngineHost {
     return this.pending === 0 ? Promise.resolve() : new Promise((r) => this.idleWaiters.push(r));
   }
 
-  /** Stop every worker (queued operations fail). */
+  /** Stop every worker (queued and running operations fail; a running one is cut short). */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(
       this.slots.map(async (slot) => {
-        for (const q of slot.queue.splice(0)) q.reject(new EngineWorkerLost('the engine is shut down'));
+        const stopped = new EngineWorkerLost('the engine is shut down');
+        for (const q of slot.queue.splice(0)) q.reject(stopped);
+        for (const q of [slot.running, ...slot.joined.values()]) q?.reject(stopped);
+        slot.running = undefined;
+        slot.joined.clear();
         const w = slot.worker;
         slot.worker = undefined;
         if (w) await w.terminate();
       }),
     );
+    for (const w of this.idleWaiters.splice(0)) w();
   }
 
   /**
@@ -363,6 +376,9 @@ export class EngineHost {
     if (!q || q.id !== m.id) return;
     if (joined) slot.joined.delete(m.id);
     else slot.running = undefined;
+    if (m.ok && m.bytes !== undefined && slot.residents.has(residentOf(q.op))) {
+      this.residentBytes.set(residentOf(q.op), m.bytes);
+    }
     if (m.ok) q.resolve(m.value);
     else if (m.error.name === 'EngineCancelledError') q.reject(new EngineOpCancelled(q.cancelled ?? m.error.message));
     else q.reject(new EngineOpError(m.error, q.op.kind));
@@ -377,6 +393,7 @@ export class EngineHost {
     slot.ready = undefined;
     const residents = [...slot.residents];
     slot.residents.clear();
+    for (const r of residents) this.residentBytes.delete(r);
     const q = slot.running;
     slot.running = undefined;
     const joined = [...slot.joined.values()];

@@ -90,8 +90,13 @@ export interface EngineFailure {
   message: string;
 }
 
-/** Worker → host. */
-export type EngineResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: EngineFailure };
+/**
+ * Worker → host. `bytes`: after an operation on a training model, the memory that model holds in the worker (LoRA
+ * weights, gradients, Adam moments, workspace), for the service's model memory budget.
+ */
+export type EngineResponse =
+  | { id: number; ok: true; value: unknown; bytes?: number }
+  | { id: number; ok: false; error: EngineFailure };
 
 /** Worker → host once the engine is loaded and the worker listens. */
 export interface EngineReady {

@@ -303,7 +303,9 @@ port.on('message', (req: EngineRequest) => {
   chain = chain.then(async () => {
     let reply: EngineResponse;
     try {
-      reply = { id: req.id, ok: true, value: await run(req.op) };
+      const value = await run(req.op);
+      const m = 'modelId' in req.op ? models.get(req.op.modelId) : undefined;
+      reply = { id: req.id, ok: true, value, ...(m ? { bytes: m.model.memoryBytes } : {}) };
     } catch (err) {
       reply = { id: req.id, ok: false, error: failureOf(err) };
     }

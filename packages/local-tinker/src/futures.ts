@@ -37,6 +37,7 @@ export class FutureTable {
   private readonly deliveredTtlMs: number;
   private sweeper: ReturnType<typeof setInterval>;
   private readonly hold: (release: () => void) => void;
+  private readonly scrub: (message: string) => string;
 
   /**
    * @param ttlMs how long an unretrieved result is kept after completion
@@ -44,9 +45,16 @@ export class FutureTable {
    *   whose answer was lost); keeping results longer would grow memory with every step of a long run
    * @param hold when a finished future becomes visible: `release` is called now, or later (the clock-cycle model
    *   releases what finished during a cycle at its end); applied to the futures created with `held` (the default)
+   * @param scrub applied to every failure message (the service removes its own paths from them)
    */
-  constructor(ttlMs: number, deliveredTtlMs = 60_000, hold?: (release: () => void) => void) {
+  constructor(
+    ttlMs: number,
+    deliveredTtlMs = 60_000,
+    hold?: (release: () => void) => void,
+    scrub: (message: string) => string = (m) => m,
+  ) {
     this.hold = hold ?? ((release) => release());
+    this.scrub = scrub;
     this.ttlMs = ttlMs;
     this.deliveredTtlMs = Math.min(ttlMs, deliveredTtlMs);
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(ttlMs, 60_000)));
@@ -78,10 +86,15 @@ export class FutureTable {
   }
 
   private settle(entry: Entry, outcome: { value?: unknown; failure?: FutureFailure }): void {
+    if (entry.state === 'done') return; // failed by failPending (shutdown) before its work ended
     entry.state = 'done';
     entry.completedAt = Date.now();
     entry.expiresAt = entry.completedAt + this.ttlMs;
-    if (outcome.failure) entry.failure = outcome.failure;
+    if (outcome.failure) {
+      const f = outcome.failure;
+      const error = this.scrub(f.error);
+      entry.failure = error === f.error ? f : new FutureFailure(error, f.category);
+    }
     else entry.value = outcome.value;
     for (const w of entry.waiters) w();
     entry.waiters.clear();
@@ -127,6 +140,17 @@ export class FutureTable {
       for (const w of e.waiters) w();
       e.waiters.clear();
     }
+  }
+
+  /** Fail every pending future with `failure` now (the service is stopping); their work's later result is dropped. */
+  failPending(failure: FutureFailure): number {
+    let n = 0;
+    for (const e of this.entries.values()) {
+      if (e.state !== 'pending') continue;
+      this.settle(e, { failure });
+      n++;
+    }
+    return n;
   }
 
   /** Remember an expired id (to answer 410, not 404), keeping at most the last 100 000. */

@@ -1,10 +1,18 @@
 /**
- * The service's bounds on what one request may ask for, each checked before anything is allocated for it, and each
- * refusal a 400 naming the field, the value and the limit (and how to raise it on `cookbook serve`).
+ * The service's bounds on what a client may make it hold: one request (checked before anything is allocated for
+ * it), the requests waiting in a model's queue, and the memory of the models loaded at once. Each refusal is a 400
+ * naming the field, the value and the limit (and how to raise it on `cookbook serve`).
  */
+import { totalmem } from 'node:os';
 import { HttpError } from './http-errors.js';
 
-/** Bounds on one request. Every field has a default; `cookbook serve` sets them by the snake_case name. */
+/** Longest checkpoint lifetime, s (100 years; past ~2.7e11 s a date is no longer representable). */
+export const MAX_TTL_SECONDS = 100 * 365 * 86_400;
+
+/**
+ * Bounds on what clients may make the service hold. Every field has a default; `cookbook serve` sets them by the
+ * snake_case name.
+ */
 export interface ServiceLimits {
   /** Largest request body (after decompression), bytes. */
   maxBodyBytes: number;
@@ -26,7 +34,31 @@ export interface ServiceLimits {
   maxSampleBytes: number;
   /** Largest Adam `learning_rate`. */
   maxLearningRate: number;
+  /** Most stop sequences (strings or token ids) of one sample request. */
+  maxStopSequences: number;
+  /** Largest total length of a sample request's stop strings, UTF-16 code units. */
+  maxStopChars: number;
+  /**
+   * How far past the next seq_id to run a model's request may be: a request at seq_id next + this or beyond is
+   * refused, since it would wait (holding its payload) for every seq_id before it.
+   */
+  maxSeqAhead: number;
+  /**
+   * Largest payload of the requests waiting in one model's queue (for a missing seq_id or their turn), bytes,
+   * estimated as {@link QUEUED_BYTES_PER_ELEMENT} per token and loss-input element.
+   */
+  maxQueuedBytesPerModel: number;
+  /**
+   * Memory budget of the training models loaded at once (LoRA weights, gradients, Adam moments and training
+   * workspace), bytes. A model that would pass it is refused, after unloading models idle for `idleModelUnloadMs`.
+   */
+  maxModelBytes: number;
+  /** Under the model memory budget, models with no request for this long may be unloaded for a new one, ms. */
+  idleModelUnloadMs: number;
 }
+
+/** Bytes a waiting request is counted for per token and loss-input element (a parsed JSON number array). */
+export const QUEUED_BYTES_PER_ELEMENT = 16;
 
 export const DEFAULT_LIMITS: Readonly<ServiceLimits> = {
   maxBodyBytes: 64 * 1024 * 1024,
@@ -39,6 +71,13 @@ export const DEFAULT_LIMITS: Readonly<ServiceLimits> = {
   maxLossInputElements: 1 << 24,
   maxSampleBytes: 2 * 1024 * 1024 * 1024,
   maxLearningRate: 1,
+  maxStopSequences: 64,
+  maxStopChars: 16_384,
+  maxSeqAhead: 1024,
+  maxQueuedBytesPerModel: 1024 * 1024 * 1024,
+  // Half the machine's memory: LoRA weights live outside the engine workers' heap limit.
+  maxModelBytes: Math.floor(totalmem() / 2),
+  idleModelUnloadMs: 10 * 60_000,
 };
 
 /** The `cookbook serve` key of each limit. */
@@ -53,6 +92,12 @@ export const LIMIT_KEYS: Readonly<Record<keyof ServiceLimits, string>> = {
   maxLossInputElements: 'max_loss_input_elements',
   maxSampleBytes: 'max_sample_mb',
   maxLearningRate: 'max_learning_rate',
+  maxStopSequences: 'max_stop_sequences',
+  maxStopChars: 'max_stop_chars',
+  maxSeqAhead: 'max_seq_ahead',
+  maxQueuedBytesPerModel: 'max_queued_mb_per_model',
+  maxModelBytes: 'max_model_mb',
+  idleModelUnloadMs: 'idle_model_unload_s',
 };
 
 /** Limits with defaults for the fields not given. */
@@ -62,6 +107,11 @@ export function resolveLimits(given: Partial<ServiceLimits> = {}): ServiceLimits
     if (v !== undefined) out[k] = v;
   }
   return out;
+}
+
+/** `bytes` in MB, for messages (`1536 MB`). */
+export function formatMb(bytes: number): string {
+  return `${Math.ceil(bytes / (1024 * 1024))} MB`;
 }
 
 /** A 400 for `field` = `value` over `limit`. */
@@ -75,6 +125,23 @@ export function overLimit(field: string, value: number | string, limit: number |
 /** Throws a 400 when `value` > the limit `key`. */
 export function checkLimit(limits: ServiceLimits, key: keyof ServiceLimits, field: string, value: number): void {
   if (value > limits[key]) throw overLimit(field, value, limits[key], key);
+}
+
+/** A 400 for a `ttl_seconds` past {@link MAX_TTL_SECONDS} (a later date cannot be represented). */
+export function checkTtlSeconds(field: string, ttl: number | null | undefined): void {
+  if (ttl !== null && ttl !== undefined && ttl > MAX_TTL_SECONDS) {
+    throw new HttpError(400, `${field} = ${ttl} is out of range: at most ${MAX_TTL_SECONDS} (100 years)`);
+  }
+}
+
+/** A 400 when a sample request's stop sequences pass the count or total-length limit. */
+export function checkStops(limits: ServiceLimits, stop: string | readonly (string | number)[] | null | undefined): void {
+  if (stop === null || stop === undefined) return;
+  const list = typeof stop === 'string' ? [stop] : stop;
+  checkLimit(limits, 'maxStopSequences', 'sampling_params.stop: the number of stop sequences', list.length);
+  let chars = 0;
+  for (const s of list) if (typeof s === 'string') chars += s.length;
+  checkLimit(limits, 'maxStopChars', 'sampling_params.stop: the total length of the stop strings', chars);
 }
 
 /**

@@ -42,6 +42,11 @@ export interface LocalTinkerOptions {
   clockCycleMs?: number;
   /** With a clock: append one JSON line per cycle to this file. */
   clockCycleLogPath?: string;
+  /**
+   * Folders a `base_model` folder may lie in; `'any'` accepts every folder. Default: `'any'` on loopback, none (only
+   * registered names) when bound beyond it, so a remote key holder cannot make the service read arbitrary folders.
+   */
+  modelRoots?: readonly string[] | 'any';
 }
 
 /** A running embedded service. */
@@ -50,10 +55,11 @@ export interface LocalTinker {
   root: string;
   service: LocalTinkerService;
   /**
-   * Stop accepting requests, finish queued work, close connections. `graceMs` (default 300) is how long finished
-   * results stay collectable by pollers before connections close.
+   * Stop accepting requests, finish queued work (or, with `abort`, fail every unfinished request with "the service
+   * is stopping"), close connections. `graceMs` (default 300) is how long results stay collectable by pollers
+   * before connections close.
    */
-  close(options?: { graceMs?: number }): Promise<void>;
+  close(options?: { graceMs?: number; abort?: boolean }): Promise<void>;
   /** Let the process exit while the server is idle (for the embedded default service). */
   unref(): void;
 }
@@ -98,6 +104,7 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     ...(options.log ? { log: options.log } : {}),
     ...(options.clockCycleMs ? { clockCycleMs: options.clockCycleMs } : {}),
     ...(options.clockCycleLogPath !== undefined ? { clockCycleLogPath: options.clockCycleLogPath } : {}),
+    modelRoots: options.modelRoots ?? (isLoopback(host) ? 'any' : []),
   });
   await service.init();
   const server = createHttpServer(service);
@@ -115,10 +122,13 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     service,
     unref: () => server.unref(),
     close: (closeOptions = {}) => {
+      // Stopping at once while a draining stop runs: fail what is left now; the draining stop then completes.
+      if (closed !== undefined && closeOptions.abort === true) void service.close({ abort: true });
       closed ??= (async () => {
         const grace = closeOptions.graceMs ?? 300;
-        // New work is refused (503) from here; queued work finishes, and pollers may still collect results.
-        await service.close();
+        // New work is refused (503) from here; queued work finishes (or fails, with abort), and pollers may still
+        // collect results.
+        await service.close({ abort: closeOptions.abort === true });
         if (grace > 0) await new Promise((r) => setTimeout(r, grace));
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();

@@ -26,6 +26,8 @@ export interface SamplerState {
   info: BaseInfo | undefined;
   lastUsed: number;
   sampleSeen: Map<number, { hash: string; requestId: string }>;
+  /** The create_sampling_session arguments it was made for (undefined: a snapshot or a direct sampler). */
+  createdFor?: string;
   /** Largest slot count and sequence length its KV cache has held (the cache only grows). */
   cacheSlots: number;
   cacheLen: number;

@@ -1,13 +1,15 @@
 /**
  * What every route of the service shares, below the route modules: storage, futures, the engine host (worker
  * threads that own models and samplers), the registries of sessions, training runs (models) and samplers, and the
- * session clock. Invariants: a model's requests run in seq_id order through its queue; a session that stopped
- * heartbeating for `sessionTimeoutMs` has its models and samplers unloaded (their saved files stay) and a later
- * request for one of them gets a 410 that says why; no message leaves with the service root's path in it.
+ * session clock. Invariants: a model's requests run in seq_id order through its queue, which holds a bounded
+ * payload; a session that stopped heartbeating for `sessionTimeoutMs` has its models and samplers unloaded (their
+ * saved files stay) and a later request for one of them gets a 410 that says why; the models loaded stay within
+ * the model memory budget; a `base_model` folder is read only under the operator's model roots; no message leaves
+ * with the service root's path in it.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { listBuiltinModels } from '@cookbook/engine';
 import type { WireLoraConfig } from '@cookbook/tinker-wire';
 import { formatBytes, pruneCache } from './cache.js';
@@ -17,8 +19,8 @@ import type { BaseInfo, EngineOp, EngineOpKind, EngineOpResult } from './engine-
 import { NOT_RESIDENT } from './engine-protocol.js';
 import { FutureFailure, FutureTable } from './futures.js';
 import { futureReply, HttpError, type ServiceReply, userError } from './http-errors.js';
-import { resolveLimits, type ServiceLimits } from './limits.js';
-import { bodyHash, ModelQueue, SeqConflictError, SeqRangeError } from './model-queue.js';
+import { formatMb, overLimit, resolveLimits, type ServiceLimits } from './limits.js';
+import { bodyHash, ModelQueue, QueueLimitError, SeqConflictError, SeqRangeError } from './model-queue.js';
 import { SamplerPool } from './sampler-pool.js';
 import { type RunRecord, Storage } from './storage.js';
 
@@ -58,6 +60,11 @@ export interface ServiceOptions {
   clockCycleMs?: number | undefined;
   /** With a clock: append one JSON line per cycle (start, duration, operations by kind) to this file. */
   clockCycleLogPath?: string | undefined;
+  /**
+   * Folders a `base_model` folder must lie in (after resolving symlinks); `'any'` accepts every folder, `[]` only
+   * registered names. Default `'any'`; `startLocalTinker` gives a service bound beyond loopback `[]` unless told.
+   */
+  modelRoots?: readonly string[] | 'any';
 }
 
 export interface SessionState {
@@ -82,12 +89,26 @@ export interface ModelState {
 }
 
 type Resolved = Required<
-  Omit<ServiceOptions, 'apiKey' | 'limits' | 'maxRootBytes' | 'maxRunAgeDays' | 'clockCycleMs' | 'clockCycleLogPath'>
+  Omit<
+    ServiceOptions,
+    'apiKey' | 'limits' | 'maxRootBytes' | 'maxRunAgeDays' | 'clockCycleMs' | 'clockCycleLogPath' | 'modelRoots'
+  >
 > & {
   apiKey: string | undefined;
   maxRootBytes: number | null;
   maxRunAgeDays: number | null;
+  /** Resolved real paths, or 'any'. */
+  modelRoots: readonly string[] | 'any';
 };
+
+/** `path` with symlinks resolved, or just made absolute when it does not exist. */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
 
 /** The service's shared state and the helpers the routes use. */
 export class ServiceState {
@@ -107,7 +128,7 @@ export class ServiceState {
   private readonly gone = new Map<string, string>();
   /** Keys the HMACs of signed download URLs and of the constant-time API-key check; new per process. */
   readonly secret = randomBytes(32);
-  private readonly rootPath: string;
+  private readonly rootPaths: string[];
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private pruner: ReturnType<typeof setInterval> | undefined;
   closing = false;
@@ -125,14 +146,26 @@ export class ServiceState {
       maxRunAgeDays: options.maxRunAgeDays ?? null,
       pruneIntervalMs: options.pruneIntervalMs ?? 3_600_000,
       log: options.log ?? (() => undefined),
+      modelRoots:
+        options.modelRoots === undefined || options.modelRoots === 'any'
+          ? 'any'
+          : options.modelRoots.map((r) => realOrResolved(r)),
     };
     this.limits = resolveLimits(options.limits);
-    this.rootPath = resolve(options.root);
+    // Every spelling of the root a message may carry: as given, absolute, and with symlinks resolved.
+    this.rootPaths = [...new Set([options.root, resolve(options.root), realOrResolved(options.root)])]
+      .filter((p) => p.length > 1)
+      .sort((a, b) => b.length - a.length);
     this.storage = new Storage(options.root);
     const cycleMs = options.clockCycleMs ?? 0;
     this.clock = cycleMs !== 0 ? new ClockCycle({ cycleMs, logPath: options.clockCycleLogPath }) : undefined;
     const clock = this.clock;
-    this.futures = new FutureTable(this.options.futureTtlMs, undefined, clock ? (r) => clock.hold(r) : undefined);
+    this.futures = new FutureTable(
+      this.options.futureTtlMs,
+      undefined,
+      clock ? (r) => clock.hold(r) : undefined,
+      (message) => this.scrub(message),
+    );
     this.engine = new EngineHost({
       threads: this.options.engineThreads,
       heapMb: this.options.engineHeapMb,
@@ -187,18 +220,21 @@ export class ServiceState {
     }
   }
 
-  /** Stop the clocks and the engine (after the caller let queued work finish). */
+  /** Stop the clocks and the engine (after the caller let queued work finish, or failed it), release the root. */
   async stop(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.pruner) clearInterval(this.pruner);
     this.clock?.close();
     await this.engine.close();
     await this.clock?.flushed();
+    this.storage.release();
   }
 
-  /** `message` without the service root's absolute path in it. */
+  /** `message` without the service root's path in it (in any of its spellings). */
   scrub(message: string): string {
-    return message.split(this.rootPath).join('<service root>');
+    let out = message;
+    for (const p of this.rootPaths) out = out.split(p).join('<service root>');
+    return out;
   }
 
   /** Remember why `id` is gone (bounded: the oldest reasons are forgotten first). */
@@ -220,10 +256,26 @@ export class ServiceState {
 
   // ------------------------------------------------------------------ base models
 
-  /** Reject an unknown base model at submission, with the list of what is available. */
+  /**
+   * Reject an unknown base model at submission, with the list of what is available. A folder is accepted only under
+   * the operator's model roots; the reply is the same for a folder outside them whether or not it exists.
+   */
   checkBaseModelName(name: string): void {
     const builtins = listBuiltinModels().map((m) => m.name);
     if (builtins.includes(name)) return;
+    const roots = this.options.modelRoots;
+    if (roots !== 'any') {
+      const real = realOrResolved(name);
+      const allowed = roots.some((r) => real === r || real.startsWith(r.endsWith(sep) ? r : r + sep));
+      if (!allowed || !existsSync(join(real, 'config.json'))) {
+        const where =
+          roots.length === 0
+            ? 'this service loads no folders (its operator can allow some: cookbook serve model_roots=…)'
+            : 'a folder must lie in one of the folders its operator allows (cookbook serve model_roots=…) and hold an HF checkpoint';
+        throw new HttpError(400, `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}; ${where}`);
+      }
+      return;
+    }
     if (existsSync(join(name, 'config.json'))) return;
     // A Hub name (`org/model`) that is not a local folder is most likely meant for the hosted service.
     const hosted =
@@ -317,16 +369,26 @@ export class ServiceState {
     m.run.last_request_time = new Date().toISOString();
   }
 
-  /** Queue a model operation at its seq_id, deduplicating replays; returns the future reply. */
-  queueModelOp<T>(m: ModelState, seqId: number | undefined, body: unknown, op: () => Promise<T>): ServiceReply {
+  /**
+   * Queue a model operation at its seq_id, deduplicating replays; returns the future reply. `bytes` is the payload
+   * the request holds while it waits (bounded per model, as is how far ahead its seq_id may be).
+   */
+  queueModelOp<T>(
+    m: ModelState,
+    seqId: number | undefined,
+    body: unknown,
+    op: () => Promise<T>,
+    bytes = 0,
+  ): ServiceReply {
     const hash = bodyHash(body);
     try {
       const replay = m.queue.replayOf(seqId, hash);
       if (replay !== undefined) return futureReply(replay, m.run.training_run_id);
-      const id = m.queue.assign(seqId);
-      const requestId = m.queue.enqueue(id, hash, (p) => this.futures.create(p), op);
+      const id = m.queue.assign(seqId, bytes);
+      const requestId = m.queue.enqueue(id, hash, (p) => this.futures.create(p), op, bytes);
       return futureReply(requestId, m.run.training_run_id);
     } catch (err) {
+      if (err instanceof QueueLimitError) throw overLimit(err.field, err.value, err.limit, err.key);
       if (err instanceof SeqConflictError) throw new HttpError(409, err.message);
       if (err instanceof SeqRangeError) throw new HttpError(400, err.message);
       throw err;
@@ -342,6 +404,7 @@ export class ServiceState {
     session: SessionState | undefined,
     hash: string,
   ): Promise<ModelState> {
+    this.checkModelBudget(0);
     const worker = this.engine.place(modelId);
     let base: BaseInfo;
     try {
@@ -387,13 +450,24 @@ export class ServiceState {
         Object.entries(userMetadata).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
       );
     }
+    // Within the budget (after unloading idle models), or dropped again with a 400 naming the limit.
+    try {
+      this.checkModelBudget(this.engine.bytesOf(modelId));
+    } catch (err) {
+      void this.engine.run(worker, { kind: 'dropModel', modelId }).catch(() => undefined);
+      this.engine.evict(worker, modelId);
+      throw userError(err instanceof Error ? err.message : String(err));
+    }
     await this.storage.writeRun(run);
     const state: ModelState = {
       run,
       base,
       worker,
       sessionId: session?.id,
-      queue: new ModelQueue((fn) => fn()),
+      queue: new ModelQueue((fn) => fn(), {
+        maxAhead: this.limits.maxSeqAhead,
+        maxBytes: this.limits.maxQueuedBytesPerModel,
+      }),
       createRequestId: '',
       createHash: hash,
     };
@@ -402,12 +476,52 @@ export class ServiceState {
     return state;
   }
 
+  /** Memory the loaded training models hold, bytes (as their workers last reported). */
+  modelBytes(): number {
+    let total = 0;
+    for (const id of this.models.keys()) total += this.engine.bytesOf(id);
+    return total;
+  }
+
+  /**
+   * Makes room for `adding` more bytes of models under `maxModelBytes`: unloads models with no request for
+   * `idleModelUnloadMs` (least recently used first, none with work queued), or throws a 400 naming the limit.
+   */
+  checkModelBudget(adding: number): void {
+    const budget = this.limits.maxModelBytes;
+    let used = this.modelBytes();
+    if (used + adding <= budget && (adding > 0 || used < budget)) return;
+    const now = Date.now();
+    const idle = [...this.models.values()]
+      .filter((m) => m.queue.pending === 0 && !m.queue.busy)
+      .filter((m) => now - Date.parse(m.run.last_request_time) >= this.limits.idleModelUnloadMs)
+      .sort((a, b) => a.run.last_request_time.localeCompare(b.run.last_request_time));
+    for (const m of idle) {
+      if (used + adding <= budget && (adding > 0 || used < budget)) break;
+      used -= this.engine.bytesOf(m.run.training_run_id);
+      const minutes = Math.round(this.limits.idleModelUnloadMs / 60_000);
+      this.unloadModel(
+        m.run.training_run_id,
+        `it was unloaded to keep the service's models within their memory budget, after ${minutes} min without a request (saved checkpoints remain: load one to continue)`,
+      );
+      this.options.log(`local-tinker: unloaded idle model ${m.run.training_run_id} to stay within max_model_mb`);
+    }
+    if (used + adding <= budget && (adding > 0 || used < budget)) return;
+    throw overLimit(
+      `loading this model (${adding > 0 ? formatMb(adding) : 'more'}) next to the ${this.models.size} loaded (${formatMb(used)}): the models' memory`,
+      formatMb(used + adding),
+      formatMb(budget),
+      'maxModelBytes',
+    );
+  }
+
   /** Unload a model (its files stay); later requests for it get a 410 with `reason`. */
   unloadModel(id: string, reason: string, options: { inWorker?: boolean } = {}): void {
     const m = this.models.get(id);
     if (!m) return;
     this.models.delete(id);
     this.markGone(id, reason);
+    m.queue.failWaiting(userError(`model_id "${id}" is gone: ${reason}`));
     if (options.inWorker !== false) {
       void this.engine.run(m.worker, { kind: 'dropModel', modelId: id }).catch(() => undefined);
     }

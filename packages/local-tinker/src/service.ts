@@ -6,6 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { listBuiltinModels } from '@cookbook/engine';
+import { FutureFailure } from './futures.js';
 import { HttpError, ok, type ServiceReply, type ServiceRequest } from './http-errors.js';
 import { bodyHash, SeqConflictError, SeqRangeError } from './model-queue.js';
 import { loadWeights, saveWeights, saveWeightsForSampler, weightsInfo } from './routes/checkpoints.js';
@@ -113,10 +114,24 @@ export class LocalTinkerService {
     this.state.expireSessions(now);
   }
 
-  /** Stop accepting work, finish what is queued, release pollers, stop the engine workers. */
-  async close(): Promise<void> {
+  /**
+   * Stop accepting work, release pollers, stop the engine workers and give up the root. By default what is queued
+   * finishes first; with `abort`, every future not yet done fails now with "the service is stopping" (running work
+   * is cut short), so the service stops in bounded time whatever is queued.
+   */
+  async close(options: { abort?: boolean } = {}): Promise<void> {
     this.state.closing = true;
-    await this.state.idle();
+    if (options.abort === true) {
+      const n = this.state.futures.failPending(
+        new FutureFailure(
+          'the service is stopping: this request was cancelled before it finished (saved checkpoints remain; submit it again once the service is back)',
+          'server',
+        ),
+      );
+      if (n > 0) this.state.options.log(`local-tinker: stopping; failed ${n} unfinished requests`);
+    } else {
+      await this.state.idle();
+    }
     this.state.futures.close();
     await this.state.stop();
   }

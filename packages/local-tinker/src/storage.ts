@@ -6,13 +6,16 @@
  *   runs/<run id>/sampler_weights/<name>/          sampler weights: checkpoint.json, adapter/ (PEFT)
  *
  * A checkpoint is written into a hidden staging folder and renamed into place, so a reader (or a restart after
- * a crash) sees either the whole checkpoint or none of it. Leftover staging folders are removed at start-up.
+ * a crash) sees either the whole checkpoint or none of it, and a save is reported done only once every file it
+ * wrote is in place. A root has one owner at a time: `init` takes `.service.lock` (the owner's pid; a lock left by
+ * a dead process is taken over) before it removes the staging leftovers of an interrupted save, so a second service
+ * started on the same root fails at once, naming the first, instead of deleting the folders the first is writing.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { CheckpointError } from '@cookbook/core';
+import { basename, join } from 'node:path';
+import { acquireProcessLock, CheckpointError, describeLockOwner, type HeldLock } from '@cookbook/core';
 
 /** A run's persisted description (REST `TrainingRun` plus what is needed to rebuild the model). */
 export interface RunRecord {
@@ -87,9 +90,19 @@ async function dirSize(dir: string): Promise<number> {
   return total;
 }
 
+/** The file that makes a process the owner of a service root. */
+export const ROOT_LOCK_FILE = '.service.lock';
+
+function incomplete(path: string, lost: string[]): CheckpointError {
+  return new CheckpointError(
+    `saving checkpoint ${path} failed: ${lost.join(', ')} went missing while it was written (did another process change the service root?)`,
+  );
+}
+
 /** Reads and writes runs and checkpoints under `root`. */
 export class Storage {
   readonly root: string;
+  private lock: HeldLock | undefined;
 
   constructor(root: string) {
     this.root = root;
@@ -103,9 +116,21 @@ export class Storage {
     return join(this.runDir(runId), kind, encodeSegment(name, 'checkpoint name'));
   }
 
-  /** Create the root and remove staging leftovers of an interrupted save. */
+  /**
+   * Create the root, take its lock and remove staging leftovers of an interrupted save.
+   * @throws LockHeldError when another live process serves this root (the message names it)
+   */
   async init(): Promise<void> {
     await mkdir(join(this.root, 'runs'), { recursive: true });
+    const who = [basename(process.argv[1] ?? 'node'), ...process.argv.slice(2, 3)].join(' ');
+    this.lock ??= acquireProcessLock(
+      join(this.root, ROOT_LOCK_FILE),
+      `local Tinker service of "${who}"`,
+      (owner) =>
+        `the service root ${this.root} is in use by another local Tinker service: ${describeLockOwner(owner)}. ` +
+        'One service owns a root at a time: stop that one, give this one another root (root=… or ' +
+        'COOKBOOK_LOCAL_TINKER_ROOT), or share the running service by pointing TINKER_BASE_URL at it',
+    );
     for (const run of await readdir(join(this.root, 'runs'))) {
       for (const kind of ['weights', 'sampler_weights']) {
         const d = join(this.root, 'runs', run, kind);
@@ -115,6 +140,12 @@ export class Storage {
         }
       }
     }
+  }
+
+  /** Give up the root (the service stopped). */
+  release(): void {
+    this.lock?.release();
+    this.lock = undefined;
   }
 
   async writeRun(run: RunRecord): Promise<void> {
@@ -140,15 +171,18 @@ export class Storage {
 
   /**
    * Write a checkpoint atomically: `fill(staging)` writes the payload into a staging folder, then the record
-   * is added and the folder renamed into place. Throws if the checkpoint exists and `overwrite` is false.
+   * is added and the folder renamed into place. Throws if the checkpoint exists and `overwrite` is false, or if an
+   * entry named in `required` is missing (before and after the rename: never a success with files missing).
    */
   async writeCheckpoint(
     runId: string,
     kind: CheckpointKind,
     name: string,
     fill: (staging: string) => Promise<void>,
-    options: { ttlSeconds?: number; overwrite?: boolean } = {},
+    options: { ttlSeconds?: number; overwrite?: boolean; required?: readonly string[] } = {},
   ): Promise<CheckpointRecord> {
+    const required = options.required ?? [];
+    const missing = (dir: string) => required.filter((entry) => !existsSync(join(dir, entry)));
     const final = this.checkpointDir(runId, kind, name);
     const parent = join(this.runDir(runId), kind);
     await mkdir(parent, { recursive: true });
@@ -156,6 +190,8 @@ export class Storage {
     try {
       await mkdir(staging);
       await fill(staging);
+      const lost = missing(staging);
+      if (lost.length > 0) throw incomplete(`tinker://${runId}/${kind}/${name}`, lost);
       const now = new Date();
       const record: CheckpointRecord = {
         checkpoint_id: `${kind}/${name}`,
@@ -173,6 +209,9 @@ export class Storage {
         await rm(final, { recursive: true, force: true });
       }
       await rename(staging, final);
+      const gone = missing(final);
+      if (!existsSync(join(final, 'checkpoint.json'))) gone.push('checkpoint.json');
+      if (gone.length > 0) throw incomplete(record.tinker_path, gone);
       return record;
     } finally {
       await rm(staging, { recursive: true, force: true });

@@ -13,12 +13,26 @@
  * });
  * ```
  *
- * Invariant: a run that fails before it logged a metric or a checkpoint leaves no trace in a log dir it created
- * (no stray `config.json` to meet the next run's log-dir prompt); anything a run wrote after that stays.
+ * Invariants: a run that fails before it logged a metric or a checkpoint leaves no trace in a log dir it created
+ * (no stray `config.json` to meet the next run's log-dir prompt); anything a run wrote after that stays. A log dir
+ * belongs to one live run at a time (`.run.lock`, with its pid): a second run on it refuses, naming the first.
  */
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { ConfigError, InterruptedError } from '@cookbook/core';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import {
+  acquireProcessLock,
+  ConfigError,
+  describeLockOwner,
+  type HeldLock,
+  InterruptedError,
+  type InterruptSignal,
+  LockHeldError,
+  type LockOwner,
+  lockOwnerAlive,
+  noteInterruption,
+  readLockOwner,
+  signalExitCode,
+} from '@cookbook/core';
 import { z } from 'zod';
 import { type CheckpointRecord, getLastCheckpoint, readCheckpoints, truncateMetricsFrom } from './checkpoints.js';
 import { formatMetricValue, type TextSink } from './console-logger.js';
@@ -131,7 +145,10 @@ export interface RunLoopOptions {
   connect?: () => Promise<Closeable | undefined> | Closeable | undefined;
   /** Write report.html when the run closes. Default true. */
   writeReport?: boolean;
-  /** First SIGINT stops at the next step boundary, a second exits at once. Default true. */
+  /**
+   * The first SIGINT or SIGTERM stops at the next step boundary (and is recorded for the exit status: 130 / 143), a
+   * second exits at once. Default true.
+   */
   handleSigint?: boolean;
   /** Checkpoint key a resumable record must have. Default `state_path`. */
   resumeKey?: string;
@@ -206,6 +223,18 @@ function checkLogPathShape(logPath: string): void {
   }
 }
 
+/** The lock file that makes a run the owner of its log dir. */
+export const RUN_LOCK_FILE = '.run.lock';
+
+const lockedMessage = (logPath: string) => (owner: LockOwner) =>
+  `log_path ${logPath} is in use by another run: ${describeLockOwner(owner)}; wait for it to finish (or stop it), or choose another log_path`;
+
+/** Takes `logPath`'s run lock (a lock left by a dead process is taken over). */
+function takeRunLock(logPath: string): HeldLock {
+  const who = [basename(process.argv[1] ?? 'node'), ...process.argv.slice(2, 3)].join(' ');
+  return acquireProcessLock(resolve(logPath, RUN_LOCK_FILE), `run of "${who}"`, lockedMessage(logPath));
+}
+
 function hasMetricsOrCheckpoints(logPath: string): boolean {
   if (readCheckpoints(logPath).length > 0) return true;
   try {
@@ -231,6 +260,9 @@ export async function runLoop<T = undefined>(
   const log = (line: string): void => aboveBar(() => writeNotice(line));
   const logPath = options.logPath;
   checkLogPathShape(logPath);
+  // A live run's folder is refused before anything is asked or read.
+  const holder = readLockOwner(resolve(logPath, RUN_LOCK_FILE));
+  if (holder !== undefined && lockOwnerAlive(holder)) throw new LockHeldError(lockedMessage(logPath)(holder), holder);
   const decision: LogDirDecision = await checkLogDir(logPath, options.behaviorIfLogDirExists, options.logDirOptions);
   if (decision === 'exit') {
     log(`log dir ${logPath} left as it is; nothing to do`);
@@ -252,9 +284,16 @@ export async function runLoop<T = undefined>(
     resumeFrom = getLastCheckpoint(logPath, options.resumeKey ?? 'state_path');
     if (resumeFrom === undefined) log(`${logPath}: no checkpoint to resume from; starting at step 0`);
   }
-  if (decision === 'delete') rmSync(logPath, { recursive: true, force: true });
-  const createdDir = !existsSync(logPath);
+  // Owned from here (before deleting anything in it); the lock file stays through a delete.
+  let lock = existsSync(logPath) ? takeRunLock(logPath) : undefined;
+  if (decision === 'delete') {
+    for (const entry of readdirSync(logPath)) {
+      if (entry !== RUN_LOCK_FILE) rmSync(resolve(logPath, entry), { recursive: true, force: true });
+    }
+  }
+  const createdDir = decision === 'delete' || !existsSync(logPath);
   mkdirSync(logPath, { recursive: true });
+  lock ??= takeRunLock(logPath);
   const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom);
   // Rows past the resume point were written after the checkpoint by a process that died: they are recomputed. A
   // final checkpoint is written after everything of its run (final evaluations included), so nothing is dropped.
@@ -309,19 +348,38 @@ export async function runLoop<T = undefined>(
   };
   const controller = new AbortController();
   let sigints = 0;
-  const onSigint = () => {
+  // SIGTERM (a scheduler, `kill`, a container stop) is handled like Ctrl-C: save, report, exit non-zero.
+  const onSigint = (signal: NodeJS.Signals) => {
+    const sig: InterruptSignal = signal === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+    noteInterruption(sig);
     sigints++;
     if (sigints === 1) {
-      log('interrupted: stopping after the current step (press Ctrl-C again to quit at once)');
-      controller.abort(new InterruptedError('interrupted by SIGINT (Ctrl-C): stopping at the next step boundary'));
+      log(
+        sig === 'SIGINT'
+          ? 'interrupted: stopping after the current step (press Ctrl-C again to quit at once)'
+          : 'SIGTERM: stopping after the current step (a second signal quits at once)',
+      );
+      controller.abort(
+        new InterruptedError(
+          sig === 'SIGINT'
+            ? 'interrupted by SIGINT (Ctrl-C): stopping at the next step boundary'
+            : 'interrupted by SIGTERM: stopping at the next step boundary',
+        ),
+      );
     } else {
-      process.exit(130);
+      process.exit(signalExitCode(sig));
     }
   };
-  if (options.handleSigint ?? true) process.on('SIGINT', onSigint);
+  if (options.handleSigint ?? true) {
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint);
+  }
 
   const close = async (failed: boolean) => {
-    if (options.handleSigint ?? true) process.off('SIGINT', onSigint);
+    if (options.handleSigint ?? true) {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
+    }
     bar?.finish();
     const problems: string[] = [];
     try {
@@ -346,6 +404,7 @@ export async function runLoop<T = undefined>(
       }
     }
     for (const p of problems) log(`warning: ${p}`);
+    lock.release();
   };
 
   const context: RunContext = {

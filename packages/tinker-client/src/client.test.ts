@@ -1,5 +1,5 @@
 import { datumFromTokensWeights, ModelInput } from '@cookbook/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeTinker, type Reply } from './__tests__/fake-server.js';
 import {
   AuthenticationError,
@@ -404,6 +404,27 @@ describe('session', () => {
     await sc.sessionId();
     await new Promise((r) => setTimeout(r, 300));
     expect(warnings.filter((w) => w.includes('heartbeat'))).toHaveLength(1);
+  });
+
+  it('says the server answers with errors, not that it will end the session, when heartbeats fail with 5xx', async () => {
+    server.routes.set('POST /api/v1/session_heartbeat', () => ({ status: 500, json: { detail: 'down' } }));
+    // Each heartbeat times out after one interval: long enough here for the 500 to arrive.
+    const sc = client({ heartbeatIntervalMs: 250 });
+    await sc.sessionId();
+    await vi.waitFor(() => expect(warnings.some((w) => w.includes('heartbeat'))).toBe(true), { timeout: 20_000 });
+    const w = warnings.find((x) => x.includes('heartbeat'))!;
+    expect(w).toContain('heartbeats have failed');
+    expect(w).not.toContain('will be terminated');
+  });
+
+  it('does not claim the server will end the session when the server is gone', async () => {
+    const sc = client({ heartbeatIntervalMs: 10 });
+    await sc.sessionId();
+    await server.close();
+    await vi.waitFor(() => expect(warnings.some((w) => w.includes('reachable'))).toBe(true), { timeout: 10_000 });
+    const w = warnings.find((x) => x.includes('reachable'))!;
+    expect(w).toContain(`the Tinker service at ${server.url} has not been reachable`);
+    expect(w).not.toContain('will be terminated');
   });
 
   it('reads TINKER_BASE_URL and TINKER_API_KEY', async () => {

@@ -256,8 +256,14 @@ export class ServiceClient {
             }
             if (!this.heartbeatWarned && Date.now() - this.lastHeartbeatOk > 12 * interval) {
               this.heartbeatWarned = true;
+              const seconds = Math.round((Date.now() - this.lastHeartbeatOk) / 1000);
+              const why = err instanceof Error ? err.message : String(err);
+              // Say only what is known: an unreachable server may be gone (with the session); one that answers
+              // with errors is alive and may end the session when its heartbeat timeout passes.
               this.warn(
-                `session ${holder.sessionId}: no successful heartbeat for ${Math.round((Date.now() - this.lastHeartbeatOk) / 1000)} s; the session will be terminated by the server`,
+                err instanceof APIConnectionError
+                  ? `session ${holder.sessionId}: the Tinker service at ${holder.http.baseURL} has not been reachable for ${seconds} s (${why}); if it stopped, the session's loaded models and samplers went with it (saved checkpoints remain), and if it is only slow, it may end the session when its heartbeat timeout passes`
+                  : `session ${holder.sessionId}: heartbeats have failed for ${seconds} s (${why}); the server may end the session if they keep failing`,
               );
             }
           },

@@ -1,7 +1,10 @@
 /**
  * `cookbook serve`: run the embedded Tinker-compatible service in the foreground, so other processes (or the
- * official Python SDK, with TINKER_BASE_URL) can train and sample through it. Every bound the service puts on one
- * request, the session timeout and the root's size cap are options here.
+ * official Python SDK, with TINKER_BASE_URL) can train and sample through it. Every bound the service puts on what
+ * clients make it hold (one request, a model's queue, the models' memory), the folders a `base_model` may name, the
+ * session timeout and the root's size cap are options here. Ctrl-C finishes queued work and stops; SIGTERM (or a
+ * second Ctrl-C) stops at once, failing unfinished requests with "the service is stopping", within
+ * {@link STOP_DEADLINE_MS}.
  */
 import {
   DEFAULT_LIMITS,
@@ -14,6 +17,9 @@ import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 
 const MB = 1024 * 1024;
+
+/** How long a stop by SIGTERM may take before the process exits anyway, ms. */
+export const STOP_DEADLINE_MS = 5000;
 const positiveInt = () => z.number().int().positive();
 
 export const serveSchema = z.object({
@@ -66,6 +72,38 @@ export const serveSchema = z.object({
     .default(DEFAULT_LIMITS.maxSampleBytes / MB)
     .describe('Largest working memory of one sample call (KV cache and logits of all samples), MB'),
   maxLearningRate: z.number().positive().default(DEFAULT_LIMITS.maxLearningRate).describe('Largest Adam learning_rate'),
+  maxStopSequences: positiveInt()
+    .default(DEFAULT_LIMITS.maxStopSequences)
+    .describe('Most stop sequences (strings or token ids) of one sample request'),
+  maxStopChars: positiveInt()
+    .default(DEFAULT_LIMITS.maxStopChars)
+    .describe("Largest total length of one sample request's stop strings, characters"),
+  maxSeqAhead: positiveInt()
+    .default(DEFAULT_LIMITS.maxSeqAhead)
+    .describe('How far past the next seq_id to run a request may be (it waits, holding its data, until then)'),
+  maxQueuedMbPerModel: z
+    .number()
+    .positive()
+    .default(DEFAULT_LIMITS.maxQueuedBytesPerModel / MB)
+    .describe("Largest data of the requests waiting in one model's queue, MB (16 bytes per token / loss element)"),
+  maxModelMb: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe(
+      'Memory budget of the training models loaded at once (LoRA weights, gradients, Adam state, workspace), MB; a new model past it is refused after unloading idle ones; 0 = half the machine memory',
+    ),
+  idleModelUnloadS: z
+    .number()
+    .min(0)
+    .default(DEFAULT_LIMITS.idleModelUnloadMs / 1000)
+    .describe('Under the model memory budget, models with no request for this long may be unloaded for a new one, s'),
+  modelRoots: z
+    .string()
+    .default('')
+    .describe(
+      'Folders (comma-separated) a base_model folder may lie in; "*" = any folder; empty = any on loopback, none when bound beyond it',
+    ),
   clockCycleMs: z
     .number()
     .min(0)
@@ -94,7 +132,14 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
     maxLossInputElements: config.maxLossInputElements,
     maxSampleBytes: Math.round(config.maxSampleMb * MB),
     maxLearningRate: config.maxLearningRate,
+    maxStopSequences: config.maxStopSequences,
+    maxStopChars: config.maxStopChars,
+    maxSeqAhead: config.maxSeqAhead,
+    maxQueuedBytesPerModel: Math.round(config.maxQueuedMbPerModel * MB),
+    maxModelBytes: config.maxModelMb > 0 ? Math.round(config.maxModelMb * MB) : DEFAULT_LIMITS.maxModelBytes,
+    idleModelUnloadMs: config.idleModelUnloadS * 1000,
   };
+  const roots = config.modelRoots.trim();
   return {
     host: config.host,
     port: config.port,
@@ -108,6 +153,17 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     ...(config.clockCycleMs > 0 ? { clockCycleMs: config.clockCycleMs } : {}),
     ...(config.clockCycleLog ? { clockCycleLogPath: config.clockCycleLog } : {}),
+    ...(roots === ''
+      ? {}
+      : {
+          modelRoots:
+            roots === '*'
+              ? ('any' as const)
+              : roots
+                  .split(',')
+                  .map((r) => r.trim())
+                  .filter((r) => r !== ''),
+        }),
     log,
   };
 }
@@ -121,12 +177,26 @@ export const serve = defineRecipe({
     io.out(`local Tinker service listening on ${service.baseURL} (data in ${service.root}); Ctrl-C stops it`);
     io.out(`use it with: TINKER_BASE_URL=${service.baseURL}${config.apiKey ? ' TINKER_API_KEY=<your key>' : ''}`);
     await new Promise<void>((resolve) => {
-      const stop = () => {
-        io.out('stopping: finishing queued work…');
-        service.close().then(resolve, resolve);
+      let draining = false;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (signal === 'SIGINT' && !draining) {
+          draining = true;
+          io.out('stopping: finishing queued work… (Ctrl-C again, or SIGTERM, stops at once)');
+          service.close().then(resolve, resolve);
+          return;
+        }
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        io.out(`stopping (${signal}): failing unfinished requests with "the service is stopping"`);
+        // Bounded: whatever still runs after the deadline ends with the process.
+        setTimeout(() => {
+          io.err(`cookbook serve: not stopped after ${STOP_DEADLINE_MS / 1000} s; exiting`);
+          process.exit(0);
+        }, STOP_DEADLINE_MS).unref();
+        service.close({ abort: true, graceMs: 1000 }).then(resolve, resolve);
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
     });
   },
 });

@@ -120,7 +120,14 @@ function readJson(file: string): Record<string, unknown> {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ModelLoadError('not a JSON object');
     return v as Record<string, unknown>;
   } catch (e) {
-    throw new ModelLoadError(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    // Never the parser's message: it quotes the file's text (a service must not echo a file's contents).
+    const why =
+      e instanceof SyntaxError
+        ? 'it is not valid JSON'
+        : e instanceof ModelLoadError
+          ? e.message
+          : ((e as NodeJS.ErrnoException).code ?? 'unreadable');
+    throw new ModelLoadError(`cannot read ${file}: ${why}`, { cause: e });
   }
 }
 

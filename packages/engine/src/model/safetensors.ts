@@ -1,4 +1,5 @@
 // Reader and writer for the safetensors format: 8-byte little-endian header length, JSON header, raw data.
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { CheckpointError, ModelLoadError } from '../errors.js';
 
@@ -77,8 +78,28 @@ export function f32ToF16(x: number): number {
   return sign | (e << 10) | (rounded >>> 13);
 }
 
-/** Writes tensors to `path` as one safetensors file (header padded to 8 bytes). */
-export function writeSafetensors(path: string, tensors: TensorToWrite[], metadata?: Record<string, string>): void {
+/** SHA-256 (hex) of the file at `path`, read in 8 MiB blocks. */
+export function sha256File(path: string): string {
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(8 * 1024 * 1024);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0) break;
+      hash.update(buf.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Writes tensors to `path` as one safetensors file (header padded to 8 bytes); returns the file's SHA-256 (hex),
+ * computed over the bytes as they are written.
+ */
+export function writeSafetensors(path: string, tensors: TensorToWrite[], metadata?: Record<string, string>): string {
   const header: Record<string, unknown> = {};
   if (metadata) header.__metadata__ = metadata;
   let offset = 0;
@@ -95,26 +116,33 @@ export function writeSafetensors(path: string, tensors: TensorToWrite[], metadat
   let json = JSON.stringify(header);
   while ((8 + Buffer.byteLength(json)) % 8 !== 0) json += ' ';
   const headerBytes = Buffer.from(json, 'utf8');
+  const hash = createHash('sha256');
   const fd = openSync(path, 'w');
+  const write = (bytes: Uint8Array) => {
+    hash.update(bytes);
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+  };
   try {
     const len = Buffer.alloc(8);
     len.writeBigUInt64LE(BigInt(headerBytes.length));
-    writeSync(fd, len);
-    writeSync(fd, headerBytes);
+    write(len);
+    write(headerBytes);
     for (const t of tensors) {
       const dtype = t.dtype ?? 'F32';
       if (dtype === 'F32') {
-        writeSync(fd, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+        write(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
         continue;
       }
       const out = new Uint16Array(t.data.length);
       const conv = dtype === 'BF16' ? f32ToBf16 : f32ToF16;
       for (let i = 0; i < out.length; i++) out[i] = conv(t.data[i]!);
-      writeSync(fd, new Uint8Array(out.buffer));
+      write(new Uint8Array(out.buffer));
     }
   } finally {
     closeSync(fd);
   }
+  return hash.digest('hex');
 }
 
 /** An open safetensors file: header parsed, tensors read on demand. */

@@ -20,6 +20,7 @@ import {
   type ServiceRequest,
   userError,
 } from '../http-errors.js';
+import { checkTtlSeconds } from '../limits.js';
 import { bodyHash } from '../model-queue.js';
 import type { ModelState, ServiceState } from '../service-state.js';
 import { type CheckpointKind, type CheckpointRecord, checkName } from '../storage.js';
@@ -52,6 +53,7 @@ async function writeCheckpoint(
   }
   return state.storage.writeCheckpoint(runId, kind, name, fill, {
     overwrite,
+    required: kind === 'weights' ? ['state', 'adapter'] : ['adapter'],
     ...(ttlSeconds !== undefined ? { ttlSeconds } : {}),
   });
 }
@@ -59,6 +61,7 @@ async function writeCheckpoint(
 export function saveWeights(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
   return consumingSeq(state, req.body, async () => {
     const b = parseBody(SaveWeightsRequestSchema, req.body, 'save_weights');
+    checkTtlSeconds('ttl_seconds', b.ttl_seconds);
     const m = state.modelState(b.model_id);
     const name = b.path ?? `checkpoint-${Date.now()}`;
     const runId = m.run.training_run_id;
@@ -84,6 +87,7 @@ export function saveWeights(state: ServiceState, req: ServiceRequest): Promise<S
 export function saveWeightsForSampler(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
   return consumingSeq(state, req.body, async () => {
     const b = parseBody(SaveWeightsForSamplerRequestSchema, req.body, 'save_weights_for_sampler');
+    checkTtlSeconds('ttl_seconds', b.ttl_seconds);
     const m = state.modelState(b.model_id);
     const runId = m.run.training_run_id;
     const sessionId = runId.split(':')[0]!;

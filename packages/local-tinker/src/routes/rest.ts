@@ -6,6 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 import { CheckpointTtlRequestSchema } from '@cookbook/tinker-wire';
 import { HttpError, ok, parseBody, type ServiceReply, type ServiceRequest } from '../http-errors.js';
+import { checkTtlSeconds } from '../limits.js';
 import type { ServiceState } from '../service-state.js';
 import type { CheckpointRecord, RunRecord } from '../storage.js';
 import { tarDirectory } from '../tar.js';
@@ -146,6 +147,7 @@ async function checkpointAction(
   }
   if (action === 'ttl' && method === 'PUT') {
     const b = parseBody(CheckpointTtlRequestSchema, req.body, 'ttl');
+    checkTtlSeconds('ttl_seconds', b.ttl_seconds);
     const patch: Partial<CheckpointRecord> = {
       expires_at: b.ttl_seconds === null ? undefined : new Date(Date.now() + b.ttl_seconds * 1000).toISOString(),
     };

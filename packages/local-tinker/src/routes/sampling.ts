@@ -20,7 +20,7 @@ import {
   type ServiceRequest,
   userError,
 } from '../http-errors.js';
-import { checkLimit, overLimit, sampleBytes } from '../limits.js';
+import { checkLimit, checkStops, overLimit, sampleBytes } from '../limits.js';
 import { bodyHash } from '../model-queue.js';
 import type { SamplerState } from '../sampler-pool.js';
 import type { ServiceState } from '../service-state.js';
@@ -34,13 +34,23 @@ export async function createSamplingSession(state: ServiceState, req: ServiceReq
   const id = `${b.session_id}:sample:${b.sampling_session_seq_id}`;
   const existing = state.samplers.get(id);
   if (existing) {
-    if (existing.baseModel === b.base_model || existing.modelPath === b.model_path) {
+    // A replay (same arguments) gets the same sampler; other arguments are a conflict, as for model_seq_id.
+    if (existing.source !== undefined && existing.createdFor === samplerArgs(b)) {
       return ok({ type: 'create_sampling_session', sampling_session_id: id });
     }
-    throw new HttpError(409, `sampling_session_seq_id ${b.sampling_session_seq_id} was already used`);
+    throw new HttpError(
+      409,
+      `sampling_session_seq_id ${b.sampling_session_seq_id} was already used in session ${b.session_id} for ${existing.createdFor ?? `a snapshot of a training model's weights`}; use a new sampling_session_seq_id`,
+    );
   }
-  await state.samplers.fromFiles(id, b.base_model, b.model_path, b.session_id);
+  const sampler = await state.samplers.fromFiles(id, b.base_model, b.model_path, b.session_id);
+  sampler.createdFor = samplerArgs(b);
   return ok({ type: 'create_sampling_session', sampling_session_id: id });
+}
+
+/** What a create_sampling_session asked for, to tell a replay from a reuse of its seq id. */
+function samplerArgs(b: { base_model?: string | undefined; model_path?: string | undefined }): string {
+  return b.model_path !== undefined ? `model_path "${b.model_path}"` : `base_model "${b.base_model}"`;
 }
 
 /** The sampler's working memory for this call, refused past the limit (a 400 when known at submission). */
@@ -63,6 +73,7 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
   checkLimit(limits, 'maxTopkPromptLogprobs', 'topk_prompt_logprobs', b.topk_prompt_logprobs);
   const p = b.sampling_params;
   if (p.max_tokens !== undefined) checkLimit(limits, 'maxTokens', 'sampling_params.max_tokens', p.max_tokens);
+  checkStops(limits, p.stop);
   const prompt: number[] = [];
   for (const [c, chunk] of b.prompt.chunks.entries()) {
     if (chunk.type !== 'encoded_text') {

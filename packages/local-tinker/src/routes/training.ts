@@ -22,7 +22,7 @@ import {
   type WireLoraConfig,
 } from '@cookbook/tinker-wire';
 import { futureReply, HttpError, ok, parseBody, type ServiceReply, type ServiceRequest } from '../http-errors.js';
-import { checkLimit, overLimit, shapeElements } from '../limits.js';
+import { checkLimit, overLimit, QUEUED_BYTES_PER_ELEMENT, shapeElements } from '../limits.js';
 import { bodyHash, SeqRangeError } from '../model-queue.js';
 import type { ServiceState } from '../service-state.js';
 
@@ -209,7 +209,17 @@ function forwardBackward(
   }
   state.touch(m);
   const cycle = state.admit();
-  return state.queueModelOp(m, b.seq_id, b, () =>
+  // What this request holds while it waits in the model's queue (bounded per model).
+  let elements = 0;
+  for (const d of data) {
+    elements += d.tokens.length;
+    for (const t of Object.values(d.lossFnInputs)) elements += t.data.length;
+  }
+  return state.queueModelOp(
+    m,
+    b.seq_id,
+    b,
+    () =>
     state.call(
       m.worker,
       {
@@ -223,6 +233,7 @@ function forwardBackward(
       m.sessionId,
       cycle,
     ),
+    elements * QUEUED_BYTES_PER_ELEMENT,
   );
 }
 
