@@ -112,7 +112,8 @@ export class ModelQueue {
         'maxSeqAhead',
       );
     }
-    if (bytes > 0 && this.held + bytes > this.bounds.maxBytes) {
+    // The next seq_id to run is always taken: it is what the parked requests wait for.
+    if (bytes > 0 && id !== this.next && this.held + bytes > this.bounds.maxBytes) {
       throw new QueueLimitError(
         `this model's queue holds ${this.held} bytes of requests; ${bytes} more would pass this service's limit of ${this.bounds.maxBytes} bytes`,
         `the payload waiting in this model's queue (${this.held} bytes queued, ${bytes} in this request)`,

@@ -94,6 +94,17 @@ export class LocalTinkerService {
     return this.state.engine.samplesJoined;
   }
 
+  /**
+   * What clients make the service hold now: the loaded training models, the memory they hold (as their workers last
+   * reported, bytes) and the payload of the requests queued for them (bytes, as counted against
+   * `maxQueuedBytesPerModel`).
+   */
+  get held(): { models: number; modelBytes: number; queuedBytes: number } {
+    let queuedBytes = 0;
+    for (const m of this.state.models.values()) queuedBytes += m.queue.queuedBytes;
+    return { models: this.state.models.size, modelBytes: this.state.modelBytes(), queuedBytes };
+  }
+
   /** The bounds this service enforces on one request. */
   get limits() {
     return this.state.limits;

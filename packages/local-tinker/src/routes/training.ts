@@ -90,6 +90,7 @@ export function createModel(state: ServiceState, req: ServiceRequest): ServiceRe
   }
   state.checkBaseModelName(b.base_model);
   const lora = loraConfigOf(state, b.lora_config);
+  state.checkModelBudget(0);
   const work = state.createModel(modelId, b.base_model, lora, b.user_metadata, session, hash);
   const requestId = state.futures.create(work.then(() => ({ model_id: modelId, type: 'create_model' })));
   // Remember the request id for replays, while creating and once the model exists.
