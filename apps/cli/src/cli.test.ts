@@ -1,3 +1,7 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoop } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runCli } from './cli.js';
@@ -52,5 +56,40 @@ describe('runCli', () => {
     const c = capture();
     expect(await runCli(['dem'], [demo], c.io)).toBe(2);
     expect(c.err.join('\n')).toMatch(/unknown recipe "dem"; did you mean "demo"/);
+  });
+});
+
+describe('an interrupted run exits non-zero (regression: Ctrl-C exited 0, so `train && eval` went on)', () => {
+  const dirs: string[] = [];
+  const interruptible = (signal: 'SIGINT' | 'SIGTERM' | undefined): Recipe => ({
+    name: 'train',
+    description: 'A run that gets a signal at its second step',
+    schema: z.object({}),
+    async run() {
+      const logPath = mkdtempSync(join(tmpdir(), 'cli-run-'));
+      dirs.push(logPath);
+      await runLoop(
+        { logPath, behaviorIfLogDirExists: 'resume', config: {}, console: false, progress: false, log: () => {} },
+        async (run) => {
+          let step = 0;
+          for (; step < 5 && !run.signal.aborted; step++) {
+            run.logger.logMetrics({ loss: step }, step);
+            if (step === 1 && signal !== undefined) process.emit(signal, signal);
+          }
+          return { totalSteps: 5, endStep: step };
+        },
+      );
+    },
+  });
+
+  it('130 after SIGINT, 143 after SIGTERM, 0 when it ran to the end', async () => {
+    try {
+      expect(await runCli(['train'], [interruptible('SIGINT')], capture().io)).toBe(130);
+      expect(await runCli(['train'], [interruptible('SIGTERM')], capture().io)).toBe(143);
+      expect(await runCli(['train'], [interruptible(undefined)], capture().io)).toBe(0);
+      for (const d of dirs) expect(existsSync(join(d, 'report.html'))).toBe(true);
+    } finally {
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    }
   });
 });

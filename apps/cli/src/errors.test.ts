@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { ConfigError, DataError, TrainingError } from '@cookbook/core';
@@ -50,6 +50,21 @@ describe('CLI failures are one line with an exit code', () => {
     expect(describeFailure(err)?.line).toBe(
       `cookbook: port ${port} on 127.0.0.1 is already in use: choose another port= (0 picks a free one)`,
     );
+  });
+
+  it('control characters from a bad dataset line are escaped, never sent to the terminal (regression: ESC and BEL)', async () => {
+    const dir = mkdtempSync(`${tmpdir()}/ds-`);
+    const file = `${dir}/bad.jsonl`;
+    // A line that is not JSON, holding raw ESC and BEL (the JSON parser's message quotes it).
+    writeFileSync(file, '\u001b]0;pwned\u0007\u001b[2J not json\n');
+    const err: string[] = [];
+    const code = await runCli(['sl_basic', `dataset=${file}`], [slBasic], { out: () => {}, err: (t) => err.push(t) });
+    expect(code).not.toBe(0);
+    const text = err.join('\n');
+    expect(text).toContain('bad.jsonl:1');
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(text).toContain('\\x1b]0;pwned\\x07');
+    expect(describeFailure(new DataError('x\u001b[31my\u0007'))?.line).toBe('cookbook: x\\x1b[31my\\x07');
   });
 
   it('a bug keeps its stack trace (no description)', () => {
