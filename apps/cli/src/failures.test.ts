@@ -143,6 +143,34 @@ describe('cookbook serve options', () => {
     expect(clocked).toMatchObject({ clockCycleMs: 300, clockCycleLogPath: 'c.jsonl' });
   });
 
+  it('map the bounds on held memory and the model roots', () => {
+    const parse = (args: string[]) => parseConfig(serveSchema, args, {}, { keyStyle: 'snake_case' });
+    const o = serveOptions(
+      parse([
+        'max_seq_ahead=16',
+        'max_queued_mb_per_model=8',
+        'max_model_mb=512',
+        'idle_model_unload_s=30',
+        'max_stop_sequences=4',
+        'max_stop_chars=100',
+        'model_roots=/models, /srv/ckpt',
+      ]),
+      () => undefined,
+    );
+    expect(o.limits).toMatchObject({
+      maxSeqAhead: 16,
+      maxQueuedBytesPerModel: 8 * 1024 * 1024,
+      maxModelBytes: 512 * 1024 * 1024,
+      idleModelUnloadMs: 30_000,
+      maxStopSequences: 4,
+      maxStopChars: 100,
+    });
+    expect(o.modelRoots).toEqual(['/models', '/srv/ckpt']);
+    expect(serveOptions(parse(['model_roots=*']), () => undefined).modelRoots).toBe('any');
+    // Default: decided by the bind address (any folder on loopback, none beyond it).
+    expect(serveOptions(parse([]), () => undefined).modelRoots).toBeUndefined();
+  });
+
   it('--help lists them in the command line spelling (snake_case)', async () => {
     const out: string[] = [];
     expect(await runCli(['serve', '--help'], [serve], { out: (t) => out.push(t), err: () => undefined })).toBe(0);

@@ -257,3 +257,143 @@ describe('signed archive downloads', () => {
     expect(message(r.body)).not.toContain(root);
   });
 });
+
+describe('fuzzing what clients make the service hold', () => {
+  /** mulberry32: a small seeded generator, so the barrage repeats exactly. */
+  function rng(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('parked requests and model memory stay within their limits under 600 seeded requests; the service still trains', async () => {
+    const t = await tempRoot();
+    const maxQueued = 64 * 1024;
+    // One rank-8 model's memory, measured, sets a budget of two and a half models.
+    const probe = await startLocalTinker({ root: t.root, sessionTimeoutMs: 0, log: () => undefined });
+    const base = probe.baseURL;
+    const call = async (url: string, path: string, body: unknown) => {
+      const r = await fetch(`${url}/api/v1/${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    const settle = async (url: string, id: unknown) => {
+      for (;;) {
+        const r = await call(url, 'retrieve_future', { request_id: id });
+        if (r.body.type !== 'try_again') return r.body;
+      }
+    };
+    const s0 = (await call(base, 'create_session', {})).body.session_id;
+    await settle(
+      base,
+      (await call(base, 'create_model', { session_id: s0, model_seq_id: 0, base_model: MODEL, lora_config: { rank: 8 } }))
+        .body.request_id,
+    );
+    const oneModel = probe.service.held.modelBytes;
+    await probe.close({ graceMs: 0 });
+    const budget = Math.floor(2.5 * oneModel);
+    const svc = await startLocalTinker({
+      root: t.root,
+      longPollMs: 200,
+      sessionTimeoutMs: 0,
+      limits: { maxSeqAhead: 32, maxQueuedBytesPerModel: maxQueued, maxModelBytes: budget, maxLoraRank: 8 },
+      log: () => undefined,
+    });
+    try {
+      const url = svc.baseURL;
+      const session = (await call(url, 'create_session', {})).body.session_id;
+      const first = await settle(
+        url,
+        (await call(url, 'create_model', { session_id: session, model_seq_id: 0, base_model: MODEL, lora_config: { rank: 8 } }))
+          .body.request_id,
+      );
+      const model = first.model_id as string;
+      const next = rng(20261126);
+      const statuses = new Map<number, number>();
+      const failures: string[] = [];
+      let maxQueuedSeen = 0;
+      let maxModelSeen = 0;
+      let modelSeq = 1;
+      const cases = Array.from({ length: 600 }, (_, i) => i);
+      const worker = async () => {
+        for (;;) {
+          const i = cases.shift();
+          if (i === undefined) return;
+          const roll = next();
+          let r: { status: number; body: Record<string, unknown> };
+          if (roll < 0.1) {
+            // A new model: some fit the budget, the rest must be refused.
+            r = await call(url, 'create_model', {
+              session_id: session,
+              model_seq_id: modelSeq++,
+              base_model: MODEL,
+              lora_config: { rank: 1 + Math.floor(next() * 8) },
+            });
+            if (r.status === 200) await settle(url, r.body.request_id);
+          } else {
+            // A forward_backward parked behind a missing seq_id (never 1), near or absurdly far ahead.
+            const n = 2 + Math.floor(next() * 300);
+            const tokens = Array.from({ length: n }, (_, k) => 5 + ((k * 7 + i) % 500));
+            const seq = next() < 0.6 ? 2 + Math.floor(next() * 40) : 2 + Math.floor(next() * 1e9);
+            r = await call(url, 'forward_backward', {
+              model_id: model,
+              seq_id: seq,
+              forward_backward_input: {
+                data: [
+                  {
+                    model_input: { chunks: [{ tokens: tokens.slice(0, -1) }] },
+                    loss_fn_inputs: {
+                      target_tokens: { data: tokens.slice(1) },
+                      weights: { data: tokens.slice(1).map(() => 1) },
+                    },
+                  },
+                ],
+                loss_fn: 'cross_entropy',
+              },
+            });
+          }
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          if (r.status >= 500) failures.push(`${i} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+          maxQueuedSeen = Math.max(maxQueuedSeen, svc.service.held.queuedBytes);
+          maxModelSeen = Math.max(maxModelSeen, svc.service.held.modelBytes);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      const histogram = [...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`);
+      console.log(
+        `held-memory fuzz: statuses ${histogram.join(' ')}; most queued ${maxQueuedSeen} B of ${maxQueued}; most model memory ${maxModelSeen} B of ${budget}`,
+      );
+      expect(failures.slice(0, 10)).toEqual([]);
+      expect(maxQueuedSeen).toBeLessThanOrEqual(maxQueued);
+      expect(maxModelSeen).toBeLessThanOrEqual(budget);
+      // Both limits were reached (the barrage really pressed on them) and refused with 400s.
+      expect(statuses.get(400) ?? 0).toBeGreaterThan(50);
+      expect(svc.service.held.models).toBeGreaterThanOrEqual(2);
+
+      // The parked requests run once the missing seq_id arrives, and the model trains on.
+      expect((await send({ method: 'GET', path: 'healthz', headers: {}, body: undefined }, 2_000)).status).toBe(200);
+      const datum = {
+        model_input: { chunks: [{ tokens: [5, 6, 7] }] },
+        loss_fn_inputs: { target_tokens: { data: [6, 7, 8] }, weights: { data: [1, 1, 1] } },
+      };
+      const go = await call(url, 'forward_backward', {
+        model_id: model,
+        seq_id: 1,
+        forward_backward_input: { data: [datum], loss_fn: 'cross_entropy' },
+      });
+      expect(await settle(url, go.body.request_id)).toHaveProperty('metrics');
+    } finally {
+      await svc.close({ graceMs: 0, abort: true });
+      await t.cleanup();
+    }
+  }, 300_000);
+});

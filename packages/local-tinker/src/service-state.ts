@@ -450,7 +450,8 @@ export class ServiceState {
         Object.entries(userMetadata).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
       );
     }
-    // Within the budget (after unloading idle models), or dropped again with a 400 naming the limit.
+    // Within the budget (after unloading idle models), or dropped again with a 400 naming the limit. Checked and
+    // registered in one synchronous stretch, so models created at the same time all count.
     try {
       this.checkModelBudget(this.engine.bytesOf(modelId));
     } catch (err) {
@@ -458,7 +459,6 @@ export class ServiceState {
       this.engine.evict(worker, modelId);
       throw userError(err instanceof Error ? err.message : String(err));
     }
-    await this.storage.writeRun(run);
     const state: ModelState = {
       run,
       base,
@@ -473,6 +473,12 @@ export class ServiceState {
     };
     this.models.set(modelId, state);
     session?.runIds.add(modelId);
+    try {
+      await this.storage.writeRun(run);
+    } catch (err) {
+      this.unloadModel(modelId, 'its run could not be recorded');
+      throw err;
+    }
     return state;
   }
 

@@ -189,11 +189,16 @@ export const serve = defineRecipe({
         process.off('SIGTERM', onSignal);
         io.out(`stopping (${signal}): failing unfinished requests with "the service is stopping"`);
         // Bounded: whatever still runs after the deadline ends with the process.
-        setTimeout(() => {
+        const deadline = setTimeout(() => {
           io.err(`cookbook serve: not stopped after ${STOP_DEADLINE_MS / 1000} s; exiting`);
           process.exit(0);
-        }, STOP_DEADLINE_MS).unref();
-        service.close({ abort: true, graceMs: 1000 }).then(resolve, resolve);
+        }, STOP_DEADLINE_MS);
+        deadline.unref();
+        const stopped = () => {
+          clearTimeout(deadline);
+          resolve();
+        };
+        service.close({ abort: true, graceMs: 1000 }).then(stopped, stopped);
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);

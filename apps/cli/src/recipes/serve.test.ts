@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+
+async function call(baseURL: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const r = await fetch(`${baseURL}/api/v1/${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return (await r.json()) as Record<string, unknown>;
+}
+
+describe('cookbook serve and SIGTERM (regression: it waited for all queued work, ≈190 s)', () => {
+  it('stops at once: a running sample fails with "the service is stopping" and the process exits by itself, 0', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'serve-term-'));
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@cookbook/source', '--import', 'tsx', 'apps/cli/src/main.ts', 'serve', 'port=0', `root=${root}`],
+      { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let out = '';
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.on('exit', (code, signal) => resolve({ code, signal })),
+      );
+      const baseURL = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then(() => reject(new Error(`serve exited: ${out}`)));
+      });
+      // 64 samples over the whole context: minutes of work.
+      const sample = await call(baseURL, 'asample', {
+        base_model: 'local/qwen3-tiny',
+        prompt: { chunks: [{ tokens: [1, 2, 3] }] },
+        num_samples: 64,
+        sampling_params: { max_tokens: 30_000 },
+      });
+      const polled = call(baseURL, 'retrieve_future', { request_id: sample.request_id });
+      child.kill('SIGTERM');
+      const answer = await polled;
+      expect(String(answer.error)).toMatch(/^the service is stopping/);
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(out).toContain('stopping (SIGTERM)');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
