@@ -50,6 +50,13 @@ export {
   type ModelShape,
   resolveLearningRate,
 } from './hyperparams.js';
+export {
+  clearInterruption,
+  type InterruptSignal,
+  interruptionSignal,
+  noteInterruption,
+  signalExitCode,
+} from './interruption.js';
 export { toCamelCase, toSnakeCase } from './key-case.js';
 export { computeScheduleLrMultiplier, LrScheduleName } from './lr-schedule.js';
 export {
@@ -63,13 +70,6 @@ export {
   type ToolSpec,
   type UnparsedToolCall,
 } from './messages.js';
-export {
-  clearInterruption,
-  type InterruptSignal,
-  interruptionSignal,
-  noteInterruption,
-  signalExitCode,
-} from './interruption.js';
 export { allSame, dictMean, iterationDir, safeZip, splitList } from './misc.js';
 export {
   chunkLength,
@@ -80,6 +80,15 @@ export {
   type ModelInputChunk,
   type ModelInputJSON,
 } from './model-input.js';
+export {
+  acquireProcessLock,
+  describeLockOwner,
+  type HeldLock,
+  LockHeldError,
+  type LockOwner,
+  lockOwnerAlive,
+  readLockOwner,
+} from './process-lock.js';
 export {
   isSparse,
   maybeSparse,
@@ -96,14 +105,5 @@ export {
   toCsr,
   toDense,
 } from './tensor-data.js';
-export {
-  acquireProcessLock,
-  describeLockOwner,
-  type HeldLock,
-  LockHeldError,
-  type LockOwner,
-  lockOwnerAlive,
-  readLockOwner,
-} from './process-lock.js';
 export { escapeControlChars } from './terminal-text.js';
 export { Tracer, type TraceSpan, timed, traceScope, withTracer } from './timing.js';

@@ -5,6 +5,7 @@
  */
 
 /** C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides/isolates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's job
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

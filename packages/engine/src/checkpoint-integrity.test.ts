@@ -1,4 +1,4 @@
-import { mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,8 @@ describe('the recorded base model is checked on load (regression: a qwen3 state 
     const other = randomModel(tinyConfig('qwen3', true), 1, 'base-two', null);
     const err = await failure(() => loadSampler(other, join(dir, 'adapter')));
     expect(err).toBeInstanceOf(CheckpointError);
-    expect(err.message).toMatch(/cookbook_lora\.json: these weights were saved for base model "base-one", not "base-two"/);
+    expect(err.message).toMatch(
+      /cookbook_lora\.json: these weights were saved for base model "base-one", not "base-two"/,
+    );
   });
 });

@@ -68,7 +68,13 @@ export class LoraModel {
 
   /** Bytes this model holds beyond its base: adapter, gradients, Adam moments and the training workspace. */
   get memoryBytes(): number {
-    return this.lora.params.byteLength + this.lora.grads.byteLength + this.adamM.byteLength + this.adamV.byteLength + this.ws.bytes;
+    return (
+      this.lora.params.byteLength +
+      this.lora.grads.byteLength +
+      this.adamM.byteLength +
+      this.adamV.byteLength +
+      this.ws.bytes
+    );
   }
 
   /** The LoRA configuration with defaults filled in (alpha = 32 unless given). */

@@ -295,8 +295,14 @@ describe('fuzzing what clients make the service hold', () => {
     const s0 = (await call(base, 'create_session', {})).body.session_id;
     await settle(
       base,
-      (await call(base, 'create_model', { session_id: s0, model_seq_id: 0, base_model: MODEL, lora_config: { rank: 8 } }))
-        .body.request_id,
+      (
+        await call(base, 'create_model', {
+          session_id: s0,
+          model_seq_id: 0,
+          base_model: MODEL,
+          lora_config: { rank: 8 },
+        })
+      ).body.request_id,
     );
     const oneModel = probe.service.held.modelBytes;
     await probe.close({ graceMs: 0 });
@@ -313,8 +319,14 @@ describe('fuzzing what clients make the service hold', () => {
       const session = (await call(url, 'create_session', {})).body.session_id;
       const first = await settle(
         url,
-        (await call(url, 'create_model', { session_id: session, model_seq_id: 0, base_model: MODEL, lora_config: { rank: 8 } }))
-          .body.request_id,
+        (
+          await call(url, 'create_model', {
+            session_id: session,
+            model_seq_id: 0,
+            base_model: MODEL,
+            lora_config: { rank: 8 },
+          })
+        ).body.request_id,
       );
       const model = first.model_id as string;
       const next = rng(20261126);

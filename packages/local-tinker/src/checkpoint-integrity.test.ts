@@ -39,7 +39,8 @@ async function trainedAndSaved(s: LocalTinkerService, base?: string) {
   });
   await submitAndWait(s, 'optim_step', { model_id: model, adam_params: { learning_rate: 0.01 } });
   const state = (await submitAndWait(s, 'save_weights', { model_id: model, path: 'ckpt' })).path as string;
-  const sampler = (await submitAndWait(s, 'save_weights_for_sampler', { model_id: model, path: 'ckpt' })).path as string;
+  const sampler = (await submitAndWait(s, 'save_weights_for_sampler', { model_id: model, path: 'ckpt' }))
+    .path as string;
   const dir = (kind: string) => join(s.storage.root, 'runs', encodeURIComponent(model), kind, 'ckpt');
   return { session, model, state, sampler, dir };
 }
@@ -51,7 +52,9 @@ describe('corrupt checkpoints are refused (regression: load_weights succeeded an
     corrupt(join(dir('weights'), 'state', 'lora_state.safetensors'));
     const r = await submitAndWait(s, 'load_weights', { session_id: session, model_seq_id: 1, path: state });
     expect(r.category).toBe('user');
-    expect(String(r.error)).toMatch(/<service root>\/runs\/.*\/weights\/ckpt\/state\/lora_state\.safetensors is corrupt/);
+    expect(String(r.error)).toMatch(
+      /<service root>\/runs\/.*\/weights\/ckpt\/state\/lora_state\.safetensors is corrupt/,
+    );
     expect(String(r.error)).not.toContain(s.storage.root);
   });
 

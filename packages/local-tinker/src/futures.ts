@@ -94,8 +94,7 @@ export class FutureTable {
       const f = outcome.failure;
       const error = this.scrub(f.error);
       entry.failure = error === f.error ? f : new FutureFailure(error, f.category);
-    }
-    else entry.value = outcome.value;
+    } else entry.value = outcome.value;
     for (const w of entry.waiters) w();
     entry.waiters.clear();
   }

@@ -49,7 +49,9 @@ describe('requests parked behind a missing seq_id are bounded (regression: they 
     const over = await post(s, 'forward_backward', fb(model, 4));
     expect(over.status).toBe(400);
     expect(String(json(over).detail)).toMatch(
-      new RegExp(`queue.*= ${3 * bytesOf(11)} bytes exceeds this service's limit of ${2 * bytesOf(11)} bytes.*max_queued_mb_per_model=`),
+      new RegExp(
+        `queue.*= ${3 * bytesOf(11)} bytes exceeds this service's limit of ${2 * bytesOf(11)} bytes.*max_queued_mb_per_model=`,
+      ),
     );
     // The missing one arrives: everything runs, and the queue is empty again.
     const first = await post(s, 'forward_backward', fb(model, 1));
@@ -76,7 +78,9 @@ describe('loaded models stay within a memory budget (regression: 8 rank-256 mode
     const { session, model } = await sessionAndModel(s, 8);
     const second = await result(s, json(await create(s, session, 1)).request_id);
     expect(second.category).toBe('user');
-    expect(String(second.error)).toMatch(/the models' memory = \d+ MB exceeds this service's limit of \d+ MB.*max_model_mb=/);
+    expect(String(second.error)).toMatch(
+      /the models' memory = \d+ MB exceeds this service's limit of \d+ MB.*max_model_mb=/,
+    );
     expect(s.held.models).toBe(1);
     expect(s.held.modelBytes).toBeLessThanOrEqual(Math.floor(1.5 * bytes));
     // The first model still trains.

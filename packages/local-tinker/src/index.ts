@@ -9,8 +9,9 @@ export {
 } from './embedded.js';
 export { HttpError, type ServiceReply, type ServiceRequest } from './http-errors.js';
 export { createHttpServer, DEFAULT_MAX_BODY_BYTES } from './http-server.js';
-export { DEFAULT_LIMITS, LIMIT_KEYS, type ServiceLimits } from './limits.js';
+export { DEFAULT_LIMITS, LIMIT_KEYS, MAX_TTL_SECONDS, type ServiceLimits } from './limits.js';
 export {
+  defaultModelRoots,
   defaultRoot,
   isLoopback,
   type LocalTinker,
@@ -20,5 +21,5 @@ export {
 export { decodeForwardBackwardRequest, encodeResult, ForwardBackwardRequestProto } from './proto.js';
 export { LocalTinkerService } from './service.js';
 export type { ServiceOptions } from './service-state.js';
-export { type CheckpointRecord, type RunRecord, Storage } from './storage.js';
+export { type CheckpointRecord, ROOT_LOCK_FILE, type RunRecord, Storage } from './storage.js';
 export { tarFiles, untar } from './tar.js';

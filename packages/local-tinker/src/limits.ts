@@ -135,7 +135,10 @@ export function checkTtlSeconds(field: string, ttl: number | null | undefined): 
 }
 
 /** A 400 when a sample request's stop sequences pass the count or total-length limit. */
-export function checkStops(limits: ServiceLimits, stop: string | readonly (string | number)[] | null | undefined): void {
+export function checkStops(
+  limits: ServiceLimits,
+  stop: string | readonly (string | number)[] | null | undefined,
+): void {
   if (stop === null || stop === undefined) return;
   const list = typeof stop === 'string' ? [stop] : stop;
   checkLimit(limits, 'maxStopSequences', 'sampling_params.stop: the number of stop sequences', list.length);

@@ -78,6 +78,14 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
+/**
+ * The folders a `base_model` folder may lie in when the operator names none: any on loopback (only this machine's
+ * users reach it, and they can read its files anyway), none when bound beyond it.
+ */
+export function defaultModelRoots(host: string): readonly string[] | 'any' {
+  return isLoopback(host) ? 'any' : [];
+}
+
 /** Start the service on loopback (or `host` with an API key). */
 export async function startLocalTinker(options: LocalTinkerOptions = {}): Promise<LocalTinker> {
   const host = options.host ?? '127.0.0.1';
@@ -104,7 +112,7 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     ...(options.log ? { log: options.log } : {}),
     ...(options.clockCycleMs ? { clockCycleMs: options.clockCycleMs } : {}),
     ...(options.clockCycleLogPath !== undefined ? { clockCycleLogPath: options.clockCycleLogPath } : {}),
-    modelRoots: options.modelRoots ?? (isLoopback(host) ? 'any' : []),
+    modelRoots: options.modelRoots ?? defaultModelRoots(host),
   });
   await service.init();
   const server = createHttpServer(service);

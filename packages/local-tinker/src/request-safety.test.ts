@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { directService, json, MODEL, post, result, sessionAndModel, submitAndWait } from './__tests__/direct.js';
 import { MAX_TTL_SECONDS } from './limits.js';
+import { defaultModelRoots } from './local-tinker.js';
 import type { LocalTinkerService } from './service.js';
 import type { ServiceOptions } from './service-state.js';
 
@@ -33,6 +34,13 @@ const createModel = (s: LocalTinkerService, session: string, base: string, seq =
   post(s, 'create_model', { session_id: session, model_seq_id: seq, base_model: base, lora_config: { rank: 2 } });
 
 describe('base_model folders (regression: any folder on the server, and the error quoted its config.json)', () => {
+  it('by default any folder on loopback, none for a service bound beyond it', () => {
+    expect(defaultModelRoots('127.0.0.1')).toBe('any');
+    expect(defaultModelRoots('localhost')).toBe('any');
+    expect(defaultModelRoots('0.0.0.0')).toEqual([]);
+    expect(defaultModelRoots('192.168.1.5')).toEqual([]);
+  });
+
   it('with no model roots, a folder is refused alike whether it exists or not, quoting nothing', async () => {
     const s = await service({ modelRoots: [] });
     const session = json(await post(s, 'create_session', {})).session_id as string;
@@ -91,7 +99,9 @@ describe('sampling_session_seq_id reuse (regression: another base model returned
     expect(json(await create('local/qwen3-tiny'))).toEqual(json(first));
     const other = await create('local/llama3-tiny');
     expect(other.status).toBe(409);
-    expect(String(json(other).detail)).toMatch(/sampling_session_seq_id 0 was already used .* base_model "local\/qwen3-tiny"/);
+    expect(String(json(other).detail)).toMatch(
+      /sampling_session_seq_id 0 was already used .* base_model "local\/qwen3-tiny"/,
+    );
   });
 });
 
@@ -102,7 +112,9 @@ describe('out-of-range numbers and stop strings are 400s', () => {
     for (const route of ['save_weights', 'save_weights_for_sampler']) {
       const r = await post(s, route, { model_id: model, path: `t-${route}`, ttl_seconds: 9e15 });
       expect(r.status, route).toBe(400);
-      expect(String(json(r).detail)).toContain(`ttl_seconds = 9000000000000000 is out of range: at most ${MAX_TTL_SECONDS}`);
+      expect(String(json(r).detail)).toContain(
+        `ttl_seconds = 9000000000000000 is out of range: at most ${MAX_TTL_SECONDS}`,
+      );
     }
     await submitAndWait(s, 'save_weights', { model_id: model, path: 'keep' });
     const rest = await s.handle({
@@ -125,7 +137,9 @@ describe('out-of-range numbers and stop strings are 400s', () => {
       });
     const many = await sample(['a', 'b', 'c', 'd', 'e']);
     expect(many.status).toBe(400);
-    expect(String(json(many).detail)).toMatch(/number of stop sequences = 5 exceeds this service's limit of 4.*max_stop_sequences=/);
+    expect(String(json(many).detail)).toMatch(
+      /number of stop sequences = 5 exceeds this service's limit of 4.*max_stop_sequences=/,
+    );
     const long = await sample(['x'.repeat(15), 'y'.repeat(6)]);
     expect(long.status).toBe(400);
     expect(String(json(long).detail)).toMatch(/total length of the stop strings = 21 .* limit of 20.*max_stop_chars=/);

@@ -272,7 +272,10 @@ export class ServiceState {
           roots.length === 0
             ? 'this service loads no folders (its operator can allow some: cookbook serve model_roots=…)'
             : 'a folder must lie in one of the folders its operator allows (cookbook serve model_roots=…) and hold an HF checkpoint';
-        throw new HttpError(400, `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}; ${where}`);
+        throw new HttpError(
+          400,
+          `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}; ${where}`,
+        );
       }
       return;
     }

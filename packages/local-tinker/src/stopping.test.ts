@@ -35,8 +35,14 @@ describe('stopping at once (SIGTERM; regression: serve waited ≈190 s for a que
     const model = (
       await wait(
         t,
-        (await call(t, 'create_model', { session_id: session, model_seq_id: 0, base_model: MODEL, lora_config: { rank: 2 } }))
-          .request_id,
+        (
+          await call(t, 'create_model', {
+            session_id: session,
+            model_seq_id: 0,
+            base_model: MODEL,
+            lora_config: { rank: 2 },
+          })
+        ).request_id,
       )
     ).model_id as string;
     // A sample far longer than any test (64 × the whole context), a forward_backward behind it on the same worker,

@@ -37,7 +37,10 @@ describe('a log dir belongs to one live run (regression: two runs logged the sam
           appendCheckpointRecord(run.logPath, { name: 'c2', step: 2, state_path: 's2' });
           for (const behaviorIfLogDirExists of ['resume', 'delete', 'raise'] as const) {
             refusals.push(
-              await runLoop(options(logPath, { behaviorIfLogDirExists }), async () => ({ totalSteps: 4, endStep: 4 })).then(
+              await runLoop(options(logPath, { behaviorIfLogDirExists }), async () => ({
+                totalSteps: 4,
+                endStep: 4,
+              })).then(
                 () => 'ran',
                 (e: unknown) => e,
               ),
@@ -67,7 +70,10 @@ describe('a log dir belongs to one live run (regression: two runs logged the sam
       return { totalSteps: 3, endStep: 1 };
     });
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    writeFileSync(join(logPath, RUN_LOCK_FILE), JSON.stringify({ pid: dead, host: hostname(), since: 'x', what: 'old' }));
+    writeFileSync(
+      join(logPath, RUN_LOCK_FILE),
+      JSON.stringify({ pid: dead, host: hostname(), since: 'x', what: 'old' }),
+    );
     const r = await runLoop(options(logPath), async (run) => ({ totalSteps: 3, endStep: Math.max(3, run.startStep) }));
     expect(r.startStep).toBe(1);
     expect(readdirSync(logPath)).not.toContain(RUN_LOCK_FILE);

@@ -221,19 +221,19 @@ function forwardBackward(
     b.seq_id,
     b,
     () =>
-    state.call(
-      m.worker,
-      {
-        kind: 'forwardBackward',
-        modelId: b.model_id,
-        data,
-        lossFn: input.loss_fn,
-        lossFnConfig: config,
-        backward,
-      },
-      m.sessionId,
-      cycle,
-    ),
+      state.call(
+        m.worker,
+        {
+          kind: 'forwardBackward',
+          modelId: b.model_id,
+          data,
+          lossFn: input.loss_fn,
+          lossFnConfig: config,
+          backward,
+        },
+        m.sessionId,
+        cycle,
+      ),
     elements * QUEUED_BYTES_PER_ELEMENT,
   );
 }
