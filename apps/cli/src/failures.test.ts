@@ -149,6 +149,7 @@ describe('cookbook serve options', () => {
       parse([
         'max_seq_ahead=16',
         'max_queued_mb_per_model=8',
+        'max_queued_mb=16',
         'max_model_mb=512',
         'idle_model_unload_s=30',
         'max_stop_sequences=4',
@@ -160,6 +161,7 @@ describe('cookbook serve options', () => {
     expect(o.limits).toMatchObject({
       maxSeqAhead: 16,
       maxQueuedBytesPerModel: 8 * 1024 * 1024,
+      maxQueuedBytes: 16 * 1024 * 1024,
       maxModelBytes: 512 * 1024 * 1024,
       idleModelUnloadMs: 30_000,
       maxStopSequences: 4,

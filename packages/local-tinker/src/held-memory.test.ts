@@ -61,6 +61,26 @@ describe('requests parked behind a missing seq_id are bounded (regression: they 
   });
 });
 
+describe('the payload parked in all models together is bounded too (many small models cannot add up)', () => {
+  it('past the service-wide limit a 400 naming it; each model’s next seq_id still runs', async () => {
+    const s = await service({ limits: { maxQueuedBytes: 3 * bytesOf(11) } });
+    const a = await sessionAndModel(s);
+    const b = await sessionAndModel(s);
+    for (const [model, seq] of [
+      [a.model, 2],
+      [a.model, 3],
+      [b.model, 2],
+    ] as const) {
+      expect((await post(s, 'forward_backward', fb(model, seq))).status).toBe(200);
+    }
+    const over = await post(s, 'forward_backward', fb(b.model, 3));
+    expect(over.status).toBe(400);
+    expect(String(json(over).detail)).toMatch(/all models' queues.*max_queued_mb=/);
+    const first = await post(s, 'forward_backward', fb(b.model, 1));
+    expect(await result(s, json(first).request_id)).toHaveProperty('metrics');
+  });
+});
+
 describe('loaded models stay within a memory budget (regression: 8 rank-256 models grew until the kernel killed it)', () => {
   async function oneModelBytes(): Promise<number> {
     const s = await service();

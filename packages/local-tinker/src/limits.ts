@@ -45,9 +45,12 @@ export interface ServiceLimits {
   maxSeqAhead: number;
   /**
    * Largest payload of the requests waiting in one model's queue (for a missing seq_id or their turn), bytes,
-   * estimated as {@link QUEUED_BYTES_PER_ELEMENT} per token and loss-input element.
+   * estimated as {@link QUEUED_BYTES_PER_ELEMENT} per token and loss-input element. The next seq_id to run is always
+   * taken (the others wait for it).
    */
   maxQueuedBytesPerModel: number;
+  /** Largest payload waiting in all models' queues together, bytes (estimated the same way). */
+  maxQueuedBytes: number;
   /**
    * Memory budget of the training models loaded at once (LoRA weights, gradients, Adam moments and training
    * workspace), bytes. A model that would pass it is refused, after unloading models idle for `idleModelUnloadMs`.
@@ -57,8 +60,11 @@ export interface ServiceLimits {
   idleModelUnloadMs: number;
 }
 
-/** Bytes a waiting request is counted for per token and loss-input element (a parsed JSON number array). */
-export const QUEUED_BYTES_PER_ELEMENT = 16;
+/**
+ * Bytes a waiting request is counted for per token and loss-input element: its parsed, validated and converted
+ * copies on the service's heap (measured: a 16 MB JSON forward_backward of ≈3 M numbers held ≈150 MB while parked).
+ */
+export const QUEUED_BYTES_PER_ELEMENT = 48;
 
 export const DEFAULT_LIMITS: Readonly<ServiceLimits> = {
   maxBodyBytes: 64 * 1024 * 1024,
@@ -74,7 +80,8 @@ export const DEFAULT_LIMITS: Readonly<ServiceLimits> = {
   maxStopSequences: 64,
   maxStopChars: 16_384,
   maxSeqAhead: 1024,
-  maxQueuedBytesPerModel: 1024 * 1024 * 1024,
+  maxQueuedBytesPerModel: 512 * 1024 * 1024,
+  maxQueuedBytes: 1024 * 1024 * 1024,
   // Half the machine's memory: LoRA weights live outside the engine workers' heap limit.
   maxModelBytes: Math.floor(totalmem() / 2),
   idleModelUnloadMs: 10 * 60_000,
@@ -96,6 +103,7 @@ export const LIMIT_KEYS: Readonly<Record<keyof ServiceLimits, string>> = {
   maxStopChars: 'max_stop_chars',
   maxSeqAhead: 'max_seq_ahead',
   maxQueuedBytesPerModel: 'max_queued_mb_per_model',
+  maxQueuedBytes: 'max_queued_mb',
   maxModelBytes: 'max_model_mb',
   idleModelUnloadMs: 'idle_model_unload_s',
 };

@@ -80,6 +80,11 @@ export class ModelQueue {
     return this.held;
   }
 
+  /** The seq_id that runs next (the one every parked request waits for). */
+  get nextToRun(): number {
+    return this.next;
+  }
+
   /** True once any request has been accepted for this model. */
   get started(): boolean {
     return this.highest > 0;

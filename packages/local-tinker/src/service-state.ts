@@ -388,6 +388,18 @@ export class ServiceState {
       const replay = m.queue.replayOf(seqId, hash);
       if (replay !== undefined) return futureReply(replay, m.run.training_run_id);
       const id = m.queue.assign(seqId, bytes);
+      if (bytes > 0 && id !== m.queue.nextToRun) {
+        let queued = 0;
+        for (const other of this.models.values()) queued += other.queue.queuedBytes;
+        if (queued + bytes > this.limits.maxQueuedBytes) {
+          throw overLimit(
+            `the payload waiting in all models' queues (${queued} bytes queued, ${bytes} in this request)`,
+            `${queued + bytes} bytes`,
+            `${this.limits.maxQueuedBytes} bytes`,
+            'maxQueuedBytes',
+          );
+        }
+      }
       const requestId = m.queue.enqueue(id, hash, (p) => this.futures.create(p), op, bytes);
       return futureReply(requestId, m.run.training_run_id);
     } catch (err) {

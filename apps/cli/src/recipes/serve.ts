@@ -85,7 +85,12 @@ export const serveSchema = z.object({
     .number()
     .positive()
     .default(DEFAULT_LIMITS.maxQueuedBytesPerModel / MB)
-    .describe("Largest data of the requests waiting in one model's queue, MB (16 bytes per token / loss element)"),
+    .describe("Largest data of the requests waiting in one model's queue, MB (48 bytes per token / loss element)"),
+  maxQueuedMb: z
+    .number()
+    .positive()
+    .default(DEFAULT_LIMITS.maxQueuedBytes / MB)
+    .describe("Largest data of the requests waiting in all models' queues together, MB"),
   maxModelMb: z
     .number()
     .min(0)
@@ -136,6 +141,7 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
     maxStopChars: config.maxStopChars,
     maxSeqAhead: config.maxSeqAhead,
     maxQueuedBytesPerModel: Math.round(config.maxQueuedMbPerModel * MB),
+    maxQueuedBytes: Math.round(config.maxQueuedMb * MB),
     maxModelBytes: config.maxModelMb > 0 ? Math.round(config.maxModelMb * MB) : DEFAULT_LIMITS.maxModelBytes,
     idleModelUnloadMs: config.idleModelUnloadS * 1000,
   };
