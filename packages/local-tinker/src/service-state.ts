@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { listBuiltinModels } from '@cookbook/engine';
 import type { WireLoraConfig } from '@cookbook/tinker-wire';
 import { formatBytes, pruneCache } from './cache.js';
@@ -152,8 +152,10 @@ export class ServiceState {
           : options.modelRoots.map((r) => realOrResolved(r)),
     };
     this.limits = resolveLimits(options.limits);
-    // Every spelling of the root a message may carry: as given, absolute, and with symlinks resolved.
-    this.rootPaths = [...new Set([options.root, resolve(options.root), realOrResolved(options.root)])]
+    // Every spelling of the root a message may carry: absolute, with symlinks resolved, and as given (a relative
+    // root only as a path prefix, `data/`, so the word alone is left alone).
+    const given = isAbsolute(options.root) ? options.root : `${options.root.replace(/[\\/]+$/, '')}${sep}`;
+    this.rootPaths = [...new Set([given, resolve(options.root), realOrResolved(options.root)])]
       .filter((p) => p.length > 1)
       .sort((a, b) => b.length - a.length);
     this.storage = new Storage(options.root);
@@ -233,7 +235,8 @@ export class ServiceState {
   /** `message` without the service root's path in it (in any of its spellings). */
   scrub(message: string): string {
     let out = message;
-    for (const p of this.rootPaths) out = out.split(p).join('<service root>');
+    for (const p of this.rootPaths)
+      out = out.split(p).join(p.endsWith(sep) ? `<service root>${sep}` : '<service root>');
     return out;
   }
 
