@@ -6,19 +6,23 @@
  *
  * Sources. The `nano` format is the official chat template of nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 (kept as
  * the test fixture `__fixtures__/nemotron3-nano.chat-template.jinja`; the tests render it with @huggingface/jinja).
- * Super's template is Nano's plus the `low_effort` flag; Ultra's template could not be obtained, so the `ultra`
- * format and both effort markers follow the upstream cookbook's `nemotron3.py`: reasoning written as
+ * The Super, Ultra and 3.5 Lightning templates could not be obtained: Super's is Nano's plus a `low_effort` flag by
+ * upstream's account, and the `ultra` format and both effort markers follow the upstream cookbook's `nemotron3.py`
+ * (its renderers and their tests against those templates): reasoning written as
  * `<think>\n…</think>` with no newline before or after `</think>`, `{reasoning effort: low}` (Super) and
  * `{reasoning effort: efficient}` (Ultra) appended to the last user message after a blank line.
  *
- * Where upstream and the Nano template disagree, the template wins (deliberately): a tool description that is empty
- * still gets its `<description></description>` line; whitespace is trimmed where the template trims (the answer's
- * end, the whole content of a tool-call turn) and nowhere else (upstream strips every string message); a historical
- * turn's `<think></think>` is followed by the answer trimmed on both sides when it makes tool calls; Python's `str()`
- * writes scalar tool-call arguments and extra schema keys (`True`, `None`); consecutive tool results share one
- * `<|im_start|>user` block. Kept from both: every assistant turn opens with a think block (an empty
- * `<think></think>` when it has no reasoning, or when its reasoning before the last user message is dropped — not
- * with `preserve_thinking`), and every conversation opens with a system block, empty when there is no system message.
+ * Where upstream and the Nano template disagree, the template wins (deliberately): a tool whose description is
+ * empty still gets its `<description></description>` line (upstream leaves it out), and only the assistant turn is
+ * trimmed, where the template trims it (upstream strips every string message, user, system and tool text included).
+ * Kept from both: every assistant turn opens with a think block (an empty `<think></think>` when it has no
+ * reasoning, or when its reasoning before the last user message is dropped — not with `preserve_thinking`), every
+ * conversation opens with a system block (empty without a system message), consecutive tool results share one
+ * `<|im_start|>user` block, and scalar tool-call arguments and extra schema keys are written with Python's `str()`
+ * (`True`, `None`). For `ultra`, a dropped-reasoning turn with tool calls keeps its answer untrimmed, as the one
+ * public copy of the 3.5 Lightning template found (a third-party test fixture, not verifiable as the model's own)
+ * writes it; upstream does not pin this case. A tool result that opens the conversation gets its user header (the
+ * template omits it there).
  *
  * Deliberate difference from the template everywhere: message text (content, thinking, role, tool names, arguments
  * and results) never becomes a control token — not `<|im_end|>`, nor `<think>`, `</think>`, `<tool_call>`,
