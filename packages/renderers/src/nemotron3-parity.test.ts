@@ -7,9 +7,10 @@
  * strings into tokens). And the registry names map to their variants.
  */
 import type { Message } from '@cookbook/core';
+import { Template } from '@huggingface/jinja';
 import { describe, expect, it } from 'vitest';
 import { type Case, TOOLS, toHfMessages, toHfTools } from './__fixtures__/conversations.js';
-import { nemotronTestTokenizer } from './__fixtures__/nemotron.js';
+import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './__fixtures__/nemotron.js';
 import { quoteMasker, randomText, rng } from './__fixtures__/random.js';
 import { controlIds, structureTokens } from './__fixtures__/structure.js';
 import { rendererMessages, renderTemplate } from './__fixtures__/template.js';
@@ -138,6 +139,59 @@ describe('random conversations match the official Nemotron 3 Nano template', () 
       }
     }
   });
+});
+
+/**
+ * Ultra's template could not be obtained. By upstream's account (and in the one public, third-party copy of the
+ * 3.5 Lightning template found) it is the Nano template with two edits: reasoning written `<think>\n…</think>` with
+ * no newline around `</think>`, and a dropped-reasoning tool-call turn's answer left untrimmed. This battery checks
+ * the `ultra` format against the Nano template with exactly those edits, so it guards the format's rules, not the
+ * official text.
+ */
+describe('the ultra format is the Nano template with its two documented edits', () => {
+  const ultraSource = NEMOTRON3_NANO_TEMPLATE.replace(
+    '"<think>\\n" ~ message.reasoning_content ~ "\\n</think>\\n"',
+    '"<think>\\n" ~ message.reasoning_content ~ "</think>"',
+  ).replace('{%- set c = "<think></think>" ~ c | trim %}', '{%- set c = "<think></think>" ~ c %}');
+  const ultra = new Template(ultraSource);
+  it('both edits apply', () => {
+    expect(ultraSource).toContain('message.reasoning_content ~ "</think>" ~');
+    expect(ultraSource).toContain('{%- set c = "<think></think>" ~ c %}');
+  });
+  for (const [name, options, vars] of MODES) {
+    const ultraName = name.replace('nemotron3', 'nemotron3_ultra');
+    it(`${ultraName}: 50 generation prompts and supervised examples`, () => {
+      const r = new Nemotron3Renderer(tok, { ...options, format: 'ultra' });
+      const next = rng(41);
+      const render = (c: Case, extra: Record<string, unknown>) => {
+        const msgs: Message[] = c.systemPrompt
+          ? [{ role: 'system', content: c.systemPrompt }, ...c.messages]
+          : c.messages;
+        return ultra.render({
+          messages: hfMessages(msgs),
+          ...(c.tools ? { tools: toHfTools(c.tools) } : {}),
+          ...vars,
+          ...extra,
+        });
+      };
+      for (let i = 0; i < 50; i++) {
+        const c = randomCase(next);
+        const msgs = rendererMessages(c, (t, s) => r.createConversationPrefixWithTools(t, s));
+        expect(r.buildGenerationPrompt(msgs).toInts(), JSON.stringify(c)).toEqual(
+          tok.encode(render(c, { add_generation_prompt: true })),
+        );
+        const lastAssistant = c.messages.map((m) => m.role).lastIndexOf('assistant');
+        if (lastAssistant < 0 || (r.disablesThinking && Array.isArray(c.messages[lastAssistant]!.content))) continue;
+        const cut: Case = { ...c, messages: c.messages.slice(0, lastAssistant + 1) };
+        const example = r.buildSupervisedExample(
+          rendererMessages(cut, (t, s) => r.createConversationPrefixWithTools(t, s)),
+        );
+        expect(example.modelInput.toInts(), JSON.stringify(cut)).toEqual(
+          tok.encode(render(cut, {}).replace(/\n$/, '')),
+        );
+      }
+    });
+  }
 });
 
 describe('nemotron3 registry names', () => {
