@@ -12,6 +12,7 @@ import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { type Case, TOOLS, toHfMessages } from './__fixtures__/conversations.js';
 import { kimiTestTokenizer } from './__fixtures__/kimi/test-tokenizer.js';
+import { nemotronTestTokenizer } from './__fixtures__/nemotron.js';
 import { quoteMasker, randomConversation, randomText, rng } from './__fixtures__/random.js';
 import { controlIds, quotedControlTokens, richestShape, structureTokens } from './__fixtures__/structure.js';
 import { rendererMessages, renderTemplate, templateMessages } from './__fixtures__/template.js';
@@ -23,6 +24,7 @@ function tokenizerFor(renderer: string): Tokenizer {
   if (renderer.startsWith('deepseek')) return getTokenizer('deepseek-ai/DeepSeek-V3.1');
   if (renderer.startsWith('gpt_oss')) return getTokenizer('openai/gpt-oss-20b');
   if (renderer.startsWith('kimi')) return kimiTestTokenizer(); // no offline package ships Kimi's tiktoken.model
+  if (renderer.startsWith('nemotron')) return nemotronTestTokenizer(); // Qwen3's vocabulary + the Nano template
   return getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
 }
 

@@ -48,6 +48,12 @@ export {
 export { kimiJsonTools, kimiToolDeclaration, kimiTypeScriptTools } from './kimi-tool-declaration.js';
 export { Llama3Renderer } from './llama3-renderer.js';
 export { getRecommendedRendererName, getRecommendedRendererNames } from './model-info.js';
+export {
+  type Nemotron3Effort,
+  type Nemotron3Format,
+  Nemotron3Renderer,
+  type Nemotron3RendererOptions,
+} from './nemotron3-renderer.js';
 export { type Qwen3Mode, Qwen3Renderer, type Qwen3RendererOptions } from './qwen3-renderer.js';
 export {
   BUILT_IN_RENDERER_NAMES,
