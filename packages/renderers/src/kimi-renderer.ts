@@ -14,7 +14,10 @@
  * `functions.{name}:{index}`, and a tool result without `tool_call_id` reuses the id of the call it answers (the
  * template would print an empty id). The message being trained in a supervised example keeps its reasoning (it is what
  * the model produced after the generation prompt; the template run on the whole conversation would empty it).
- * String content is not searched for inline `<think>` blocks.
+ * String content is not searched for inline `<think>` blocks. K2-Thinking declares tools as compact JSON with every key
+ * sorted (the Hub revision upstream pins; an older copy of that template wrote `tojson()` with spaces). K2.6's own
+ * template file was not available: `kimi_k26*` are tested against K2.5's template, which the upstream diff of the two
+ * repositories says K2.6 keeps apart from `preserve_thinking` (see `__fixtures__/kimi/SOURCES.md`).
  * Deliberate difference from the template everywhere: message text (content, reasoning, role and tool names, tool
  * arguments, ids and results, tool declarations) never becomes a control token — a quoted `<|im_end|>` or `<think>`
  * stays text; those tokens come only from the renderer's structure. Text parts only; an image part is refused (K2.5 /
