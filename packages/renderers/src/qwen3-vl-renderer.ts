@@ -41,6 +41,14 @@ export class Qwen3VLRenderer extends Qwen3Renderer {
     });
   }
 
+  /**
+   * Only the Instruct format: with thinking, a turn that did not reason is sampled after `<think>⏎` (a lone `⏎`
+   * follows) but re-rendered as history with `⏎⏎` as one token, so the next prompt does not extend the sampled tokens.
+   */
+  override get hasExtensionProperty(): boolean {
+    return this.mode === 'instruct';
+  }
+
   protected override get thinkPrefill(): string {
     return this.mode === 'thinking' ? '<think>\n' : '';
   }
