@@ -4,10 +4,13 @@
  * {@link Qwen3VLRenderer.imagePart}, the one place an image chunk with its `<|vision_start|>` / `<|vision_end|>`
  * framing will be written).
  *
- * For text, the Qwen3-VL chat templates are the Qwen3 template's text format (the same `<|im_start|>` turns, JSON
- * `<tool_call>`s, consecutive tool results in one user block, reasoning dropped before the last user query): the
- * Thinking template also opens the generation prompt with `<think>⏎`, and the Instruct template has no think framing
- * (as `qwen3_instruct`). This renderer is {@link Qwen3Renderer} with that prefill, and its documented differences
+ * Source of the format: no copy of the official Qwen3-VL chat templates with a verifiable revision was available to
+ * this project (none is committed as a fixture). Public copies of the Qwen3-VL Thinking template, and upstream's
+ * test that its Instruct renderer equals the Qwen/Qwen3-VL-30B-A3B-Instruct template on text, give this: for text,
+ * the Qwen3-VL templates are the Qwen3 template's text format (the same `<|im_start|>` turns, JSON `<tool_call>`s,
+ * consecutive tool results in one user block, reasoning dropped before the last user query); the Thinking template
+ * also opens the generation prompt with `<think>⏎`, and the Instruct template has no think framing (as
+ * `qwen3_instruct`). This renderer is {@link Qwen3Renderer} with that prefill, and its documented differences
  * apply (message text never becomes a control token; a turn's header is encoded apart from its text). The produced
  * turn's `<think>⏎` is part of its header (prompt), as at sampling time, so its tokens continue the generation prompt.
  *
