@@ -2,9 +2,12 @@
  * Qwen3.5 / Qwen3.6 and Qwen3.8 (upstream `qwen3_5.py`, `qwen3_8.py`): `qwen3_5`, `qwen3_5_disable_thinking`,
  * `qwen3_8_xhigh_reasoning`, `qwen3_8_medium_reasoning`, `qwen3_8_low_reasoning`, `qwen3_8_disable_thinking`.
  *
- * The format is the official Qwen3.8 chat template (Qwen/Qwen3.8-27B, a test fixture) and, for `qwen3_5`, the same
- * template family as Qwen3.5/3.6 use: `<|im_start|>role⏎…<|im_end|>` turns, the tool declaration first in the system
- * message (the system prompt after it), XML tool calls (`<tool_call>⏎<function=NAME>⏎<parameter=P>⏎VALUE⏎…`),
+ * Source: the official Qwen3.8 chat template (Qwen/Qwen3.8-27B, revision 1d4bf0f2, a test fixture). No copy of an
+ * official Qwen3.5 / 3.6 template with a verifiable revision was available: `qwen3_5` follows upstream and is checked
+ * against the Qwen3.8 template where upstream documents the two as alike (`preserve_thinking=false`, effort `medium`,
+ * non-empty system prompts, no scalar arguments other than strings and integers). The family's format:
+ * `<|im_start|>role⏎…<|im_end|>` turns, the tool declaration first in the system message (the system prompt after
+ * it), XML tool calls (`<tool_call>⏎<function=NAME>⏎<parameter=P>⏎VALUE⏎…`),
  * consecutive tool results in one `<|im_start|>user` block, every message's text trimmed, `<think>⏎` opening the
  * generation prompt (`<think>⏎⏎</think>⏎⏎` with thinking disabled) and a think block — empty when the turn did not
  * reason — on every assistant message after the last user query. Qwen3.8 adds: a reasoning-effort sentence at the
