@@ -11,6 +11,7 @@ import type { Message } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { type Case, TOOLS, toHfMessages } from './__fixtures__/conversations.js';
+import { nemotronTestTokenizer } from './__fixtures__/nemotron.js';
 import { quoteMasker, randomConversation, randomText, rng } from './__fixtures__/random.js';
 import { controlIds, quotedControlTokens, richestShape, structureTokens } from './__fixtures__/structure.js';
 import { rendererMessages, renderTemplate, templateMessages } from './__fixtures__/template.js';
@@ -23,6 +24,7 @@ function tokenizerFor(renderer: string): Tokenizer {
   if (renderer.startsWith('qwen3')) return getTokenizer('Qwen/Qwen3-8B');
   if (renderer.startsWith('deepseek')) return getTokenizer('deepseek-ai/DeepSeek-V3.1');
   if (renderer.startsWith('gpt_oss')) return getTokenizer('openai/gpt-oss-20b');
+  if (renderer.startsWith('nemotron')) return nemotronTestTokenizer(); // Qwen3's vocabulary + the Nano template
   return getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
 }
 

@@ -41,6 +41,12 @@ export {
 export { Llama3Renderer } from './llama3-renderer.js';
 export { getRecommendedRendererName, getRecommendedRendererNames } from './model-info.js';
 export {
+  type Nemotron3Effort,
+  type Nemotron3Format,
+  Nemotron3Renderer,
+  type Nemotron3RendererOptions,
+} from './nemotron3-renderer.js';
+export {
   QWEN38_REASONING_INSTRUCTIONS,
   type Qwen35Family,
   Qwen35Renderer,

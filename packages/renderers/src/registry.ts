@@ -7,6 +7,7 @@ import type { Tokenizer } from '@cookbook/tokenizers';
 import { DeepSeekV3Renderer } from './deepseek-v3-renderer.js';
 import { GptOssRenderer, type GptOssRendererOptions } from './gpt-oss-renderer.js';
 import { Llama3Renderer } from './llama3-renderer.js';
+import { Nemotron3Renderer, type Nemotron3RendererOptions } from './nemotron3-renderer.js';
 import { Qwen35Renderer, type Qwen35RendererOptions } from './qwen3-5-renderer.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
 import { Qwen3VLRenderer } from './qwen3-vl-renderer.js';
@@ -31,6 +32,17 @@ const gptOss =
 const boolOpt = (opts: RendererOptions | undefined, key: string): boolean | undefined =>
   typeof opts?.[key] === 'boolean' ? (opts[key] as boolean) : undefined;
 
+/** A Nemotron 3 variant; `stripThinkingFromHistory` in the options overrides the variant's default. */
+const nemotron =
+  (variant: Nemotron3RendererOptions): RendererFactory =>
+  (tok, o) => {
+    const strip = boolOpt(o, 'stripThinkingFromHistory');
+    return new Nemotron3Renderer(tok, {
+      ...variant,
+      ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }),
+    });
+  };
+
 const BUILT_IN: Record<string, RendererFactory> = {
   role_colon: (tok) => new RoleColonRenderer(tok),
   llama3: (tok) => new Llama3Renderer(tok),
@@ -44,6 +56,14 @@ const BUILT_IN: Record<string, RendererFactory> = {
   gpt_oss_low_reasoning: gptOss('low'),
   gpt_oss_medium_reasoning: gptOss('medium'),
   gpt_oss_high_reasoning: gptOss('high'),
+  nemotron3: nemotron({}),
+  nemotron3_low_thinking: nemotron({ effort: 'low' }),
+  nemotron3_disable_thinking: nemotron({ thinking: false }),
+  nemotron3_preserve_thinking: nemotron({ stripThinkingFromHistory: false }),
+  nemotron3_ultra: nemotron({ format: 'ultra' }),
+  nemotron3_ultra_disable_thinking: nemotron({ format: 'ultra', thinking: false }),
+  nemotron3_ultra_medium_thinking: nemotron({ format: 'ultra', effort: 'medium' }),
+  nemotron3_ultra_preserve_thinking: nemotron({ format: 'ultra', stripThinkingFromHistory: false }),
   // Qwen3.5 / 3.6, Qwen3.8, Qwen3-VL, Inkling (TMLv0).
   qwen3_5: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_5' }, o)),
   qwen3_5_disable_thinking: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_5', thinking: false }, o)),
