@@ -73,6 +73,49 @@ describe('qwen3_5 / qwen3_8 parity with the official template (generation prompt
   }
 });
 
+describe('qwen3_8 (and qwen3_5 with argumentStyle json): every JSON value kind as a tool argument', () => {
+  const c: Case = {
+    name: 'typed arguments',
+    tools: TOOLS,
+    messages: [
+      { role: 'user', content: 'Weather in Oslo?' },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        tool_calls: [
+          {
+            type: 'function',
+            function: {
+              name: 'get_weather',
+              arguments: JSON.stringify({
+                city: 'Oslo',
+                days: 3,
+                metric: true,
+                note: null,
+                tags: ['a', 'b'],
+                opts: { x: 1 },
+              }),
+            },
+          },
+        ],
+      },
+      { role: 'tool', content: 'cold' },
+    ],
+  };
+  for (const [name, vars, options] of [
+    ['qwen3_8_xhigh_reasoning', {}, {}],
+    ['qwen3_8_disable_thinking', { enable_thinking: false }, {}],
+    ['qwen3_5', { reasoning_effort: 'medium', preserve_thinking: false }, { argumentStyle: 'json' }],
+  ] as const) {
+    it(name, () => {
+      const r = getRenderer(name, tok, options);
+      const expected = renderTemplate(tok, { ...templateInput(c), add_generation_prompt: true, ...vars });
+      expect(expected).toContain('<parameter=metric>\ntrue\n</parameter>');
+      expect(prompt(r, c)).toEqual(enc(expected));
+    });
+  }
+});
+
 const LAST_TURNS: Case[] = [
   {
     name: 'reasoned answer',
