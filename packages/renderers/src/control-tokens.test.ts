@@ -16,10 +16,12 @@ import { nemotronTestTokenizer } from './__fixtures__/nemotron.js';
 import { quoteMasker, randomConversation, randomText, rng } from './__fixtures__/random.js';
 import { controlIds, quotedControlTokens, richestShape, structureTokens } from './__fixtures__/structure.js';
 import { rendererMessages, renderTemplate, templateMessages } from './__fixtures__/template.js';
+import { inklingTestTokenizer } from './__fixtures__/test-tokenizers.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
 import { BUILT_IN_RENDERER_NAMES, getRenderer } from './registry.js';
 
 function tokenizerFor(renderer: string): Tokenizer {
+  if (renderer === 'tml_v0') return inklingTestTokenizer();
   if (renderer.startsWith('qwen3')) return getTokenizer('Qwen/Qwen3-8B');
   if (renderer.startsWith('deepseek')) return getTokenizer('deepseek-ai/DeepSeek-V3.1');
   if (renderer.startsWith('gpt_oss')) return getTokenizer('openai/gpt-oss-20b');

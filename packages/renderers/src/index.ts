@@ -54,7 +54,15 @@ export {
   Nemotron3Renderer,
   type Nemotron3RendererOptions,
 } from './nemotron3-renderer.js';
+export {
+  QWEN38_REASONING_INSTRUCTIONS,
+  type Qwen35Family,
+  Qwen35Renderer,
+  type Qwen35RendererOptions,
+  type Qwen38ReasoningEffort,
+} from './qwen3-5-renderer.js';
 export { type Qwen3Mode, Qwen3Renderer, type Qwen3RendererOptions } from './qwen3-renderer.js';
+export { Qwen3VLRenderer, type Qwen3VLRendererOptions } from './qwen3-vl-renderer.js';
 export {
   BUILT_IN_RENDERER_NAMES,
   getRegisteredRendererNames,
@@ -81,3 +89,10 @@ export {
   TrainOnWhat,
 } from './renderer.js';
 export { RoleColonRenderer } from './role-colon-renderer.js';
+export {
+  formatThinkingEffort,
+  TML_V0_DEFAULT_EFFORT,
+  TML_V0_TOKENS,
+  TmlV0Renderer,
+  type TmlV0RendererOptions,
+} from './tml-v0-renderer.js';

@@ -9,9 +9,12 @@ import { GptOssRenderer, type GptOssRendererOptions } from './gpt-oss-renderer.j
 import { KimiRenderer, type KimiRendererOptions } from './kimi-renderer.js';
 import { Llama3Renderer } from './llama3-renderer.js';
 import { Nemotron3Renderer, type Nemotron3RendererOptions } from './nemotron3-renderer.js';
+import { Qwen35Renderer, type Qwen35RendererOptions } from './qwen3-5-renderer.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
+import { Qwen3VLRenderer } from './qwen3-vl-renderer.js';
 import type { Renderer } from './renderer.js';
 import { RoleColonRenderer } from './role-colon-renderer.js';
+import { TmlV0Renderer } from './tml-v0-renderer.js';
 
 /** Options passed through to a renderer factory (each renderer reads the keys it knows). */
 export type RendererOptions = Record<string, unknown>;
@@ -68,7 +71,36 @@ const BUILT_IN: Record<string, RendererFactory> = {
   nemotron3_ultra_disable_thinking: nemotron({ format: 'ultra', thinking: false }),
   nemotron3_ultra_medium_thinking: nemotron({ format: 'ultra', effort: 'medium' }),
   nemotron3_ultra_preserve_thinking: nemotron({ format: 'ultra', stripThinkingFromHistory: false }),
+  // Qwen3.5 / 3.6, Qwen3.8, Qwen3-VL, Inkling (TMLv0).
+  qwen3_5: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_5' }, o)),
+  qwen3_5_disable_thinking: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_5', thinking: false }, o)),
+  qwen3_8_xhigh_reasoning: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8' }, o)),
+  qwen3_8_medium_reasoning: (tok, o) =>
+    new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8', reasoningEffort: 'medium' }, o)),
+  qwen3_8_low_reasoning: (tok, o) =>
+    new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8', reasoningEffort: 'low' }, o)),
+  qwen3_8_disable_thinking: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8', thinking: false }, o)),
+  qwen3_vl: (tok, o) => new Qwen3VLRenderer(tok, { thinking: true, ...stripOpt(o) }),
+  qwen3_vl_instruct: (tok) => new Qwen3VLRenderer(tok, { thinking: false }),
+  tml_v0: (tok, o) => new TmlV0Renderer(tok, typeof o?.effort === 'number' ? { effort: o.effort } : {}),
 };
+
+function stripOpt(o: RendererOptions | undefined): { stripThinkingFromHistory?: boolean } {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  return strip === undefined ? {} : { stripThinkingFromHistory: strip };
+}
+
+/** Qwen3.5 / 3.8 options: `preserveThinking` (or `stripThinkingFromHistory`, its negation) and `argumentStyle`. */
+function qwen35Opts(base: Qwen35RendererOptions, o: RendererOptions | undefined): Qwen35RendererOptions {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  const preserve = boolOpt(o, 'preserveThinking') ?? (strip === undefined ? undefined : !strip);
+  const style = o?.argumentStyle === 'python' || o?.argumentStyle === 'json' ? o.argumentStyle : undefined;
+  return {
+    ...base,
+    ...(preserve === undefined ? {} : { preserveThinking: preserve }),
+    ...(style === undefined ? {} : { argumentStyle: style }),
+  };
+}
 
 function qwenOpts(mode: 'thinking' | 'disable_thinking', o: RendererOptions | undefined) {
   const strip = boolOpt(o, 'stripThinkingFromHistory');

@@ -33,6 +33,15 @@ const SETUPS: [string, string | (() => Tokenizer)][] = [
   ['nemotron3_ultra_disable_thinking', nemotronTestTokenizer],
   ['nemotron3_ultra_medium_thinking', nemotronTestTokenizer],
   ['nemotron3_ultra_preserve_thinking', nemotronTestTokenizer],
+  // Qwen3.5 / 3.8: the Qwen3 vocabulary stands in (no offline Qwen3.5 tokenizer package); Qwen3-VL uses it.
+  ['qwen3_5', 'Qwen/Qwen3-8B'],
+  ['qwen3_5_disable_thinking', 'Qwen/Qwen3-8B'],
+  ['qwen3_8_xhigh_reasoning', 'Qwen/Qwen3-8B'],
+  ['qwen3_8_medium_reasoning', 'Qwen/Qwen3-8B'],
+  ['qwen3_8_low_reasoning', 'Qwen/Qwen3-8B'],
+  ['qwen3_8_disable_thinking', 'Qwen/Qwen3-8B'],
+  ['qwen3_vl', 'Qwen/Qwen3-8B'],
+  ['qwen3_vl_instruct', 'Qwen/Qwen3-8B'],
 ];
 
 const CONVERSATION: Message[] = [
