@@ -18,9 +18,8 @@ import { TrainWorkspace } from './train-workspace.js';
 const STATE_FORMAT = 'cookbook-engine-lora-state';
 
 /**
- * Checks a loaded checkpoint file: its SHA-256 against the one recorded at save (`recorded`, when the checkpoint
- * has one; older ones do not), then every value of its tensors finite (a flipped exponent bit that the checksum
- * of an older checkpoint cannot catch still shows as NaN or ±Infinity).
+ * Checks a checkpoint file against the SHA-256 recorded (in `where`) when it was saved; checkpoints written before
+ * checksums have none (`recorded` undefined), and {@link checkFinite} is what catches their damage.
  */
 function checkIntegrity(file: string, recorded: unknown, where: string): void {
   if (typeof recorded === 'string' && sha256File(file) !== recorded) {
@@ -30,6 +29,7 @@ function checkIntegrity(file: string, recorded: unknown, where: string): void {
   }
 }
 
+/** Every value of a loaded tensor is finite: a flipped exponent bit shows as NaN or ±Infinity. */
 function checkFinite(file: string, name: string, data: Float32Array): void {
   for (let i = 0; i < data.length; i++) {
     if (!Number.isFinite(data[i]!)) {
