@@ -4,7 +4,7 @@
 // `local/qwen3-tiny`). Invariant: the model's trainable tensors are views of one flat buffer owned by this
 // object, so the forward of any sampler built from the model afterwards sees the trained values.
 import { renameSync } from 'node:fs';
-import { type AdamParams, adamwStep, resolveAdamParams } from './adamw.js';
+import { type AdamParams, adamwStep } from './adamw.js';
 import { allocBaseGrads, type BaseGrads, trainableTensors } from './base-grads.js';
 import type { EngineDatum, LossFnName } from './losses.js';
 import type { BaseModel } from './model/base-model.js';
@@ -99,10 +99,10 @@ export class FullModel {
     );
   }
 
-  /** One AdamW step on the accumulated gradients, which are then zeroed. */
-  optimStep(adam: Partial<AdamParams>): { gradNorm: number } {
+  /** One AdamW step on the accumulated gradients, which are then zeroed. `adam` comes resolved (see AdamParams). */
+  optimStep(adam: AdamParams): { gradNorm: number } {
     this.step++;
-    const { gradNorm } = adamwStep(this.params, this.grads, this.adamM, this.adamV, this.step, resolveAdamParams(adam));
+    const { gradNorm } = adamwStep(this.params, this.grads, this.adamM, this.adamV, this.step, adam);
     return { gradNorm };
   }
 

@@ -1,4 +1,4 @@
-export { type AdamParams, resolveAdamParams } from './adamw.js';
+export type { AdamParams } from './adamw.js';
 export {
   CheckpointError,
   EngineCancelledError,

@@ -2,7 +2,7 @@
 // PEFT adapter and merged-checkpoint export, and sampler snapshots.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdamParams, adamwStep, resolveAdamParams } from './adamw.js';
+import { type AdamParams, adamwStep } from './adamw.js';
 import { CheckpointError } from './errors.js';
 import { writeDirAtomic } from './fs-atomic.js';
 import { sgemm } from './kernels/kernel.js';
@@ -67,13 +67,12 @@ export class LoraModel {
     return this.forwardBackward(data, lossFn, lossFnConfig, { backward: false });
   }
 
-  /** One AdamW step on the accumulated gradients, which are then zeroed. */
-  optimStep(adam: Partial<AdamParams>): { metrics: Record<string, number> } {
-    const p = resolveAdamParams(adam);
+  /** One AdamW step on the accumulated gradients, which are then zeroed. `adam` comes resolved (see AdamParams). */
+  optimStep(adam: AdamParams): { metrics: Record<string, number> } {
     this.adamT++;
     this.step++;
-    const { gradNorm } = adamwStep(this.lora.params, this.lora.grads, this.adamM, this.adamV, this.adamT, p);
-    return { metrics: { 'grad_norm:mean': gradNorm, 'learning_rate:mean': p.learningRate, 'step:max': this.step } };
+    const { gradNorm } = adamwStep(this.lora.params, this.lora.grads, this.adamM, this.adamV, this.adamT, adam);
+    return { metrics: { 'grad_norm:mean': gradNorm, 'learning_rate:mean': adam.learningRate, 'step:max': this.step } };
   }
 
   /** Discards accumulated gradients. */
