@@ -21,8 +21,6 @@ export {
 export {
   type EngineDatum,
   type EngineTensor,
-  LOSS_FN_NAMES,
-  type LossFnName,
   requiredLossInputs,
   resolveLossConfig,
   type TensorValues,

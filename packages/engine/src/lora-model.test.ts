@@ -1,8 +1,9 @@
+import type { LossFnType } from '@cookbook/tinker-wire';
 import { describe, expect, it } from 'vitest';
 import { adamwStep } from './adamw.js';
 import { EngineInputError } from './errors.js';
 import { createLoraModel, type LoraModel } from './lora-model.js';
-import type { EngineDatum, EngineTensor, LossFnName } from './losses.js';
+import type { EngineDatum, EngineTensor } from './losses.js';
 import { randomModel } from './model/base-model.js';
 import { Rng } from './prng.js';
 import { Sampler } from './sampler.js';
@@ -28,7 +29,7 @@ function makeData(V: number, seed: number, lengths: number[]): EngineDatum[] {
   });
 }
 
-function inputsFor(loss: LossFnName, d: EngineDatum): EngineDatum {
+function inputsFor(loss: LossFnType, d: EngineDatum): EngineDatum {
   const { target_tokens, weights, logprobs, advantages } = d.lossFnInputs;
   const li: Record<string, EngineTensor> =
     loss === 'cross_entropy'
@@ -39,7 +40,7 @@ function inputsFor(loss: LossFnName, d: EngineDatum): EngineDatum {
 
 /** The loss written directly from tinker-api.md §4, from learner logprobs. */
 function directLoss(
-  loss: LossFnName,
+  loss: LossFnType,
   cfg: Record<string, number>,
   data: EngineDatum[],
   lps: ArrayLike<number>[],
@@ -126,14 +127,14 @@ describe('LoraModel forward/backward', () => {
     }
   });
 
-  const cfgs: Record<LossFnName, Record<string, number>> = {
+  const cfgs: Record<LossFnType, Record<string, number>> = {
     cross_entropy: {},
     importance_sampling: {},
     ppo: { clip_low_threshold: 0.9, clip_high_threshold: 1.1 },
     cispo: {},
     dro: { beta: 0.3 },
   };
-  for (const loss of Object.keys(cfgs) as LossFnName[]) {
+  for (const loss of Object.keys(cfgs) as LossFnType[]) {
     it(`${loss}: value and gradient equal the direct formula`, () => {
       const base = randomModel(tinyConfig('qwen3', true), 6, 'tiny', null);
       const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });

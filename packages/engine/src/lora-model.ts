@@ -2,12 +2,13 @@
 // PEFT adapter and merged-checkpoint export, and sampler snapshots.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LossFnType } from '@cookbook/tinker-wire';
 import { type AdamParams, adamwStep } from './adamw.js';
 import { CheckpointError } from './errors.js';
 import { writeDirAtomic } from './fs-atomic.js';
 import { sgemm } from './kernels/kernel.js';
 import { type LoraSpec, LoraWeights, type ResolvedLoraSpec, resolveLoraSpec } from './lora.js';
-import type { EngineDatum, LossFnName } from './losses.js';
+import type { EngineDatum } from './losses.js';
 import { type BaseModel, saveHfCheckpoint } from './model/base-model.js';
 import { SafetensorsFile, writeSafetensors } from './model/safetensors.js';
 import { allocWeights, hfTensors } from './model/weights.js';
@@ -55,7 +56,7 @@ export class LoraModel {
    */
   forwardBackward(
     data: EngineDatum[],
-    lossFn: LossFnName | string,
+    lossFn: LossFnType | string,
     lossFnConfig?: Record<string, number>,
     opts: { backward?: boolean } = {},
   ): ForwardBackwardResult {
@@ -63,7 +64,7 @@ export class LoraModel {
   }
 
   /** Forward only: logprobs and loss, no gradient. */
-  forward(data: EngineDatum[], lossFn: LossFnName | string, lossFnConfig?: Record<string, number>) {
+  forward(data: EngineDatum[], lossFn: LossFnType | string, lossFnConfig?: Record<string, number>) {
     return this.forwardBackward(data, lossFn, lossFnConfig, { backward: false });
   }
 

@@ -24,6 +24,7 @@
  * Bounds that depend on the server (how many samples, how long a context) are the service's, not the protocol's.
  */
 import { z } from 'zod';
+import { LOSS_INPUT_DTYPES, LossFnTypeSchema } from './losses.js';
 
 /** Treat `null` like an absent field (the SDK leaves nulls out, other clients may send them). */
 export function opt<T extends z.ZodType>(schema: T) {
@@ -90,15 +91,8 @@ export type WireModelInput = z.infer<typeof ModelInputSchema>;
 
 export const TensorDTypeSchema = z.enum(['int64', 'float32']);
 
-/** The dtype the SDK gives a plain list under each loss input key (SDK `types/datum.py`). */
-export const DTYPE_BY_KEY: Readonly<Record<string, 'int64' | 'float32'>> = {
-  target_tokens: 'int64',
-  weights: 'float32',
-  advantages: 'float32',
-  logprobs: 'float32',
-  clip_low_threshold: 'float32',
-  clip_high_threshold: 'float32',
-};
+/** The dtype the SDK gives a plain list under each loss input key (SDK `types/datum.py`), from the loss declaration. */
+export const DTYPE_BY_KEY: Readonly<Record<string, 'int64' | 'float32'>> = LOSS_INPUT_DTYPES;
 
 export const TensorDataSchema = z.object({
   data: z.array(z.number()),
@@ -131,9 +125,6 @@ export const DatumSchema = z.object({
   ),
 });
 export type WireDatum = z.infer<typeof DatumSchema>;
-
-export const LossFnTypeSchema = z.enum(['cross_entropy', 'importance_sampling', 'ppo', 'cispo', 'dro']);
-export type LossFnType = z.infer<typeof LossFnTypeSchema>;
 
 export const ForwardBackwardInputSchema = z.object({
   data: z.array(DatumSchema),
