@@ -13,7 +13,8 @@ import { type BaseModel, saveHfCheckpoint } from './model/base-model.js';
 import { SafetensorsFile, writeSafetensors } from './model/safetensors.js';
 import { allocWeights, hfTensors } from './model/weights.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
-import { Sampler, type SamplerOptions } from './sampler.js';
+import type { SamplerOptions } from './sample-request.js';
+import { Sampler } from './sampler.js';
 import { TrainWorkspace } from './train-workspace.js';
 
 const STATE_FORMAT = 'cookbook-engine-lora-state';
