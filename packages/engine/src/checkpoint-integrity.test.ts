@@ -7,7 +7,7 @@ import { createLoraModel, loadSampler } from './lora-model.js';
 import type { EngineDatum } from './losses.js';
 import { randomModel } from './model/base-model.js';
 import { sha256File, writeSafetensors } from './model/safetensors.js';
-import { tinyConfig } from './test-utils.js';
+import { testAdam, tinyConfig } from './test-utils.js';
 
 const root = mkdtempSync(join(tmpdir(), 'engine-integrity-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -23,7 +23,7 @@ async function saved(name: string, baseName = 'tiny-a') {
   const base = randomModel(tinyConfig('qwen3', true), 1, baseName, null);
   const m = createLoraModel(base, lora);
   m.forwardBackward([datum], 'cross_entropy');
-  m.optimStep({ learningRate: 0.05 });
+  m.optimStep(testAdam(0.05));
   const dir = join(root, name);
   await m.saveState(join(dir, 'state'));
   await m.exportPeftAdapter(join(dir, 'adapter'));
