@@ -1,4 +1,13 @@
 export {
+  DEFAULT_MODEL_NAME,
+  findModel,
+  getModel,
+  listModels,
+  type ModelEntry,
+  type ModelFamily,
+  type TokenizerSource,
+} from '@cookbook/core';
+export {
   type EncodeOptions,
   getTokenizer,
   HfTokenizer,
@@ -39,7 +48,13 @@ export {
   type ReasoningEffort,
 } from './gpt-oss-renderer.js';
 export { Llama3Renderer } from './llama3-renderer.js';
-export { getRecommendedRendererName, getRecommendedRendererNames } from './model-info.js';
+export {
+  getRecommendedRendererName,
+  getRecommendedRendererNames,
+  rendererNotRecommendedWarning,
+  resolveRendererName,
+} from './model-info.js';
+export { loadModelSetup, type ModelSetup, type ModelSetupConfig, resolveModelSetup } from './model-setup.js';
 export { type Qwen3Mode, Qwen3Renderer, type Qwen3RendererOptions } from './qwen3-renderer.js';
 export {
   BUILT_IN_RENDERER_NAMES,
