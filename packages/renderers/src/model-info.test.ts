@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listModels } from '@cookbook/core';
@@ -127,6 +127,18 @@ describe('every recommended renderer is registered', () => {
   // Fails until the Qwen3.5/3.8/VL, Kimi, Nemotron and tml_v0 renderers land in the registry.
   it.each([...new Set(listModels().flatMap((m) => m.recommendedRenderers))].sort())('%s', (name) => {
     expect(isRendererRegistered(name)).toBe(true);
+  });
+});
+
+describe("the README's model table", () => {
+  it('lists every catalogued model with its recommended renderers', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Models and their renderers'));
+    const rows = [...section.matchAll(/^\| `([^`]+)`\s*\| ([^|]+)\|/gm)].map((m) => [
+      m[1],
+      [...(m[2] ?? '').matchAll(/`([^`]+)`/g)].map((r) => r[1]),
+    ]);
+    expect(rows).toEqual(listModels().map((m) => [m.name, [...m.recommendedRenderers]]));
   });
 });
 
