@@ -11,6 +11,7 @@ describe('resolveModelSetup', () => {
     expect(a.renderer.tokenizer).toBe(a.tokenizer);
     // A second site of the same run (dataset builder, loop, evaluator) gets the same objects.
     expect(resolveModelSetup({ modelName: 'local/qwen3-tiny', rendererName: null })).toBe(a);
+    expect(resolveModelSetup({ modelName: 'local/qwen3-tiny', rendererName: 'qwen3_disable_thinking' })).toBe(a);
   });
 
   it('uses an explicit renderer, warning when the catalog does not recommend it', () => {

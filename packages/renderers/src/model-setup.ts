@@ -34,14 +34,16 @@ export interface ModelSetup {
 
 const setups = new Map<string, ModelSetup>();
 
-function build(config: ModelSetupConfig, tokenizer: Tokenizer): ModelSetup {
-  const rendererName = resolveRendererName(config.modelName, config.rendererName, config.warn);
+function build(config: ModelSetupConfig, rendererName: string, tokenizer: Tokenizer): ModelSetup {
   const renderer = getRenderer(rendererName, tokenizer, config.rendererOptions);
   return { modelName: config.modelName, model: findModel(config.modelName), rendererName, tokenizer, renderer };
 }
 
-function cacheKey(config: ModelSetupConfig): string | undefined {
-  return config.rendererOptions === undefined ? `${config.modelName}\u0000${config.rendererName ?? ''}` : undefined;
+/** The renderer name and the cache key (by the resolved name: `null` and the recommended name share a setup). */
+function resolveName(config: ModelSetupConfig): { rendererName: string; key: string | undefined } {
+  const rendererName = resolveRendererName(config.modelName, config.rendererName, config.warn);
+  const key = config.rendererOptions === undefined ? `${config.modelName}\u0000${rendererName}` : undefined;
+  return { rendererName, key };
 }
 
 /**
@@ -52,10 +54,10 @@ function cacheKey(config: ModelSetupConfig): string | undefined {
  *   says what to install, download or register).
  */
 export function resolveModelSetup(config: ModelSetupConfig): ModelSetup {
-  const key = cacheKey(config);
+  const { rendererName, key } = resolveName(config);
   const hit = key === undefined ? undefined : setups.get(key);
   if (hit !== undefined) return hit;
-  const setup = build(config, getTokenizer(config.modelName));
+  const setup = build(config, rendererName, getTokenizer(config.modelName));
   if (key !== undefined) setups.set(key, setup);
   return setup;
 }
@@ -65,10 +67,10 @@ export function resolveModelSetup(config: ModelSetupConfig): ModelSetup {
  * cache) when it is not there yet; `HF_HUB_OFFLINE=1` forbids it.
  */
 export async function loadModelSetup(config: ModelSetupConfig): Promise<ModelSetup> {
-  const key = cacheKey(config);
+  const { rendererName, key } = resolveName(config);
   const hit = key === undefined ? undefined : setups.get(key);
   if (hit !== undefined) return hit;
-  const setup = build(config, await loadTokenizer(config.modelName));
+  const setup = build(config, rendererName, await loadTokenizer(config.modelName));
   if (key !== undefined) setups.set(key, setup);
   return setup;
 }
