@@ -124,7 +124,6 @@ describe('the hosted lineup equals the upstream model table', () => {
 });
 
 describe('every recommended renderer is registered', () => {
-  // Fails until the Qwen3.5/3.8/VL, Kimi, Nemotron and tml_v0 renderers land in the registry.
   it.each([...new Set(listModels().flatMap((m) => m.recommendedRenderers))].sort())('%s', (name) => {
     expect(isRendererRegistered(name)).toBe(true);
   });
@@ -133,7 +132,9 @@ describe('every recommended renderer is registered', () => {
 describe("the README's model table", () => {
   it('lists every catalogued model with its recommended renderers', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Models and their renderers'));
+    const start = readme.indexOf('## Models and their renderers');
+    const end = readme.indexOf('\n## ', start + 1);
+    const section = readme.slice(start, end === -1 ? undefined : end);
     const rows = [...section.matchAll(/^\| `([^`]+)`\s*\| ([^|]+)\|/gm)].map((m) => [
       m[1],
       [...(m[2] ?? '').matchAll(/`([^`]+)`/g)].map((r) => r[1]),

@@ -18,6 +18,13 @@ import {
   type OfflineTokenizerName,
 } from '@cookbook/core';
 import { type HfTokenizerInstance, hfTokenizerClass } from './internal/hf-tokenizer-class.js';
+import {
+  downloadKimiTokenizer,
+  isKimiModel,
+  isTiktokenFolder,
+  kimiOfflineError,
+  kimiTokenizerFromFolder,
+} from './kimi-tokenizer.js';
 
 /** Options of {@link Tokenizer.encode}. */
 export interface EncodeOptions {
@@ -182,8 +189,9 @@ export function readTokenizerFiles(folder: string): TokenizerFiles {
   return { tokenizerJson, tokenizerConfig };
 }
 
-/** Build a tokenizer from a folder holding tokenizer.json [+ tokenizer_config.json]. */
+/** Build a tokenizer from a folder holding tokenizer.json [+ tokenizer_config.json], or Kimi's tiktoken.model. */
 export function tokenizerFromFolder(folder: string, name: string = folder): Tokenizer {
+  if (isTiktokenFolder(folder)) return kimiTokenizerFromFolder(folder, name);
   return new HfTokenizer(name, readTokenizerFiles(folder), () => readTokenizerFiles(folder));
 }
 
@@ -273,7 +281,7 @@ function hubCacheDir(): string {
   return home !== undefined && home !== '' ? join(home, 'hub') : join(homedir(), '.cache', 'huggingface', 'hub');
 }
 
-/** The snapshot folder of `repo` at `revision` in the Hub cache, when it holds tokenizer.json; else undefined. */
+/** The snapshot folder of `repo` at `revision` in the Hub cache, when it holds tokenizer.json (or Kimi's tiktoken.model). */
 function hubCacheFolder(repo: string, revision: string | undefined): string | undefined {
   const repoDir = join(hubCacheDir(), `models--${repo.replaceAll('/', '--')}`);
   const rev = revision ?? 'main';
@@ -286,7 +294,7 @@ function hubCacheFolder(repo: string, revision: string | undefined): string | un
     }
   }
   const folder = join(repoDir, 'snapshots', commit);
-  return existsSync(join(folder, 'tokenizer.json')) ? folder : undefined;
+  return existsSync(join(folder, 'tokenizer.json')) || existsSync(join(folder, 'tiktoken.model')) ? folder : undefined;
 }
 
 function hubOnlyError(name: string, entry: ModelEntry, source: { hubRepo: string; revision?: string }): ConfigError {
@@ -392,6 +400,8 @@ function resolveOffline(modelName: string): OfflineLookup {
 
 /** The error for an offline lookup that found no tokenizer. */
 function offlineError(name: string, found: Exclude<OfflineLookup, { tokenizer: Tokenizer }>): ConfigError {
+  // Kimi ships tiktoken files, not tokenizer.json: its own message lists them.
+  if ((found === undefined || 'notCached' in found) && isKimiModel(name)) return kimiOfflineError(name);
   if (found === undefined) return unknownTokenizerError(name);
   if ('missingFamily' in found) return missingFamilyError(name, found.missingFamily);
   if ('notCached' in found) return hubOnlyError(name, found.notCached, found);
@@ -444,6 +454,14 @@ export async function loadTokenizer(modelName: string, options: LoadTokenizerOpt
   const revision = options.revision ?? (source?.kind === 'hub' ? source.revision : undefined);
   if (!allow || !isHubRepoId(repo) || source?.kind === 'none') {
     throw offlineError(modelName, offline);
+  }
+  if (isKimiModel(modelName)) {
+    const kimi = await downloadKimiTokenizer(modelName, {
+      ...options,
+      ...(revision === undefined ? {} : { revision }),
+    });
+    tokenizerCache.set(modelName, kimi);
+    return kimi;
   }
   const { downloadFileToCacheDir } = await import('@huggingface/hub');
   const accessToken = options.accessToken ?? process.env.HF_TOKEN;
