@@ -471,7 +471,19 @@ export async function loadTokenizer(modelName: string, options: LoadTokenizerOpt
     ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
     ...(accessToken === undefined ? {} : { accessToken }),
   };
-  const jsonPath = await downloadFileToCacheDir({ ...common, path: 'tokenizer.json' });
+  let jsonPath: string;
+  try {
+    jsonPath = await downloadFileToCacheDir({ ...common, path: 'tokenizer.json' });
+  } catch (e) {
+    // Say what failed, then how to get the files without the network (for a catalogued Hub-only model).
+    const advice =
+      offline !== undefined && 'notCached' in offline ? `; ${offlineError(modelName, offline).message}` : '';
+    throw new ConfigError(
+      `downloading tokenizer.json of "${modelName}" from the Hugging Face Hub repo ${repo} failed ` +
+        `(${e instanceof Error ? e.message : String(e)})${advice}`,
+      { key: 'model_name', cause: e },
+    );
+  }
   let configPath: string | undefined;
   try {
     configPath = await downloadFileToCacheDir({ ...common, path: 'tokenizer_config.json' });

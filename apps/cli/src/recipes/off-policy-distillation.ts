@@ -9,7 +9,7 @@
  */
 import { configToKeyStyle } from '@cookbook/core';
 import { OffPolicyDistillationConfigSchema, trainOffPolicyDistillation } from '@cookbook/distillation';
-import { resolveModelSetup } from '@cookbook/renderers';
+import { loadModelSetup } from '@cookbook/renderers';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -41,7 +41,7 @@ export const offPolicyDistillation = defineRecipe({
     'teacher fine-tuned on the example conversations, offline)',
   schema: offPolicyDistillationSchema,
   async run(config, io) {
-    const { rendererName, renderer } = resolveModelSetup(config);
+    const { rendererName, renderer } = await loadModelSetup(config);
     const conversations = readDistillationConversations(config.dataset);
     const service = await connectService(config.baseUrl);
     try {

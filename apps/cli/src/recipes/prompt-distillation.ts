@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, configToKeyStyle, getTextContent, type Message } from '@cookbook/core';
 import { loopService, runLoop, writeFileAtomicSync } from '@cookbook/logging';
-import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
+import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import {
   fromConversationFile,
   readConversationFile,
@@ -130,11 +130,13 @@ export const promptDistillation = defineRecipe({
   schema: promptDistillationSchema,
   async run(config, io) {
     const teacherModel = config.teacherModel ?? config.modelName;
-    const { rendererName, renderer } = resolveModelSetup(config);
-    const teacherRenderer = resolveModelSetup({
-      modelName: teacherModel,
-      rendererName: config.teacherModel === null ? rendererName : null,
-    }).renderer;
+    const { rendererName, renderer } = await loadModelSetup(config);
+    const teacherRenderer = (
+      await loadModelSetup({
+        modelName: teacherModel,
+        rendererName: config.teacherModel === null ? rendererName : null,
+      })
+    ).renderer;
     const questions = readQuestions(
       config.questionsFile === 'example' ? EXAMPLE_SENTENCES : resolve(config.questionsFile),
     );

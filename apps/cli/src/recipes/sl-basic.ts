@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { configToKeyStyle, type Message } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
-import { resolveModelSetup } from '@cookbook/renderers';
+import { loadModelSetup } from '@cookbook/renderers';
 import { SampleTranscriptEvaluator, trainSupervised } from '@cookbook/supervised';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
@@ -47,7 +47,7 @@ export const slBasic = defineRecipe({
     'Hosted: TINKER_API_KEY=… cookbook sl_basic model_name=Qwen/Qwen3-8B batch_size=128 dataset=hf:HuggingFaceH4/no_robots max_steps=null',
   schema: slBasicSchema,
   async run(config, io) {
-    const { rendererName, renderer } = resolveModelSetup(config);
+    const { rendererName, renderer } = await loadModelSetup(config);
     const common = {
       modelNameForTokenizer: config.modelName,
       rendererName,

@@ -18,7 +18,7 @@ import {
   type TextSink,
   writeFileAtomicSync,
 } from '@cookbook/logging';
-import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
+import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import { type RestClient, type SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import type { Benchmark } from '../benchmark.js';
@@ -297,7 +297,7 @@ export async function runBenchmarks(
       );
       const renderer =
         deps.renderer ??
-        resolveModelSetup({ modelName: resolved.baseModel, rendererName: resolved.rendererName }).renderer;
+        (await loadModelSetup({ modelName: resolved.baseModel, rendererName: resolved.rendererName })).renderer;
       const sampler =
         deps.samplingClient ??
         (await getService().createSamplingClient(
