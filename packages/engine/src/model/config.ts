@@ -72,13 +72,14 @@ export function parseHfConfig(raw: Record<string, unknown>, file = 'config.json'
   // transformers 5 writes one `rope_parameters` object (rope_type, rope_theta and the scaling fields) where older
   // config.json files have a top-level `rope_theta` and `rope_scaling`; read both layouts.
   const rp = raw.rope_parameters;
-  const ropeKey = rp !== undefined && rp !== null ? 'rope_parameters' : 'rope_scaling';
-  if (ropeKey === 'rope_parameters' && (typeof rp !== 'object' || Array.isArray(rp) || !('rope_type' in rp))) {
-    throw new ModelLoadError(`${file}: rope_parameters must be an object with a "rope_type" field`);
-  }
+  const ropeKey = rp === undefined || rp === null ? 'rope_scaling' : 'rope_parameters';
   let ropeTheta = num(raw, 'rope_theta', file, 10000);
-  if (ropeKey === 'rope_parameters')
+  if (ropeKey === 'rope_parameters') {
+    if (typeof rp !== 'object' || rp === null || Array.isArray(rp) || !('rope_type' in rp)) {
+      throw new ModelLoadError(`${file}: rope_parameters must be an object with a "rope_type" field`);
+    }
     ropeTheta = num(rp as Record<string, unknown>, 'rope_theta', `${file} rope_parameters`, ropeTheta);
+  }
   let ropeScaling: Llama3RopeScaling | null = null;
   const rs = raw[ropeKey];
   if (rs !== undefined && rs !== null) {
