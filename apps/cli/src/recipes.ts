@@ -17,6 +17,7 @@ import { serve } from './recipes/serve.js';
 import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
+import { toolUse } from './recipes/tool-use.js';
 
 export const recipes: Recipe[] = [
   slBasic,
@@ -26,6 +27,7 @@ export const recipes: Recipe[] = [
   rlLoop,
   mathRl,
   multiplayer,
+  toolUse,
   gem,
   evalRecipe,
   evalCompare,

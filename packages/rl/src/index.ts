@@ -16,6 +16,15 @@ export {
 } from './data-processing.js';
 export { collectDemonstrations } from './demonstrations.js';
 export {
+  type AgentEndReason,
+  type AgentFinalState,
+  type AgentReward,
+  AgentToolEnv,
+  type AgentToolEnvOptions,
+  AgentToolGroupBuilder,
+  PARSE_RETRY_MESSAGE,
+} from './envs/agent-tool-env.js';
+export {
   GuessNumberDataset,
   GuessNumberGroupBuilder,
   GuessNumberMessageEnv,
@@ -23,6 +32,17 @@ export {
   judgeGuess,
   playBisection,
 } from './envs/guess-number-env.js';
+export {
+  LOOKUP_KEYS,
+  type LookupProblem,
+  LookupToolDataset,
+  type LookupToolOptions,
+  lookupDemonstration,
+  lookupEnv,
+  lookupProblem,
+  lookupQuestion,
+  lookupTool,
+} from './envs/lookup-tool-env.js';
 export {
   ArithmeticEnv,
   buildMathDatasets,
@@ -87,6 +107,19 @@ export {
   ProblemGroupBuilder,
   safeParseResponse,
 } from './problem-env.js';
+export {
+  type Clock,
+  LimitedEnv,
+  limitDataset,
+  type RolloutLimits,
+  RolloutLimitsSchema,
+  RolloutLimitTracker,
+  TRUNCATION_REASONS,
+  type TruncationReason,
+  truncationMetrics,
+  validateRolloutLimits,
+  withRolloutLimits,
+} from './rollout-limits.js';
 export { type RolloutSummary, rolloutSummaries, writeRolloutSummaries } from './rollout-summaries.js';
 export {
   doGroupRollout,

@@ -126,14 +126,25 @@ describe('executeToolCall', () => {
 
   it('uses the executor timeout when the tool sets none', async () => {
     vi.useFakeTimers();
-    const slow = defineTool({ name: 'slow', description: '', parameters: z.object({}), run: () => new Promise<string>(() => {}) });
+    const slow = defineTool({
+      name: 'slow',
+      description: '',
+      parameters: z.object({}),
+      run: () => new Promise<string>(() => {}),
+    });
     const pending = executeToolCall(toolMap([slow]), call('slow', ''), { timeoutSeconds: 2 });
     await vi.advanceTimersByTimeAsync(2000);
     expect((await pending).error).toBe('timeout');
   });
 
   it('caps long output with a note', async () => {
-    const long = defineTool({ name: 'long', description: '', parameters: z.object({}), maxOutputChars: 10, run: () => 'x'.repeat(25) });
+    const long = defineTool({
+      name: 'long',
+      description: '',
+      parameters: z.object({}),
+      maxOutputChars: 10,
+      run: () => 'x'.repeat(25),
+    });
     const r = await executeToolCall(toolMap([long]), call('long', '{}'));
     expect(r.truncated).toBe(true);
     expect(r.message.content).toBe(`${'x'.repeat(10)}\n[output truncated: 10 of 25 characters shown]`);
@@ -194,9 +205,13 @@ describe('executeToolCalls', () => {
         return tag;
       },
     });
-    await executeToolCalls(toolMap([step]), { tool_calls: [call('step', '{"tag":"a"}'), call('step', '{"tag":"b"}')] }, {
-      parallel: false,
-    });
+    await executeToolCalls(
+      toolMap([step]),
+      { tool_calls: [call('step', '{"tag":"a"}'), call('step', '{"tag":"b"}')] },
+      {
+        parallel: false,
+      },
+    );
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b']);
   });
 });

@@ -53,7 +53,10 @@ export function toolMap(tools: readonly Tool[]): Map<string, Tool> {
 /** Cap `text` at `max` characters, with a note saying how much was cut. */
 export function capOutput(text: string, max: number): { text: string; truncated: boolean } {
   if (text.length <= max) return { text, truncated: false };
-  return { text: `${text.slice(0, max)}\n[output truncated: ${max} of ${text.length} characters shown]`, truncated: true };
+  return {
+    text: `${text.slice(0, max)}\n[output truncated: ${max} of ${text.length} characters shown]`,
+    truncated: true,
+  };
 }
 
 function toolMessage(content: string, call: { id?: string | undefined; name: string }): Message {
@@ -63,7 +66,14 @@ function toolMessage(content: string, call: { id?: string | undefined; name: str
 }
 
 function failure(kind: ToolErrorKind, text: string, call: { id?: string | undefined; name: string }): ToolCallResult {
-  return { message: toolMessage(`Error: ${text}`, call), error: kind, truncated: false, reward: 0, metrics: {}, stop: false };
+  return {
+    message: toolMessage(`Error: ${text}`, call),
+    error: kind,
+    truncated: false,
+    reward: 0,
+    metrics: {},
+    stop: false,
+  };
 }
 
 /** One line per issue: `a.b: expected number, received string`. */

@@ -1,4 +1,11 @@
-export { Bm25Index, type Bm25Options, bm25Tokenize, MAX_SEARCH_K, type SearchDocument, type SearchHit } from './bm25.js';
+export {
+  Bm25Index,
+  type Bm25Options,
+  bm25Tokenize,
+  MAX_SEARCH_K,
+  type SearchDocument,
+  type SearchHit,
+} from './bm25.js';
 export {
   defineTool,
   type Tool,

@@ -45,7 +45,11 @@ export function parseSearchCollection(jsonl: string, source = '<collection>'): S
     }
     const first = seen.get(row.data.id);
     if (first !== undefined) {
-      throw new DataError(`duplicate id "${row.data.id}" (first on line ${first})`, { file: source, line: i + 1, field: 'id' });
+      throw new DataError(`duplicate id "${row.data.id}" (first on line ${first})`, {
+        file: source,
+        line: i + 1,
+        field: 'id',
+      });
     }
     seen.set(row.data.id, i + 1);
     const doc: SearchDocument = { id: row.data.id, text: row.data.text };
@@ -84,7 +88,9 @@ export function formatSearchHits(hits: readonly SearchHit[], maxCharsPerDocument
   return hits
     .map((h, i) => {
       const text =
-        h.document.text.length > maxCharsPerDocument ? `${h.document.text.slice(0, maxCharsPerDocument)}…` : h.document.text;
+        h.document.text.length > maxCharsPerDocument
+          ? `${h.document.text.slice(0, maxCharsPerDocument)}…`
+          : h.document.text;
       return `[${i + 1}] ${h.document.title ?? h.document.id}\n${text}`;
     })
     .join('\n\n');

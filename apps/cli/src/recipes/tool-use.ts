@@ -1,0 +1,68 @@
+/**
+ * `cookbook tool_use`: RL on a tool-using agent (upstream `tool_use/`): each problem's answer sits in a table only the
+ * `lookup(key)` tool can read, so the policy must call the tool with the asked key and copy its result into the final
+ * answer. Offline on `local/qwen3-tiny`, warm-started on the env's demonstrations (call, result, answer) so that RL has
+ * a signal; its episode reward rises from there. Hosted: any model with a tool-calling renderer.
+ */
+import { collectDemonstrations, LookupToolDataset, RolloutLimitsSchema } from '@cookbook/rl';
+import { z } from 'zod';
+import { defineRecipe } from '../recipe.js';
+import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
+import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
+
+/** Offline warm start of the lookup task (see the figures in the recipe's README section). */
+export const TOOL_USE_WARM_START = { steps: 40, examples: 128, batchSize: 8, learningRate: 1e-2 };
+
+const limits = RolloutLimitsSchema.shape;
+
+export const toolUseSchema = rlRecipeSchema.extend({
+  logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/tool_use'),
+  numKeys: z
+    .number()
+    .int()
+    .min(1)
+    .max(8)
+    .default(4)
+    .describe("Keys in each problem's table (the policy must call lookup with the asked one)"),
+  maxValue: z.number().int().positive().default(9).describe('Table values are integers in [0, max_value]'),
+  maxTurns: limits.maxTurns.default(3),
+  maxTotalTokens: limits.maxTotalTokens,
+  maxEpisodeSeconds: limits.maxEpisodeSeconds,
+  maxToolCallSeconds: limits.maxToolCallSeconds,
+  // A call is ~19 tokens of Qwen3 tool framing; the answer is a digit and the stop token.
+  maxTokens: rlRecipeSchema.shape.maxTokens.default(24),
+  ...warmStartFields(TOOL_USE_WARM_START),
+});
+
+export const toolUse = defineRecipe({
+  name: 'tool_use',
+  description: 'Tool-using agent RL: answer from a table only the lookup tool can read (offline default)',
+  schema: toolUseSchema,
+  notes: offlineRlNotes(
+    'tool_use',
+    'model_name=Qwen/Qwen3-8B num_keys=8 max_value=999 max_steps=50 groups_per_batch=64',
+  ),
+  async run(config, io) {
+    const renderer = rlRenderer(config);
+    const options = {
+      numKeys: config.numKeys,
+      maxValue: config.maxValue,
+      limits: {
+        maxTurns: config.maxTurns,
+        maxTotalTokens: config.maxTotalTokens,
+        maxEpisodeSeconds: config.maxEpisodeSeconds,
+        maxToolCallSeconds: config.maxToolCallSeconds,
+      },
+    };
+    const dataset = (seed: number, batches: number) =>
+      new LookupToolDataset(renderer, config.groupsPerBatch, config.groupSize, batches, seed, options);
+    await runRlRecipe(toolUseSchema, config, async () => ({ train: dataset(config.seed, numBatches(config)) }), io, {
+      warmStartName: `tool_use-${config.numKeys}-${config.maxValue}`,
+      demonstrations: () =>
+        collectDemonstrations(
+          dataset(config.seed + DEMONSTRATION_SEED_OFFSET, Math.ceil(config.warmStartExamples / config.groupsPerBatch)),
+          config.warmStartExamples,
+        ),
+    });
+  },
+});
