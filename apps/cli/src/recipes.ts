@@ -13,6 +13,7 @@ import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
 import { rlhfPipeline } from './recipes/rlhf-pipeline.js';
+import { searchTool } from './recipes/search-tool.js';
 import { serve } from './recipes/serve.js';
 import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
@@ -28,6 +29,7 @@ export const recipes: Recipe[] = [
   mathRl,
   multiplayer,
   toolUse,
+  searchTool,
   gem,
   evalRecipe,
   evalCompare,

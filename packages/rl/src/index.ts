@@ -62,6 +62,21 @@ export {
   standardFewshotPrefix,
 } from './envs/math-env.js';
 export {
+  generateMultiHopWorld,
+  type MultiHopQuestion,
+  type MultiHopWorld,
+  type MultiHopWorldOptions,
+} from './envs/multi-hop-world.js';
+export {
+  answerMatches,
+  normalizeQaAnswer,
+  SEARCH_QA_SYSTEM_PROMPT,
+  SearchQaDataset,
+  type SearchQaOptions,
+  searchQaDemonstration,
+  searchQaEnv,
+} from './envs/search-qa-env.js';
+export {
   type Cell,
   type GameOutcome,
   ILLEGAL_MOVE_REWARD,

@@ -11,7 +11,7 @@ import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common
 import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 /** Offline warm start of the lookup task (see the figures in the recipe's README section). */
-export const TOOL_USE_WARM_START = { steps: 40, examples: 128, batchSize: 8, learningRate: 1e-2 };
+export const TOOL_USE_WARM_START = { steps: 80, examples: 128, batchSize: 8, learningRate: 1e-2 };
 
 const limits = RolloutLimitsSchema.shape;
 
@@ -25,6 +25,15 @@ export const toolUseSchema = rlRecipeSchema.extend({
     .default(4)
     .describe("Keys in each problem's table (the policy must call lookup with the asked one)"),
   maxValue: z.number().int().positive().default(9).describe('Table values are integers in [0, max_value]'),
+  declareTools: z
+    .boolean()
+    .nullable()
+    .default(null)
+    .describe(
+      "Declare the tool in the prompt (the chat format's tool preamble). null = off for the local/* stand-ins (which " +
+        'cannot read a JSON schema, and whose steps would cost 3-4x more: the preamble is most of the prompt; the warm ' +
+        'start teaches the call instead), on for every other model',
+    ),
   maxTurns: limits.maxTurns.default(3),
   maxTotalTokens: limits.maxTotalTokens,
   maxEpisodeSeconds: limits.maxEpisodeSeconds,
@@ -44,7 +53,9 @@ export const toolUse = defineRecipe({
   ),
   async run(config, io) {
     const renderer = rlRenderer(config);
+    const declareTools = config.declareTools ?? !config.modelName.startsWith('local/');
     const options = {
+      declareTools,
       numKeys: config.numKeys,
       maxValue: config.maxValue,
       limits: {
@@ -56,13 +67,22 @@ export const toolUse = defineRecipe({
     };
     const dataset = (seed: number, batches: number) =>
       new LookupToolDataset(renderer, config.groupsPerBatch, config.groupSize, batches, seed, options);
-    await runRlRecipe(toolUseSchema, config, async () => ({ train: dataset(config.seed, numBatches(config)) }), io, {
-      warmStartName: `tool_use-${config.numKeys}-${config.maxValue}`,
-      demonstrations: () =>
-        collectDemonstrations(
-          dataset(config.seed + DEMONSTRATION_SEED_OFFSET, Math.ceil(config.warmStartExamples / config.groupsPerBatch)),
-          config.warmStartExamples,
-        ),
-    });
+    await runRlRecipe(
+      toolUseSchema,
+      { ...config, declareTools },
+      async () => ({ train: dataset(config.seed, numBatches(config)) }),
+      io,
+      {
+        warmStartName: `tool_use-${config.numKeys}-${config.maxValue}-${declareTools ? 'declared' : 'bare'}`,
+        demonstrations: () =>
+          collectDemonstrations(
+            dataset(
+              config.seed + DEMONSTRATION_SEED_OFFSET,
+              Math.ceil(config.warmStartExamples / config.groupsPerBatch),
+            ),
+            config.warmStartExamples,
+          ),
+      },
+    );
   },
 });

@@ -72,6 +72,12 @@ export interface AgentToolEnvOptions {
   messages: readonly Message[];
   /** System prompt written with the tool declaration. */
   systemPrompt?: string;
+  /**
+   * Declare the tools in the prompt (the renderer's `createConversationPrefixWithTools`). Default true. False leaves
+   * the declaration out (only the system prompt, if any): for a model trained to call the tools without seeing their
+   * schema, such as the offline stand-in, whose prompt would otherwise be mostly the format's tool preamble.
+   */
+  declareTools?: boolean;
   /** Grades the final state. */
   reward: (state: AgentFinalState) => AgentReward | Promise<AgentReward>;
   /** Per-call reward added to a tool turn's reward (default: the tool's own `ToolOutput.reward`). */
@@ -135,10 +141,13 @@ export class AgentToolEnv implements Env {
   }
 
   async initialObservation(): Promise<InitialObservation> {
-    const prefix = this.renderer.createConversationPrefixWithTools(
-      toolSpecs(this.options.tools),
-      this.options.systemPrompt,
-    );
+    const system = this.options.systemPrompt;
+    const prefix =
+      this.options.declareTools === false
+        ? system === undefined || system === ''
+          ? []
+          : [{ role: 'system', content: system }]
+        : this.renderer.createConversationPrefixWithTools(toolSpecs(this.options.tools), system);
     this.messages = [...prefix, ...this.options.messages];
     this.tracker.start();
     const observation = this.renderer.buildGenerationPrompt(this.messages);

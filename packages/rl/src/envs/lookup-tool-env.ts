@@ -32,6 +32,8 @@ export interface LookupToolOptions {
   maxValue?: number;
   /** Rollout limits of each episode. Default 3 turns. */
   limits?: RolloutLimits;
+  /** Declare the tool in the prompt (see `AgentToolEnvOptions.declareTools`). Default true. */
+  declareTools?: boolean;
 }
 
 /** A seeded problem. */
@@ -70,9 +72,15 @@ export function lookupQuestion(problem: LookupProblem): string {
 }
 
 /** The agent env of one problem. */
-export function lookupEnv(renderer: Renderer, problem: LookupProblem, limits: RolloutLimits = {}): AgentToolEnv {
+export function lookupEnv(
+  renderer: Renderer,
+  problem: LookupProblem,
+  limits: RolloutLimits = {},
+  declareTools = true,
+): AgentToolEnv {
   return new AgentToolEnv({
     renderer,
+    declareTools,
     tools: [lookupTool(problem)],
     messages: [{ role: 'user', content: lookupQuestion(problem) }],
     limits: { maxTurns: 3, ...limits },
@@ -85,11 +93,12 @@ export function lookupEnv(renderer: Renderer, problem: LookupProblem, limits: Ro
 }
 
 /** The expert's conversation: the tool declaration, the question, the call, the result and the answer. */
-export function lookupDemonstration(renderer: Renderer, problem: LookupProblem): Message[] {
+export function lookupDemonstration(renderer: Renderer, problem: LookupProblem, declareTools = true): Message[] {
   const tool = lookupTool(problem);
   const value = String(problem.table[problem.key]);
+  const prefix = declareTools ? renderer.createConversationPrefixWithTools(toolSpecs([tool])) : [];
   return [
-    ...renderer.createConversationPrefixWithTools(toolSpecs([tool])).map((m) => ({ ...m, trainable: false })),
+    ...prefix.map((m) => ({ ...m, trainable: false })),
     { role: 'user', content: lookupQuestion(problem), trainable: false },
     {
       role: 'assistant',
@@ -122,9 +131,11 @@ export class LookupToolDataset implements RLDataset {
         this.options.numKeys ?? 4,
         this.options.maxValue ?? 9,
       );
-      return new AgentToolGroupBuilder(() => lookupEnv(this.renderer, problem, this.options.limits), this.groupSize, {
+      const declare = this.options.declareTools ?? true;
+      const makeEnv = () => lookupEnv(this.renderer, problem, this.options.limits, declare);
+      return new AgentToolGroupBuilder(makeEnv, this.groupSize, {
         tag: 'lookup',
-        demonstrations: async () => [lookupDemonstration(this.renderer, problem)],
+        demonstrations: async () => [lookupDemonstration(this.renderer, problem, declare)],
       });
     });
   }
