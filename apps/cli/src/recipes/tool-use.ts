@@ -67,22 +67,14 @@ export const toolUse = defineRecipe({
     };
     const dataset = (seed: number, batches: number) =>
       new LookupToolDataset(renderer, config.groupsPerBatch, config.groupSize, batches, seed, options);
-    await runRlRecipe(
-      toolUseSchema,
-      { ...config, declareTools },
-      async () => ({ train: dataset(config.seed, numBatches(config)) }),
-      io,
-      {
-        warmStartName: `tool_use-${config.numKeys}-${config.maxValue}-${declareTools ? 'declared' : 'bare'}`,
-        demonstrations: () =>
-          collectDemonstrations(
-            dataset(
-              config.seed + DEMONSTRATION_SEED_OFFSET,
-              Math.ceil(config.warmStartExamples / config.groupsPerBatch),
-            ),
-            config.warmStartExamples,
-          ),
-      },
-    );
+    const resolved = { ...config, declareTools };
+    await runRlRecipe(toolUseSchema, resolved, async () => ({ train: dataset(config.seed, numBatches(config)) }), io, {
+      warmStartName: `tool_use-${config.numKeys}-${config.maxValue}-${declareTools ? 'declared' : 'bare'}`,
+      demonstrations: () =>
+        collectDemonstrations(
+          dataset(config.seed + DEMONSTRATION_SEED_OFFSET, Math.ceil(config.warmStartExamples / config.groupsPerBatch)),
+          config.warmStartExamples,
+        ),
+    });
   },
 });
