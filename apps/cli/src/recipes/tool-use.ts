@@ -7,11 +7,11 @@
 import { collectDemonstrations, LookupToolDataset, RolloutLimitsSchema } from '@cookbook/rl';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
-import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
+import { GAME_MAX_STEPS, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
 import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 /** Offline warm start of the lookup task (see the figures in the recipe's README section). */
-export const TOOL_USE_WARM_START = { steps: 80, examples: 128, batchSize: 8, learningRate: 1e-2 };
+export const TOOL_USE_WARM_START = { steps: 40, examples: 128, batchSize: 8, learningRate: 1e-2 };
 
 const limits = RolloutLimitsSchema.shape;
 
@@ -40,6 +40,9 @@ export const toolUseSchema = rlRecipeSchema.extend({
   maxToolCallSeconds: limits.maxToolCallSeconds,
   // A call is ~19 tokens of Qwen3 tool framing; the answer is a digit and the stop token.
   maxTokens: rlRecipeSchema.shape.maxTokens.default(24),
+  // Multi-turn episodes cost several times a sum's tokens: the games' run length, and groups of 4.
+  maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
+  groupSize: rlRecipeSchema.shape.groupSize.default(4),
   ...warmStartFields(TOOL_USE_WARM_START),
 });
 
