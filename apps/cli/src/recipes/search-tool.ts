@@ -39,7 +39,10 @@ export const searchToolSchema = rlRecipeSchema.extend({
   groupSize: rlRecipeSchema.shape.groupSize.default(4),
   ...warm,
   // Off by default: the offline run checks the mechanics, and the hosted models this recipe is for need no warm start.
-  warmStart: warm.warmStart.unwrap().default('off'),
+  warmStart: warm.warmStart
+    .unwrap()
+    .default('off')
+    .describe(warm.warmStart.description ?? 'SFT warm start before RL'),
 });
 
 export const searchTool = defineRecipe({
