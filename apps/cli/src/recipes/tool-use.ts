@@ -11,7 +11,7 @@ import { GAME_MAX_STEPS, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } f
 import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 /** Offline warm start of the lookup task (see the figures in the recipe's README section). */
-export const TOOL_USE_WARM_START = { steps: 40, examples: 128, batchSize: 8, learningRate: 1e-2 };
+export const TOOL_USE_WARM_START = { steps: 60, examples: 128, batchSize: 8, learningRate: 1e-2 };
 
 const limits = RolloutLimitsSchema.shape;
 
