@@ -18,7 +18,7 @@ import {
   loadBaseModel,
   loadSampler,
 } from '@cookbook/engine';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { resolveModelSetup } from '@cookbook/renderers';
 import { demonstrationDatums } from '../src/recipes/rl-warm-start.js';
 import { CORPUS_FAMILIES, standinCorpus } from './standin-corpus.js';
 
@@ -43,7 +43,7 @@ function engineDatum(d: Datum): EngineDatum {
   };
 }
 
-const renderer = getRenderer(getRecommendedRendererName(MODEL), getTokenizer(MODEL));
+const { renderer } = resolveModelSetup({ modelName: MODEL });
 const full = await loadBaseModel(MODEL, { init: true });
 const corpus = standinCorpus(examples, seed);
 const data = demonstrationDatums(
@@ -125,7 +125,8 @@ function train(
     const w = b.reduce((s, d) => s + (d.lossFnInputs.weights!.data as number[]).reduce((x, y) => x + y, 0), 0);
     for (let i = 0; i < m.grads.length; i++) m.grads[i]! /= w;
     const rate = lr * (1 - step / n);
-    const { gradNorm } = m.optimStep({ learningRate: rate, gradClipNorm: 1, beta2: 0.99, eps: 1e-8 });
+    const adam = { learningRate: rate, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 };
+    const { gradNorm } = m.optimStep(adam);
     if (step % 100 === 0 || step === n - 1) {
       const s = ((Date.now() - t0) / 1000).toFixed(0);
       const line = `${label} step ${step}: loss ${(r.metrics['loss:sum']! / w).toFixed(3)} grad ${gradNorm.toFixed(2)} (${s}s)`;

@@ -13,7 +13,7 @@ import {
 } from './model/base-model.js';
 import { bf16ToF32, f16ToF32, f32ToBf16, f32ToF16, SafetensorsFile } from './model/safetensors.js';
 import { hfTensors } from './model/weights.js';
-import { randn, tinyConfig } from './test-utils.js';
+import { randn, testAdam, tinyConfig } from './test-utils.js';
 
 const root = mkdtempSync(join(tmpdir(), 'engine-ckpt-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -33,6 +33,36 @@ describe('checkpoints', () => {
     const q2 = await loadBaseModel('local/qwen3-tiny');
     expect(q2.weights.layers[1]!.wQKV).toEqual(q.weights.layers[1]!.wQKV);
     await expect(loadBaseModel('nope/model')).rejects.toThrow(/unknown model "nope\/model"/);
+  }, 60_000);
+
+  it("the built-ins' shapes come from the model catalog, unchanged", async () => {
+    const common = { intermediateSize: 192, numLayers: 2, numHeads: 4, numKvHeads: 2, headDim: 16, hiddenSize: 64 };
+    expect((await loadBaseModel('local/qwen3-tiny', { init: true })).config).toEqual({
+      ...common,
+      arch: 'qwen3',
+      vocabSize: 151936,
+      rmsNormEps: 1e-6,
+      ropeTheta: 1_000_000,
+      ropeScaling: null,
+      tieWordEmbeddings: true,
+      maxPositionEmbeddings: 4096,
+      bosTokenId: 151643,
+      eosTokenIds: [151645, 151643],
+    });
+    const llama = await loadBaseModel('local/llama3-tiny');
+    expect(llama.config).toEqual({
+      ...common,
+      arch: 'llama',
+      vocabSize: 128256,
+      rmsNormEps: 1e-5,
+      ropeTheta: 500_000,
+      ropeScaling: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 },
+      tieWordEmbeddings: false,
+      maxPositionEmbeddings: 4096,
+      bosTokenId: 128000,
+      eosTokenIds: [128001, 128009, 128008],
+    });
+    expect(llama.tokenizerDir).toMatch(/tokenizer-llama3[/\\]models$/);
   }, 60_000);
 
   it('local/qwen3-tiny ships pretrained layers and embedding rows over its seeded init; init: true is the init', async () => {
@@ -111,7 +141,7 @@ describe('checkpoints', () => {
     const a = createLoraModel(base, { rank: 3, seed: 4 });
     for (let s = 0; s < 3; s++) {
       a.forwardBackward([datum], 'cross_entropy');
-      a.optimStep({ learningRate: 1e-2 });
+      a.optimStep(testAdam(1e-2));
     }
     const dir = join(root, 'state');
     await a.saveState(dir);
@@ -121,8 +151,8 @@ describe('checkpoints', () => {
     expect(b.step).toBe(3);
     a.forwardBackward([datum], 'cross_entropy');
     b.forwardBackward([datum], 'cross_entropy');
-    a.optimStep({ learningRate: 1e-2 });
-    b.optimStep({ learningRate: 1e-2 });
+    a.optimStep(testAdam(1e-2));
+    b.optimStep(testAdam(1e-2));
     expect(b.lora.params).toEqual(a.lora.params);
     await a.saveState(dir, { optimizer: false });
     await expect(b.loadState(dir)).rejects.toThrow(/without optimizer state/);
