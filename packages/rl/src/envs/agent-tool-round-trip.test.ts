@@ -9,6 +9,7 @@ import { defineTool } from '@cookbook/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 // The renderers' test tokenizers for families without an offline tokenizer package (test-only import).
+import { kimiTestTokenizer } from '../../../renderers/src/__fixtures__/kimi/test-tokenizer.js';
 import { nemotronTestTokenizer } from '../../../renderers/src/__fixtures__/nemotron.js';
 import { inklingTestTokenizer } from '../../../renderers/src/__fixtures__/test-tokenizers.js';
 import { AgentToolEnv } from './agent-tool-env.js';
@@ -18,6 +19,7 @@ function tokenizerFor(renderer: string): Renderer['tokenizer'] {
   if (renderer.startsWith('qwen3')) return getTokenizer('Qwen/Qwen3-8B');
   if (renderer.startsWith('deepseek')) return getTokenizer('deepseek-ai/DeepSeek-V3.1');
   if (renderer.startsWith('gpt_oss')) return getTokenizer('openai/gpt-oss-20b');
+  if (renderer.startsWith('kimi')) return kimiTestTokenizer();
   if (renderer.startsWith('nemotron')) return nemotronTestTokenizer();
   return getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
 }
@@ -64,7 +66,16 @@ const withTools = BUILT_IN_RENDERER_NAMES.filter((name) => supportsTools(getRend
 describe('agent round trip through every renderer with tools', () => {
   it('covers the tool-calling renderers', () => {
     expect(withTools).toEqual(
-      expect.arrayContaining(['qwen3', 'deepseekv3', 'gpt_oss_low_reasoning', 'nemotron3', 'qwen3_5', 'tml_v0']),
+      expect.arrayContaining([
+        'qwen3',
+        'deepseekv3',
+        'gpt_oss_low_reasoning',
+        'kimi_k2',
+        'kimi_k25',
+        'nemotron3',
+        'qwen3_5',
+        'tml_v0',
+      ]),
     );
   });
 
@@ -82,11 +93,13 @@ describe('agent round trip through every renderer with tools', () => {
       expect(prompt).toContain('lookup_city');
       expect(prompt).toContain('Find the country of a city');
 
+      const callId = name.startsWith('kimi') ? 'functions.lookup_city:0' : 'call_1';
       const call: Message = {
         role: 'assistant',
         content: '',
         tool_calls: [
-          { type: 'function', id: 'call_1', function: { name: 'lookup_city', arguments: '{"city": "Tesk"}' } },
+          // Kimi's call ids name the function (`functions.<name>:<index>`), as its models write them.
+          { type: 'function', id: callId, function: { name: 'lookup_city', arguments: '{"city": "Tesk"}' } },
         ],
       };
       const step = await env.step(sampledTurn(renderer, env.conversation, call));
