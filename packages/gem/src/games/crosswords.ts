@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyIndex, pyInt, pyLastMatch, pyRegExp, pyUpper } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { CROSSWORD_ENTRIES } from './internal/crossword-clues.js';
 import { GameEnv } from './internal/game-env.js';
@@ -22,7 +23,7 @@ export const CrosswordsOptions = z.object({
   seed: seedOpt,
 });
 
-const GUESS = /\\boxed\{(\d+)\s+(\d+)\s+([a-zA-Z])\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed\{(\d+)\s+(\d+)\s+([a-zA-Z])\}`);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 export class Crosswords extends GameEnv {
@@ -111,18 +112,20 @@ export class Crosswords extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: RegExpMatchArray | undefined;
-    for (const m of action.matchAll(GUESS)) last = m;
-    if (last === undefined) {
+    const last = pyLastMatch(action, GUESS);
+    // GEM converts with int() outside its try: past 4300 digits its step raises; here that is a format error.
+    const rowBig = last === undefined ? undefined : pyInt(last[1]!);
+    const colBig = last === undefined ? undefined : pyInt(last[2]!);
+    if (last === undefined || rowBig === undefined || colBig === undefined) {
       return this.formatError(`At turn ${k}, you did not provide a valid guess in \\boxed{row column letter} format.`);
     }
-    const row = Number.parseInt(last[1]!, 10);
-    const col = Number.parseInt(last[2]!, 10);
-    const letter = last[3]!.toUpperCase();
-    const at = `place ${letter} at (${row}, ${col})`;
+    const row = pyIndex(rowBig, this.board.length) ?? -1;
+    const col = pyIndex(colBig, this.board[0]?.length ?? 0) ?? -1;
+    const letter = pyUpper(last[3]!);
+    const at = `place ${letter} at (${rowBig}, ${colBig})`;
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    const cell = this.board[row]?.[col];
+    const cell = row < 0 || col < 0 ? undefined : this.board[row]?.[col];
     if (cell === undefined) {
       observation = `At turn ${k}, you tried to ${at}, which is out of bounds.`;
     } else if (cell === '.') {

@@ -10,6 +10,7 @@ import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyLastMatch, pyRegExp, pyUpper } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { basicWordsOfLength } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
@@ -30,7 +31,7 @@ const RANDOM_SETTINGS: readonly [number, number][] = [
   [7, 20],
 ];
 
-const GUESS = /\\boxed\{([a-zA-Z]+)\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed{([a-zA-Z]+)}`, { ignoreCase: true });
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 export class Hangman extends GameEnv {
@@ -119,13 +120,13 @@ export class Hangman extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: string | undefined;
-    for (const m of action.matchAll(GUESS)) last = m[1];
+    const last = pyLastMatch(action, GUESS)?.[1];
     if (last === undefined) return this.formatError('You did not provide a valid guess.');
-    const guess = last.toUpperCase();
+    // IGNORECASE: `\BOXED{e}` plays E; `ı` / `ſ` match too and upper-case to I / S (Python's str.upper()).
+    const guess = pyUpper(last);
     let observation: string;
     let reward: number = LanguageGameReward.internalStep;
-    if (guess.length > 1) {
+    if ([...guess].length > 1) {
       if (guess === this.secret) {
         const hidden = this.board.filter((c) => c === '_').length / this.board.length;
         return this.win(

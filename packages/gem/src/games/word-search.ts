@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyIndex, pyInt, pyLastMatch, pyRegExp } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import type { Rng } from '../core/rng.js';
 import { EN_BASIC_WORDS } from './internal/en-basic-words.js';
@@ -31,7 +32,7 @@ export const WordSearchOptions = z.object({
   seed: seedOpt,
 });
 
-const GUESS = /\\boxed\{(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed\{(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\}`);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** `k` distinct items in random order, without copying a large list (web2 has 234,937 words). */
@@ -141,21 +142,24 @@ export class WordSearch extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: RegExpMatchArray | undefined;
-    for (const m of action.matchAll(GUESS)) last = m;
-    if (last === undefined) {
+    const last = pyLastMatch(action, GUESS);
+    // GEM converts with int() outside its try: past 4300 digits its step raises; here that is a format error.
+    const parsed = last === undefined ? [] : last.slice(1, 5).map((x) => pyInt(x));
+    if (parsed.length !== 4 || parsed.some((x) => x === undefined)) {
       return this.formatError(
         `At turn ${k}, you did not provide a valid guess in \\boxed{start_row start_col end_row end_col} format.`,
       );
     }
-    const [r1, c1, r2, c2] = last.slice(1, 5).map((x) => Number.parseInt(x, 10)) as [number, number, number, number];
+    const big = parsed as bigint[];
     const n = this.board.length;
-    const span = `(${r1}, ${c1}) to (${r2}, ${c2})`;
-    const key = `${r1},${c1},${r2},${c2}`;
+    const span = `(${big[0]}, ${big[1]}) to (${big[2]}, ${big[3]})`;
+    const key = big.join(',');
+    const inBounds = big.every((x) => pyIndex(x, n) !== undefined);
+    const [r1, c1, r2, c2] = big.map((x) => pyIndex(x, n) ?? -1) as [number, number, number, number];
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    const word = this.wordAt(r1, c1, r2, c2);
-    if (![r1, c1, r2, c2].every((x) => x >= 0 && x < n)) {
+    const word = inBounds ? this.wordAt(r1, c1, r2, c2) : undefined;
+    if (!inBounds) {
       observation = `At turn ${k}, your tried coordinates ${span} are out of bounds.`;
     } else if (this.attempts.has(key)) {
       observation = `At turn ${k}, you have already tried the coordinates ${span}.`;
