@@ -205,4 +205,55 @@ export const DIFFERENTIAL_CASES: DifferentialCase[] = [
       return acts;
     },
   },
+  {
+    name: 'crosswords/huge-unicode-letters-after-end',
+    envId: 'game:Crosswords-v0-easy',
+    seed: 1,
+    actions: (env) => {
+      const solution = env.solution as string[][];
+      const cells: [number, number, string][] = [];
+      solution.forEach((row, r) => {
+        row.forEach((ch, c) => {
+          if (ch !== '.') cells.push([r, c, ch]);
+        });
+      });
+      let dot: [number, number] = [0, 0];
+      solution.forEach((row, r) => {
+        row.forEach((ch, c) => {
+          if (ch === '.') dot = [r, c];
+        });
+      });
+      const [r0, c0, l0] = cells[0]!;
+      const wrong = l0.toUpperCase() === 'Q' ? 'z' : 'q';
+      const acts = [
+        b(`123456789012345678901 0 A`),
+        b(`${dot[0]} ${dot[1]} A`),
+        b(`${r0} ${c0} ${wrong}`),
+        b(`${String.fromCodePoint(0x966 + r0)}\u2003${c0} ${l0}`),
+        b(`${r0} ${c0} ${l0}`),
+        b(`${r0} ${c0} ab`),
+      ];
+      for (const [r, c, l] of cells.slice(1)) acts.push(b(`${r} ${c} ${l.toUpperCase()}`));
+      acts.push(b(`${r0} ${c0} ${l0}`));
+      return acts;
+    },
+  },
+  {
+    name: 'sokoban/moves-and-case',
+    envId: 'game:Sokoban-v0-easy',
+    seed: 1,
+    actions: () => [b('UP'), b('Down'), b('left'), b('right'), b('up'), b('down'), b('stay'), b('rıght')],
+  },
+  {
+    name: 'word-search/too-many-digits',
+    envId: 'game:WordSearch-v0-easy',
+    seed: 2,
+    actions: () => [b(`${DIGITS_4301} 0 0 0`)],
+  },
+  {
+    name: 'crosswords/too-many-digits',
+    envId: 'game:Crosswords-v0-easy',
+    seed: 2,
+    actions: () => [b(`0 ${DIGITS_4301} A`)],
+  },
 ];

@@ -40,6 +40,27 @@ function hiddenState(game: string, env: Loose): Loose {
           [...(get('placedWords') as Map<string, Loose>)].map(([w, p]) => [w, [p.row, p.col, p.direction]]),
         ),
       };
+    case 'Sokoban': {
+      const [rows, cols] = get('dimRoom') as [number, number];
+      const grid = (a: Uint8Array) => Array.from({ length: rows }, (_, r) => [...a.slice(r * cols, (r + 1) * cols)]);
+      return {
+        dim_room: [rows, cols],
+        num_boxes: get('numBoxes'),
+        max_turns: get('maxTurns'),
+        room_fixed: grid(get('fixed') as Uint8Array),
+        room_state: grid(get('state') as Uint8Array),
+      };
+    }
+    case 'Crosswords':
+      return {
+        max_turns: get('maxTurns'),
+        solution: get('solution'),
+        board: get('board'),
+        clues: Object.fromEntries(get('clues') as Map<string, string>),
+        placed_words: Object.fromEntries(
+          [...(get('placedWords') as Map<string, Loose>)].map(([w, p]) => [w, [p.row, p.col, p.direction]]),
+        ),
+      };
     default:
       throw new Error(`no state dump for ${game}`);
   }

@@ -9,6 +9,7 @@ reasoning_gym, which GEM's registry imports but no game needs, may be absent: it
 """
 
 import copy
+import importlib.resources  # noqa: F401  (GEM's crosswords uses importlib.resources without importing it)
 import json
 import sys
 import types
@@ -70,6 +71,20 @@ def load_state(env, game, state, after):
     elif game == "WordSearch":
         env.max_turns, env.game_board = state["max_turns"], copy.deepcopy(state["game_board"])
         env.placed_words = {w: tuple(p) for w, p in state["placed_words"].items()}
+    elif game == "Sokoban":
+        import numpy as np
+
+        env.dim_room, env.num_boxes = tuple(state["dim_room"]), state["num_boxes"]
+        env.max_turns = state["max_turns"]
+        env.room_fixed = np.array(state["room_fixed"])
+        env.room_state = np.array(state["room_state"])
+        env.player_position = np.argwhere(env.room_state == 5)[0]
+    elif game == "Crosswords":
+        env.max_turns = state["max_turns"]
+        env.solution, env.board = copy.deepcopy(state["solution"]), copy.deepcopy(state["board"])
+        env.clues = dict(state["clues"])
+        env.placed_words = {w: tuple(p) for w, p in state["placed_words"].items()}
+        env.total_letter_cells = sum(1 for row in env.board for cell in row if cell != ".")
     else:
         raise ValueError(f"no state loader for {game}")
 
