@@ -86,17 +86,7 @@ export const DIFFERENTIAL_CASES: DifferentialCase[] = [
     name: 'hangman/ignorecase-and-unicode-case',
     envId: 'game:Hangman-v0-easy',
     seed: 20,
-    actions: () => [
-      '\\BOXED{E}',
-      '\\Boxed{c}',
-      b('ı'),
-      b('E'),
-      b('ſ'),
-      b('\u212a'),
-      b('XYZW'),
-      b('ABC'),
-      b('e1'),
-    ],
+    actions: () => ['\\BOXED{E}', '\\Boxed{c}', b('ı'), b('E'), b('ſ'), b('\u212a'), b('XYZW'), b('ABC'), b('e1')],
   },
   {
     name: 'hangman/word-win-then-after-end',

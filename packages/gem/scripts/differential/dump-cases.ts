@@ -15,9 +15,19 @@ function hiddenState(game: string, env: Loose): Loose {
   const get = (k: string) => env[k];
   switch (game) {
     case 'GuessTheNumber':
-      return { min_number: get('minNumber'), max_number: get('maxNumber'), max_turns: get('maxTurns'), game_number: get('target') };
+      return {
+        min_number: get('minNumber'),
+        max_number: get('maxNumber'),
+        max_turns: get('maxTurns'),
+        game_number: get('target'),
+      };
     case 'Mastermind':
-      return { code_length: get('codeLength'), num_numbers: get('numNumbers'), max_turns: get('maxTurns'), game_code: get('code') };
+      return {
+        code_length: get('codeLength'),
+        num_numbers: get('numNumbers'),
+        max_turns: get('maxTurns'),
+        game_code: get('code'),
+      };
     case 'Hangman':
       return { word_length: get('wordLength'), max_turns: get('maxTurns'), secret_word: get('secret') };
     case 'Wordle':

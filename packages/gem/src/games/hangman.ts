@@ -1,5 +1,5 @@
 /**
- * Hangman (GEM `hangman.py`): find a secret word (Basic English, or the large web2 list when `hardcore`) by guessing letters or the whole word. There are no
+ * Hangman (GEM `hangman.py`): find a secret word (Basic English, or NLTK's large English list (en) when `hardcore`) by guessing letters or the whole word. There are no
  * lives, only the turn limit.
  *
  * Rewards as in GEM: a new letter in the word pays `0.5 * occurrences / length` (revealing every letter does not
@@ -14,12 +14,12 @@ import { pyLastMatch, pyRegExp, pyUpper } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { basicWordsOfLength } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
+import { nltkEnLowerWordsOfLength } from './internal/nltk-en-words.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
-import { web2LowerWordsOfLength } from './internal/web2-words.js';
 
 export const HangmanOptions = z.object({
   wordLength: z.number().int().min(1).nullable().default(5).describe('letters in the secret word; null = random'),
-  hardcore: z.boolean().default(false).describe('draw from the large web2 list instead of Basic English'),
+  hardcore: z.boolean().default(false).describe("draw from NLTK's English word list en instead of Basic English"),
   maxTurns: z.number().int().min(1).default(20).describe('turn limit'),
   seed: seedOpt,
 });
@@ -38,7 +38,7 @@ export class Hangman extends GameEnv {
   wordLength: number;
   maxTurns: number;
   readonly isRandom: boolean;
-  /** Whether words come from the large web2 list (GEM: NLTK's `en`) rather than Basic English. */
+  /** Whether words come from NLTK's large English list (en) rather than Basic English. */
   readonly hardcore: boolean;
   private secret = '';
   private board: string[] = [];
@@ -54,7 +54,7 @@ export class Hangman extends GameEnv {
     this.hardcore = o.hardcore;
     if (this.wordsOfLength(this.wordLength).length === 0) {
       throw new ConfigError(
-        `Hangman: no word of the ${this.hardcore ? 'web2' : 'Basic English'} list has ${this.wordLength} letters`,
+        `Hangman: no word of the ${this.hardcore ? 'NLTK en' : 'Basic English'} list has ${this.wordLength} letters`,
         {
           key: 'wordLength',
         },
@@ -65,7 +65,7 @@ export class Hangman extends GameEnv {
 
   /** GEM's candidates: alphabetic, all lower-case words of the length. */
   private wordsOfLength(length: number): readonly string[] {
-    return this.hardcore ? web2LowerWordsOfLength(length) : basicWordsOfLength(length);
+    return this.hardcore ? nltkEnLowerWordsOfLength(length) : basicWordsOfLength(length);
   }
 
   /** The secret word, upper-case (for tests). */

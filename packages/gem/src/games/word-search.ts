@@ -1,7 +1,7 @@
 /**
  * Word Search (GEM `word_search.py`, adapted from TextArena): find the hidden words by their start and end cells.
  *
- * As in GEM: `numWords` words are sampled (unfiltered) from Basic English, or from the large web2 list when
+ * As in GEM: `numWords` words are sampled (unfiltered) from Basic English, or from NLTK's large English list (en) when
  * `hardcore`, upper-cased, and placed across or down crossword-style (unplaceable words are dropped); empty
  * cells get random letters. `\boxed{r1 c1 r2 c2}` (0-based): out of bounds, a repeated 4-tuple, or a diagonal is
  * invalid (0); matching a placed word's ends in either order pays `1 / placed words`; finding all wins. GEM quirk
@@ -15,8 +15,8 @@ import type { EnvOptions } from '../core/registry.js';
 import type { Rng } from '../core/rng.js';
 import { EN_BASIC_WORDS } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
+import { nltkEnWords } from './internal/nltk-en-words.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
-import { web2Words } from './internal/web2-words.js';
 import {
   type LetterGrid,
   placeWords,
@@ -26,7 +26,11 @@ import {
 } from './internal/word-placement.js';
 
 export const WordSearchOptions = z.object({
-  hardcore: z.boolean().nullable().default(false).describe('draw from the large web2 list; null = random variant'),
+  hardcore: z
+    .boolean()
+    .nullable()
+    .default(false)
+    .describe("draw from NLTK's English word list en; null = random variant"),
   maxTurns: z.number().int().min(1).nullable().default(20).describe('turn limit; null = random variant'),
   numWords: z.number().int().min(1).max(50).nullable().default(5).describe('words to hide; null = random variant'),
   seed: seedOpt,
@@ -35,7 +39,7 @@ export const WordSearchOptions = z.object({
 const GUESS = pyRegExp(String.raw`\\boxed\{(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\}`);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
-/** `k` distinct items in random order, without copying a large list (web2 has 234,937 words). */
+/** `k` distinct items in random order, without copying a large list (NLTK's en has 235,886 words). */
 function sampleDistinct<T>(rng: Rng, items: readonly T[], k: number): T[] {
   if (items.length <= 4 * k + 64) return rng.sample(items, k);
   const picked = new Set<number>();
@@ -110,7 +114,7 @@ export class WordSearch extends GameEnv {
       this.numWords = 5;
       this.maxTurns = 20;
     }
-    const list = this.hardcore ? web2Words() : EN_BASIC_WORDS;
+    const list = this.hardcore ? nltkEnWords() : EN_BASIC_WORDS;
     const words = sampleDistinct(this.rng, list, Math.min(this.numWords, list.length))
       .map((w) => w.toUpperCase())
       .sort((a, b) => b.length - a.length);
