@@ -6,12 +6,14 @@
  * non-word cells show `.`, word cells `_`. `\boxed{r c L}` (0-based, one letter): out of bounds, a `.` cell or a
  * filled cell is invalid (0); a wrong letter pays 0; a right one pays `1 / letter cells`; a full grid wins.
  */
+import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
 import { pyIndex, pyInt, pyLastMatch, pyRegExp, pyUpper } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
-import { CROSSWORD_ENTRIES } from './internal/crossword-clues.js';
+import { readCrosswordBank } from './internal/crossword-bank.js';
+import { CROSSWORD_ENTRIES, type CrosswordEntry } from './internal/crossword-clues.js';
 import { GameEnv } from './internal/game-env.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
 import { type LetterGrid, placeWords, type WordDirection, type WordPlacement } from './internal/word-placement.js';
@@ -20,6 +22,12 @@ export const CrosswordsOptions = z.object({
   hardcore: z.boolean().nullable().default(false).describe('use the hard word bank; null = random variant'),
   maxTurns: z.number().int().min(1).nullable().default(100).describe('turn limit; null = random variant'),
   numWords: z.number().int().min(1).max(50).nullable().default(5).describe('words in the puzzle; null = random'),
+  wordsPath: z
+    .string()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe("GEM's words_clues.jsonl (or a bank in its format); null = this project's own bank"),
   seed: seedOpt,
 });
 
@@ -39,6 +47,8 @@ export class Crosswords extends GameEnv {
   /** Clue per sampled word, longest word first (unplaced words keep their number). */
   clues = new Map<string, string>();
   private letterCells = 0;
+  /** The word bank: GEM's file when `wordsPath` names it, else this project's own. */
+  readonly bank: readonly CrosswordEntry[];
 
   constructor(options: EnvOptions = {}) {
     const o = parseGameOptions('Crosswords', CrosswordsOptions, options);
@@ -47,6 +57,7 @@ export class Crosswords extends GameEnv {
     this.hardcore = o.hardcore ?? false;
     this.maxTurns = o.maxTurns ?? 20;
     this.numWords = o.numWords ?? 3;
+    this.bank = o.wordsPath === null ? CROSSWORD_ENTRIES : readCrosswordBank(o.wordsPath);
     this.resetGame();
   }
 
@@ -88,7 +99,12 @@ export class Crosswords extends GameEnv {
       this.numWords = 3;
       this.maxTurns = 20;
     }
-    const bank = CROSSWORD_ENTRIES.filter((e) => e.hardcore === this.hardcore);
+    const bank = this.bank.filter((e) => e.hardcore === this.hardcore);
+    if (bank.length === 0) {
+      throw new ConfigError(`Crosswords: the word bank has no entry with hardcore=${this.hardcore}`, {
+        key: 'wordsPath',
+      });
+    }
     const entries = this.rng
       .sample(bank, Math.min(this.numWords, bank.length))
       .sort((a, b) => b.word.length - a.word.length);

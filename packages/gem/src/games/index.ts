@@ -23,6 +23,13 @@ export { type FifteenBoard, FifteenPuzzle, FifteenPuzzleOptions } from './fiftee
 export { Game2048, Game2048Options, slide2048 } from './game-2048.js';
 export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
 export { Hangman, HangmanOptions } from './hangman.js';
+export {
+  downloadGemCrosswordBank,
+  GEM_CROSSWORD_BANK_URL,
+  MAX_CROSSWORD_BANK_BYTES,
+  parseCrosswordBank,
+  readCrosswordBank,
+} from './internal/crossword-bank.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export {
