@@ -11,6 +11,7 @@ import type { Message } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { type Case, TOOLS, toHfMessages } from './__fixtures__/conversations.js';
+import { kimiTestTokenizer } from './__fixtures__/kimi/test-tokenizer.js';
 import { nemotronTestTokenizer } from './__fixtures__/nemotron.js';
 import { quoteMasker, randomConversation, randomText, rng } from './__fixtures__/random.js';
 import { controlIds, quotedControlTokens, richestShape, structureTokens } from './__fixtures__/structure.js';
@@ -24,6 +25,7 @@ function tokenizerFor(renderer: string): Tokenizer {
   if (renderer.startsWith('qwen3')) return getTokenizer('Qwen/Qwen3-8B');
   if (renderer.startsWith('deepseek')) return getTokenizer('deepseek-ai/DeepSeek-V3.1');
   if (renderer.startsWith('gpt_oss')) return getTokenizer('openai/gpt-oss-20b');
+  if (renderer.startsWith('kimi')) return kimiTestTokenizer(); // no offline package ships Kimi's tiktoken.model
   if (renderer.startsWith('nemotron')) return nemotronTestTokenizer(); // Qwen3's vocabulary + the Nano template
   return getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
 }
@@ -121,6 +123,9 @@ describe('tool calls, tool results and thinking never become control tokens', ()
     expect(structure('qwen3')).toContain('<tool_response>');
     expect(structure('deepseekv3')).toEqual(
       expect.arrayContaining(['<｜User｜>', '<｜Assistant｜>', '<｜tool▁calls▁begin｜>', '<｜tool▁output▁begin｜>']),
+    );
+    expect(structure('kimi_k25')).toEqual(
+      expect.arrayContaining(['<|im_user|>', '<|im_middle|>', '<think>', '<|tool_call_argument_begin|>', '<|im_end|>']),
     );
     expect(structure('gpt_oss_medium_reasoning')).toEqual(
       expect.arrayContaining(['<|start|>', '<|channel|>', '<|message|>', '<|call|>', '<|return|>', '<|constrain|>']),

@@ -38,6 +38,14 @@ export {
   HARMONY_TOOL_ROUTING,
   type ReasoningEffort,
 } from './gpt-oss-renderer.js';
+export {
+  KIMI_DEFAULT_SYSTEM_PROMPT,
+  KIMI_TOOL_DECLARE_ROLE,
+  KimiRenderer,
+  type KimiRendererOptions,
+  type KimiVersion,
+} from './kimi-renderer.js';
+export { kimiJsonTools, kimiToolDeclaration, kimiTypeScriptTools } from './kimi-tool-declaration.js';
 export { Llama3Renderer } from './llama3-renderer.js';
 export { getRecommendedRendererName, getRecommendedRendererNames } from './model-info.js';
 export {

@@ -6,6 +6,7 @@ import { ConfigError } from '@cookbook/core';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import { DeepSeekV3Renderer } from './deepseek-v3-renderer.js';
 import { GptOssRenderer, type GptOssRendererOptions } from './gpt-oss-renderer.js';
+import { KimiRenderer, type KimiRendererOptions } from './kimi-renderer.js';
 import { Llama3Renderer } from './llama3-renderer.js';
 import { Nemotron3Renderer, type Nemotron3RendererOptions } from './nemotron3-renderer.js';
 import { Qwen35Renderer, type Qwen35RendererOptions } from './qwen3-5-renderer.js';
@@ -52,6 +53,12 @@ const BUILT_IN: Record<string, RendererFactory> = {
   deepseekv3: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(false, o)),
   deepseekv3_disable_thinking: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(false, o)),
   deepseekv3_thinking: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(true, o)),
+  kimi_k2: (tok, o) => new KimiRenderer(tok, kimiOpts({ version: 'k2' }, o)),
+  kimi_k25: (tok, o) => new KimiRenderer(tok, kimiOpts({ version: 'k25' }, o)),
+  kimi_k25_disable_thinking: (tok) => new KimiRenderer(tok, { version: 'k25', thinking: false }),
+  kimi_k26: (tok, o) => new KimiRenderer(tok, kimiOpts({ version: 'k25' }, o)),
+  kimi_k26_disable_thinking: (tok) => new KimiRenderer(tok, { version: 'k25', thinking: false }),
+  kimi_k26_preserve_thinking: (tok) => new KimiRenderer(tok, { version: 'k25', stripThinkingFromHistory: false }),
   gpt_oss_no_sysprompt: gptOss(),
   gpt_oss_low_reasoning: gptOss('low'),
   gpt_oss_medium_reasoning: gptOss('medium'),
@@ -108,6 +115,12 @@ function deepseekOpts(thinking: boolean, o: RendererOptions | undefined) {
     ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }),
     ...(sysAsUser === undefined ? {} : { systemRoleAsUser: sysAsUser }),
   };
+}
+
+/** Kimi renderers read `stripThinkingFromHistory` (false keeps every message's reasoning). */
+function kimiOpts(base: KimiRendererOptions, o: RendererOptions | undefined): KimiRendererOptions {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  return { ...base, ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }) };
 }
 
 const custom = new Map<string, RendererFactory>();

@@ -1,6 +1,7 @@
 import type { Message } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
+import { kimiTestTokenizer } from './__fixtures__/kimi/test-tokenizer.js';
 import { nemotronTestTokenizer } from './__fixtures__/nemotron.js';
 import { getRenderer } from './registry.js';
 import { type Renderer, TrainOnWhat } from './renderer.js';
@@ -18,6 +19,12 @@ const SETUPS: [string, string | (() => Tokenizer)][] = [
   ['gpt_oss_low_reasoning', 'openai/gpt-oss-20b'],
   ['gpt_oss_medium_reasoning', 'openai/gpt-oss-20b'],
   ['gpt_oss_high_reasoning', 'openai/gpt-oss-20b'],
+  ['kimi_k2', kimiTestTokenizer],
+  ['kimi_k25', kimiTestTokenizer],
+  ['kimi_k25_disable_thinking', kimiTestTokenizer],
+  ['kimi_k26', kimiTestTokenizer],
+  ['kimi_k26_disable_thinking', kimiTestTokenizer],
+  ['kimi_k26_preserve_thinking', kimiTestTokenizer],
   ['nemotron3', nemotronTestTokenizer],
   ['nemotron3_low_thinking', nemotronTestTokenizer],
   ['nemotron3_disable_thinking', nemotronTestTokenizer],
