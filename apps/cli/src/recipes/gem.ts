@@ -88,7 +88,7 @@ function wantsWarmStart(config: GemRecipeConfig): boolean {
   const player = playerFor(config.envId);
   if (config.warmStart === 'on' && player === undefined) {
     throw new ConfigError(
-      `warm_start=on: no scripted player for ${config.envId} (every game:* id has one; math/qa envs do not)`,
+      `warm_start=on: no scripted player for ${config.envId} (every offline game:* id has one; WikiGame and math/qa/code envs do not)`,
       { key: 'warm_start' },
     );
   }
