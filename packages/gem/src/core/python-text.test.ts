@@ -48,5 +48,6 @@ describe("Python's text rules as GEM's games meet them", () => {
   it('refuses a pattern feature it does not translate', () => {
     expect(() => pyRegExp(String.raw`(?=a)`)).toThrow(/unsupported/);
     expect(() => pyRegExp(String.raw`\w+`)).toThrow(/unsupported escape/);
+    expect(() => pyRegExp(String.raw`\d{2}`)).toThrow(/unsupported quantifier/);
   });
 });

@@ -43,7 +43,7 @@ function caseClassAdditions(matches: (ch: string) => boolean): string {
 }
 
 /**
- * Compiles a Python `re` pattern of the simple kind GEM's games use (literals, groups, `|`, quantifiers, classes,
+ * Compiles a Python `re` pattern of the simple kind GEM's games use (literals, groups, `|`, `+ * ?`, classes,
  * `\s`, `\d`, escaped punctuation) into a global Unicode JavaScript RegExp with Python's meaning of `\s`, `\d` and,
  * with `ignoreCase`, of IGNORECASE on ASCII letters. Anything else (backreferences, lookarounds, `.`, other escapes)
  * is refused, so a pattern never silently changes meaning.
@@ -86,6 +86,8 @@ export function pyRegExp(source: string, options: { ignoreCase?: boolean } = {})
         body += caseClassAdditions((ch) => cls.test(ch));
       }
       out += `[${body}]`;
+    } else if (c === '{' && /^\{\d*(,\d*)?\}/.test(source.slice(i)) && /^\{\d/.test(source.slice(i))) {
+      unsupported('quantifier');
     } else if (c === '{' || c === '}') {
       // Python reads a brace that does not start a valid quantifier as a literal; GEM's patterns use it that way.
       out += `\\${c}`;
