@@ -216,11 +216,14 @@ export class RestClient {
     return this.get(`/api/v1/samplers/${encodeURIComponent(samplerId)}`, SamplerInfoSchema);
   }
 
-  async listSessions(options: { limit?: number; offset?: number } = {}): Promise<string[]> {
+  async listSessions(
+    options: { limit?: number; offset?: number; accessScope?: 'owned' | 'accessible' } = {},
+  ): Promise<string[]> {
     return (
       await this.get('/api/v1/sessions', SessionsListResponseSchema, {
         limit: options.limit ?? 20,
         offset: options.offset ?? 0,
+        access_scope: options.accessScope ?? 'owned',
       })
     ).sessions;
   }

@@ -1,3 +1,4 @@
+export * from './contract.js';
 export * from './data-types.js';
 export * from './proto.js';
 export * from './wire.js';
