@@ -18,7 +18,7 @@ export class RecordingProxy {
 
   constructor(private readonly upstream: string) {}
 
-  async start(): Promise<string> {
+  async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => {
       void (async () => {
         const chunks: Buffer[] = [];
@@ -54,7 +54,7 @@ export class RecordingProxy {
         fwd.end(Buffer.from(body));
       })();
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
   }

@@ -100,8 +100,13 @@ export class RestClient {
     return { trainingRuns: r.training_runs, cursor: r.cursor };
   }
 
-  async getTrainingRun(trainingRunId: string): Promise<TrainingRun> {
-    return this.get(`/api/v1/training_runs/${encodeURIComponent(trainingRunId)}`, TrainingRunSchema);
+  async getTrainingRun(
+    trainingRunId: string,
+    options: { accessScope?: 'owned' | 'accessible' } = {},
+  ): Promise<TrainingRun> {
+    return this.get(`/api/v1/training_runs/${encodeURIComponent(trainingRunId)}`, TrainingRunSchema, {
+      access_scope: options.accessScope ?? 'owned',
+    });
   }
 
   /** The checkpoints of one run. */
@@ -228,8 +233,13 @@ export class RestClient {
     ).sessions;
   }
 
-  async getSession(sessionId: string): Promise<{ trainingRunIds: string[]; samplerIds: string[] }> {
-    const r = await this.get(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionInfoSchema);
+  async getSession(
+    sessionId: string,
+    options: { accessScope?: 'owned' | 'accessible' } = {},
+  ): Promise<{ trainingRunIds: string[]; samplerIds: string[] }> {
+    const r = await this.get(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionInfoSchema, {
+      access_scope: options.accessScope ?? 'owned',
+    });
     return { trainingRunIds: r.training_run_ids, samplerIds: r.sampler_ids };
   }
 

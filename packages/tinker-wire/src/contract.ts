@@ -274,7 +274,11 @@ export const ROUTE_CONTRACTS: Record<string, RouteContract> = {
     noBody: true,
     query: z.strictObject({ ...page, access_scope: scope, project_id: str().optional() }),
   },
-  'GET /api/v1/training_runs/{run}': { source: 'lib/public_interfaces/rest_client.py', noBody: true },
+  'GET /api/v1/training_runs/{run}': {
+    source: 'lib/public_interfaces/rest_client.py get_training_run',
+    noBody: true,
+    query: z.strictObject({ access_scope: scope }),
+  },
   'GET /api/v1/training_runs/{run}/checkpoints': { source: 'resources/weights.py', noBody: true },
   'DELETE /api/v1/training_runs/{run}/checkpoints/{kind}/{name}': {
     source: 'lib/public_interfaces/rest_client.py',
@@ -307,7 +311,11 @@ export const ROUTE_CONTRACTS: Record<string, RouteContract> = {
     noBody: true,
     query: z.strictObject({ ...page, access_scope: scope }),
   },
-  'GET /api/v1/sessions/{id}': { source: 'lib/public_interfaces/rest_client.py', noBody: true },
+  'GET /api/v1/sessions/{id}': {
+    source: 'lib/public_interfaces/rest_client.py get_session',
+    noBody: true,
+    query: z.strictObject({ access_scope: scope }),
+  },
   'PUT /api/v1/sessions/{id}/project': {
     source: 'lib/public_interfaces/rest_client.py assign_session_project',
     body: z.strictObject({ project_id: str() }),

@@ -47,6 +47,8 @@ message SampleResponse {
 `;
 
 const root = protobuf.parse(PROTO, { keepCase: true }).root;
+// Resolves proto3 defaults (packed repeated scalars, as the SDK's encoder writes them) before the first use.
+root.resolveAll();
 export const ForwardBackwardRequestProto = root.lookupType('tinker_public.ForwardBackwardRequest');
 export const ForwardBackwardOutputProto = root.lookupType('tinker_public.ForwardBackwardOutput');
 export const SampleResponseProto = root.lookupType('tinker_public.SampleResponse');
@@ -191,7 +193,8 @@ export function encodeForwardBackwardRequest(req: ForwardBackwardProtoRequest, f
     data,
     loss_fn: input.loss_fn,
     loss_fn_config: cfg,
-    forward_only: req.forward_only,
+    // proto3 leaves a default out; the SDK's encoder writes `forward_only` only when true.
+    ...(req.forward_only ? { forward_only: true } : {}),
   });
   return ForwardBackwardRequestProto.encode(msg).finish();
 }
