@@ -188,7 +188,12 @@ export class HttpClient {
    * (on every non-GET request, body or not), the `X-Stainless-*` platform headers, `X-Stainless-Retry-Count` (the
    * HTTP layer's retries of this request: 0 on a new request), `X-Idempotency-Key` on every non-GET request.
    */
-  private async headersFor(options: RequestOptions<unknown>, attempt: number, idempotencyKey: string | undefined) {
+  private headersFor(
+    options: RequestOptions<unknown>,
+    attempt: number,
+    idempotencyKey: string | undefined,
+    key: string | undefined,
+  ) {
     const h: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': `Cookbook/TypeScript ${SDK_VERSION}`,
@@ -202,7 +207,6 @@ export class HttpClient {
       ...this.defaultHeaders,
       ...options.headers,
     };
-    const key = options.rawCredential || !this.credential ? this.apiKey : await this.credential();
     if (key) h['X-API-Key'] = key;
     if (idempotencyKey) h['X-Idempotency-Key'] = idempotencyKey;
     if (options.method !== 'GET') h['Content-Type'] = 'application/json';
@@ -231,10 +235,12 @@ export class HttpClient {
     try {
       const res = await ky(url, {
         method: options.method,
-        headers: await this.headersFor(
+        headers: this.headersFor(
           options,
           attempt,
           idempotencyKey ?? (options.method === 'GET' ? undefined : HttpClient.idempotencyKey()),
+          // Only JWT mode waits for its credential: a plain key goes out in the same tick.
+          options.rawCredential || !this.credential ? this.apiKey : await this.credential(),
         ),
         body,
         timeout: options.timeoutMs ?? this.timeoutMs,

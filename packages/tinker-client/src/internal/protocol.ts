@@ -7,7 +7,6 @@
  *   bodies and JSON results, as the last SDK that never asked for `client/config` sent them.
  * The codec is the shared one of `@cookbook/tinker-wire`.
  */
-import { compress, init } from '@bokuweb/zstd-wasm';
 import {
   decodeForwardBackwardOutput,
   decodeSampleResponse,
@@ -35,7 +34,8 @@ export const decodeForwardBackwardResult = (bytes: Uint8Array): unknown => decod
 /** Reads a protobuf SampleResponse result into its JSON shape. */
 export const decodeSampleResult = (bytes: Uint8Array): unknown => decodeSampleResponse(bytes, fail);
 
-let zstdReady: Promise<void> | undefined;
+/** The zstd compressor (WebAssembly), loaded on first use: only servers that set `proto_compress_fwdbwd` need it. */
+let zstd: Promise<typeof import('@bokuweb/zstd-wasm')> | undefined;
 
 /** zstd level of compressed bodies (zstandard's default, as the SDK's `ZstdCompressor()` uses). */
 const ZSTD_LEVEL = 3;
@@ -50,7 +50,10 @@ export async function forwardBackwardBody(
 ): Promise<{ data: Uint8Array; contentType: string; contentEncoding?: string }> {
   const data = encodeForwardBackwardRequest(request, fail);
   if (!compressBody) return { data, contentType: PROTO_CONTENT_TYPE };
-  zstdReady ??= init();
-  await zstdReady;
+  zstd ??= import('@bokuweb/zstd-wasm').then(async (m) => {
+    await m.init();
+    return m;
+  });
+  const { compress } = await zstd;
   return { data: compress(data, ZSTD_LEVEL), contentType: PROTO_CONTENT_TYPE, contentEncoding: 'zstd' };
 }
