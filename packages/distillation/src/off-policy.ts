@@ -15,6 +15,7 @@ import {
   configToKeyStyle,
   DataError,
   type Datum,
+  DEFAULT_MODEL_NAME,
   resolveLearningRate,
 } from '@cookbook/core';
 import {
@@ -60,7 +61,7 @@ export const OffPolicyDistillationConfigSchema = z.object({
   ...teacherConfigShape,
   modelName: z
     .string()
-    .default('local/qwen3-tiny')
+    .default(DEFAULT_MODEL_NAME)
     .describe('Student base model, trained with LoRA (hosted example: Qwen/Qwen3-8B)'),
   loadCheckpointPath: z
     .string()

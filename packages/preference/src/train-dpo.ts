@@ -9,7 +9,14 @@
  * exactly the first `step` updates and names the next batch (as the SFT loop).
  */
 import { performance } from 'node:perf_hooks';
-import { ConfigError, computeScheduleLrMultiplier, configToKeyStyle, type Datum, timed } from '@cookbook/core';
+import {
+  ConfigError,
+  computeScheduleLrMultiplier,
+  configToKeyStyle,
+  type Datum,
+  DEFAULT_MODEL_NAME,
+  timed,
+} from '@cookbook/core';
 import {
   type Evaluator,
   type EvaluatorOrBuilder,
@@ -33,7 +40,7 @@ import {
   runOutputOptions,
   submitCheckpointSave,
 } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
 import { ServiceClient, type ServiceClientLike, type TrainingClientLike } from '@cookbook/tinker-client';
 import { z } from 'zod';
@@ -47,7 +54,7 @@ export const DpoTrainConfigSchema = z.object({
   ...checkpointConfigShape,
   modelName: z
     .string()
-    .default('local/qwen3-tiny')
+    .default(DEFAULT_MODEL_NAME)
     .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
   rendererName: z
     .string()
@@ -142,8 +149,7 @@ export type DpoTrainResult = RunResult<{ trainingClient: DpoTrainingClient; refe
 /** The renderer of a run: `deps.renderer`, else `rendererName` or the model's recommended one. */
 function rendererOf(config: DpoTrainConfig, deps: DpoTrainDeps): Renderer {
   if (deps.renderer) return deps.renderer;
-  const name = config.rendererName ?? getRecommendedRendererName(config.modelName);
-  return getRenderer(name, getTokenizer(config.modelName));
+  return resolveModelSetup(config).renderer;
 }
 
 /**

@@ -109,13 +109,28 @@ describe.each(SETUPS)('%s consistency', (name, model) => {
     expect(renderer.tokenizer.decode(b.slice(a.length))).toBe('Sure');
   });
 
-  it('extension property holds when claimed', () => {
-    if (!renderer.hasExtensionProperty) return;
-    const { modelInput, weights } = renderer.buildSupervisedExample(CONVERSATION.slice(0, 3));
-    const obs2 = renderer.buildGenerationPrompt(CONVERSATION.slice(0, 4)).toInts();
-    const ids = modelInput.toInts();
-    const end = weights.lastIndexOf(1) + 1;
-    expect(obs2.slice(0, end)).toEqual(ids.slice(0, end));
+  it.runIf(renderer.hasExtensionProperty)('hasExtensionProperty: the next prompt extends the trained turn', () => {
+    // With thinking too, where the renderer takes it: a renderer that claims the property keeps it in history.
+    const takesThinking = !['role_colon', 'llama3'].includes(name) && !renderer.disablesThinking;
+    const thinking: Message[] = CONVERSATION.map((m, i) =>
+      i === 2
+        ? {
+            ...m,
+            content: [
+              { type: 'thinking', thinking: 'A common one.' },
+              { type: 'text', text: 'Apple.' },
+            ],
+          }
+        : m,
+    );
+    for (const conv of takesThinking ? [CONVERSATION, thinking] : [CONVERSATION]) {
+      const { modelInput, weights } = renderer.buildSupervisedExample(conv.slice(0, 3));
+      const obs2 = renderer.buildGenerationPrompt(conv.slice(0, 4)).toInts();
+      const ids = modelInput.toInts();
+      const end = weights.lastIndexOf(1) + 1;
+      expect(end).toBeGreaterThan(0);
+      expect(obs2.slice(0, end)).toEqual(ids.slice(0, end));
+    }
   });
 });
 

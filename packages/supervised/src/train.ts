@@ -19,6 +19,7 @@ import {
   configToKeyStyle,
   DataError,
   type Datum,
+  DEFAULT_MODEL_NAME,
   resolveLearningRate,
   timed,
 } from '@cookbook/core';
@@ -66,7 +67,7 @@ export const SupervisedTrainConfigSchema = z.object({
   ...checkpointConfigShape,
   modelName: z
     .string()
-    .default('local/qwen3-tiny')
+    .default(DEFAULT_MODEL_NAME)
     .describe('Base model to fine-tune with LoRA (hosted example: Qwen/Qwen3-8B)'),
   rendererName: z
     .string()

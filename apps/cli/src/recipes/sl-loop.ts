@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
 import { computeMeanNll, datumWeights } from '@cookbook/eval';
 import { checkpointName, loopService, openTrainingClient, runLoop, saveCheckpoint } from '@cookbook/logging';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { loadModelSetup } from '@cookbook/renderers';
 import {
   type ConversationRow,
   conversationToDatum,
@@ -18,7 +18,7 @@ import type { ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { EXAMPLE_CONVERSATIONS, slRecipeSchema, slRendererName } from './sl-common.js';
+import { EXAMPLE_CONVERSATIONS, slRecipeSchema } from './sl-common.js';
 
 const lib = slRecipeSchema.shape;
 
@@ -54,7 +54,7 @@ export const slLoop = defineRecipe({
   schema: slLoopSchema,
   async run(config, io) {
     // Setup: renderer and learning rate.
-    const renderer = getRenderer(slRendererName(config), getTokenizer(config.modelName));
+    const { renderer } = await loadModelSetup(config);
     const file = config.dataset === 'example' ? EXAMPLE_CONVERSATIONS : config.dataset;
     const learningRate = resolveLearningRate(config.modelName, config.learningRate, {
       tinyModelLr: 1e-2,

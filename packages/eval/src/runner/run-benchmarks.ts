@@ -18,7 +18,7 @@ import {
   type TextSink,
   writeFileAtomicSync,
 } from '@cookbook/logging';
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import { type RestClient, type SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import type { Benchmark } from '../benchmark.js';
@@ -295,7 +295,9 @@ export async function runBenchmarks(
         `eval: ${resolved.modelPath ?? resolved.baseModel} (base ${resolved.baseModel}: ${resolved.sources.baseModel}; renderer ` +
           `${resolved.rendererName}: ${resolved.sources.rendererName})`,
       );
-      const renderer = deps.renderer ?? getRenderer(resolved.rendererName, getTokenizer(resolved.baseModel));
+      const renderer =
+        deps.renderer ??
+        (await loadModelSetup({ modelName: resolved.baseModel, rendererName: resolved.rendererName })).renderer;
       const sampler =
         deps.samplingClient ??
         (await getService().createSamplingClient(

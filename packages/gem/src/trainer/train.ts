@@ -24,7 +24,7 @@ import {
   runOutputOptions,
   submitCheckpointSave,
 } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { ServiceClient, type TrainingClientLike } from '@cookbook/tinker-client';
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
@@ -72,10 +72,7 @@ function mean(xs: readonly number[]): number {
 
 /** The renderer of a run: explicit, else `rendererName`, else the model's recommended one. */
 export function gemRenderer(config: Pick<GemTrainConfig, 'modelName' | 'rendererName'>): Renderer {
-  return getRenderer(
-    config.rendererName ?? getRecommendedRendererName(config.modelName),
-    getTokenizer(config.modelName),
-  );
+  return resolveModelSetup(config).renderer;
 }
 
 /**

@@ -3,7 +3,7 @@
  * and what the loop needs besides it. Non-serialisable inputs (dataset builder, evaluators, service client,
  * callbacks) are {@link RLTrainDeps}.
  */
-import type { Datum, TokenCompleter } from '@cookbook/core';
+import { type Datum, DEFAULT_MODEL_NAME, type TokenCompleter } from '@cookbook/core';
 import { type EvaluatorOrBuilder, infrequentEvalEveryField, type SamplingClientEvaluator } from '@cookbook/eval';
 import {
   checkpointConfigShape,
@@ -62,7 +62,7 @@ export const RLTrainConfigSchema = z.object({
   ...checkpointConfigShape,
   modelName: z
     .string()
-    .default('local/qwen3-tiny')
+    .default(DEFAULT_MODEL_NAME)
     .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
   learningRate: z
     .number()
