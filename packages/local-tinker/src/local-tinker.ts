@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ConfigError } from '@cookbook/core';
 import { createHttpServer, listen } from './http-server.js';
 import type { ServiceLimits } from './limits.js';
-import { LocalTinkerService } from './service.js';
+import { LocalTinkerService, type ProtocolOptions } from './service.js';
 
 /** Options of {@link startLocalTinker}. */
 export interface LocalTinkerOptions {
@@ -42,6 +42,8 @@ export interface LocalTinkerOptions {
   clockCycleMs?: number;
   /** With a clock: append one JSON line per cycle to this file. */
   clockCycleLogPath?: string;
+  /** What `client/config` answers and JWT mode (`protocol-config.ts`). Default: the SDK's default flags. */
+  protocol?: ProtocolOptions;
 }
 
 /** A running embedded service. */
@@ -98,6 +100,7 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     ...(options.log ? { log: options.log } : {}),
     ...(options.clockCycleMs ? { clockCycleMs: options.clockCycleMs } : {}),
     ...(options.clockCycleLogPath !== undefined ? { clockCycleLogPath: options.clockCycleLogPath } : {}),
+    ...(options.protocol ? { protocol: options.protocol } : {}),
   });
   await service.init();
   const server = createHttpServer(service);
