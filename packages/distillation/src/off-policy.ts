@@ -27,20 +27,7 @@ import {
   resolveEvaluators,
   runEvaluators,
 } from '@cookbook/eval';
-import {
-  appendCheckpointRecord,
-  type CheckpointRecord,
-  checkpointConfigShape,
-  checkpointName,
-  loopService,
-  openTrainingClient,
-  type RunOutputDeps,
-  type RunResult,
-  runConfigShape,
-  runLoop,
-  runOutputOptions,
-  submitCheckpointSave,
-} from '@cookbook/logging';
+import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import {
   type SamplingClientLike,
@@ -48,6 +35,16 @@ import {
   type ServiceClientLike,
   type TrainingClientLike,
 } from '@cookbook/tinker-client';
+import {
+  checkpointConfigShape,
+  loopService,
+  openTrainingClient,
+  type RunOutputDeps,
+  type RunResult,
+  runConfigShape,
+  runLoop,
+  runOutputOptions,
+} from '@cookbook/training';
 import { z } from 'zod';
 import { mapLimit } from './internal/concurrency.js';
 import { createTeacher, type TeacherServiceClient, teacherConfigShape } from './teacher.js';

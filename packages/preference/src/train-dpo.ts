@@ -18,11 +18,12 @@ import {
   resolveEvaluators,
   trainingClientEvaluation,
 } from '@cookbook/eval';
+import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
+import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
+import { ServiceClient, type ServiceClientLike, type TrainingClientLike } from '@cookbook/tinker-client';
 import {
-  appendCheckpointRecord,
-  type CheckpointRecord,
   checkpointConfigShape,
-  checkpointName,
   loopService,
   openTrainingClient,
   type RunOutputDeps,
@@ -31,11 +32,7 @@ import {
   runConfigShape,
   runLoop,
   runOutputOptions,
-  submitCheckpointSave,
-} from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
-import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
-import { ServiceClient, type ServiceClientLike, type TrainingClientLike } from '@cookbook/tinker-client';
+} from '@cookbook/training';
 import { z } from 'zod';
 import { type ComparisonDatasetBuilder, type ComparisonDatasets, dpoDataset, dpoDatums } from './dpo-data.js';
 import { DpoPairEvaluator, type ReferenceLogprobs, referenceSequenceLogprobs } from './dpo-evaluator.js';

@@ -8,16 +8,10 @@
  */
 import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
 import { resolveEvaluators } from '@cookbook/eval';
-import {
-  type CheckpointRecord,
-  checkpointName,
-  loopService,
-  openTrainingClient,
-  runLoop,
-  runOutputOptions,
-} from '@cookbook/logging';
+import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { loopService, openTrainingClient, runLoop, runOutputOptions } from '@cookbook/training';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 import { RLTestSetEvaluator } from './evaluators.js';
 import { doAsyncTraining } from './train/async-loop.js';

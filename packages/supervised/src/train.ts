@@ -35,8 +35,15 @@ import {
 import {
   appendCheckpointRecord,
   type CheckpointRecord,
-  checkpointConfigShape,
   checkpointName,
+  type SavedPaths,
+  submitCheckpointSave,
+  Transcript,
+} from '@cookbook/logging';
+import { getTokenizer } from '@cookbook/renderers';
+import { type ForwardBackwardOutput, ServiceClient } from '@cookbook/tinker-client';
+import {
+  checkpointConfigShape,
   type LoopOutcome,
   loopService,
   openTrainingClient,
@@ -47,12 +54,7 @@ import {
   runConfigShape,
   runLoop,
   runOutputOptions,
-  type SavedPaths,
-  submitCheckpointSave,
-  Transcript,
-} from '@cookbook/logging';
-import { getTokenizer } from '@cookbook/renderers';
-import { type ForwardBackwardOutput, ServiceClient } from '@cookbook/tinker-client';
+} from '@cookbook/training';
 import { z } from 'zod';
 import { adamConfigShape, adamParams } from './adam.js';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from './dataset.js';

@@ -4,8 +4,7 @@
  * through the same way with the same defaults.
  */
 
-import type { TextSink } from './console-logger.js';
-import type { CheckLogDirOptions } from './log-dir.js';
+import type { CheckLogDirOptions, TextSink } from '@cookbook/logging';
 import type { RunLoopOptions } from './run.js';
 
 /** Output settings of a loop's `deps`. */

@@ -9,17 +9,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle } from '@cookbook/core';
-import {
-  type CheckLogDirOptions,
-  checkLogDir,
-  type RunResult,
-  runConfigShape,
-  runLoop,
-  type TextSink,
-  writeFileAtomicSync,
-} from '@cookbook/logging';
+import { type CheckLogDirOptions, checkLogDir, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import { type RestClient, type SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
+import { type RunResult, runConfigShape, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import type { Benchmark } from '../benchmark.js';
 import { type ResolvedModel, resolveModel } from '../model-resolution.js';

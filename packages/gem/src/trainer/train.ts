@@ -13,19 +13,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
-import {
-  appendCheckpointRecord,
-  type CheckpointRecord,
-  checkpointName,
-  loopService,
-  openTrainingClient,
-  type RunResult,
-  runLoop,
-  runOutputOptions,
-  submitCheckpointSave,
-} from '@cookbook/logging';
+import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import { ServiceClient, type TrainingClientLike } from '@cookbook/tinker-client';
+import { loopService, openTrainingClient, type RunResult, runLoop, runOutputOptions } from '@cookbook/training';
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
 import { Rng } from '../core/rng.js';

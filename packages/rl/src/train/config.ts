@@ -11,7 +11,7 @@ import {
   type RunOutputDeps,
   type RunResult,
   runConfigShape,
-} from '@cookbook/logging';
+} from '@cookbook/training';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
 import type { DatumMetadata } from '../data-processing.js';

@@ -12,10 +12,10 @@ import {
   type CheckpointRecord,
   checkpointName,
   initTrace,
-  type RunContext,
   scopeHeader,
   submitCheckpointSave,
 } from '@cookbook/logging';
+import type { RunContext } from '@cookbook/training';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import {
   assembleTrainingData,
