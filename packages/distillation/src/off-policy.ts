@@ -17,16 +17,7 @@ import {
   type Datum,
   resolveLearningRate,
 } from '@cookbook/core';
-import {
-  computeMeanNll,
-  datumWeights,
-  type Evaluator,
-  type EvaluatorOrBuilder,
-  infrequentEvalEveryField,
-  NLLEvaluator,
-  resolveEvaluators,
-  runEvaluators,
-} from '@cookbook/eval';
+import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import {
@@ -37,11 +28,16 @@ import {
 } from '@cookbook/tinker-client';
 import {
   checkpointConfigShape,
+  type Evaluator,
+  type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   loopService,
   openTrainingClient,
   type RunOutputDeps,
   type RunResult,
+  resolveEvaluators,
   runConfigShape,
+  runEvaluators,
   runLoop,
   runOutputOptions,
 } from '@cookbook/training';

@@ -4,7 +4,7 @@
  * those tokens decode to, so models with different tokenizers compare.
  */
 import { type Datum, type TensorData, tensorToNumbers } from '@cookbook/core';
-import type { EvalContext, EvalTrainingClient, TrainingClientEvaluator } from './evaluator.js';
+import type { EvalContext, EvalTrainingClient, TrainingClientEvaluator } from '@cookbook/training';
 import { deferred } from './internal/deferred.js';
 
 /**

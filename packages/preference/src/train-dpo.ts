@@ -10,28 +10,26 @@
  */
 import { performance } from 'node:perf_hooks';
 import { ConfigError, computeScheduleLrMultiplier, configToKeyStyle, type Datum, timed } from '@cookbook/core';
-import {
-  type Evaluator,
-  type EvaluatorOrBuilder,
-  infrequentEvalEveryField,
-  NLLEvaluator,
-  resolveEvaluators,
-  trainingClientEvaluation,
-} from '@cookbook/eval';
+import { NLLEvaluator } from '@cookbook/eval';
 import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
 import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
 import { ServiceClient, type ServiceClientLike, type TrainingClientLike } from '@cookbook/tinker-client';
 import {
   checkpointConfigShape,
+  type Evaluator,
+  type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   loopService,
   openTrainingClient,
   type RunOutputDeps,
   type RunResult,
+  resolveEvaluators,
   resumeStepOf,
   runConfigShape,
   runLoop,
   runOutputOptions,
+  trainingClientEvaluation,
 } from '@cookbook/training';
 import { z } from 'zod';
 import { type ComparisonDatasetBuilder, type ComparisonDatasets, dpoDataset, dpoDatums } from './dpo-data.js';

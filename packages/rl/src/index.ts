@@ -1,5 +1,26 @@
 /** The math graders are `@cookbook/eval`'s (one implementation); re-exported for RL env authors. */
 export { extractBoxed, extractGsm8kAnswer, gradeAnswer, normalizeAnswer } from '@cookbook/eval';
+export {
+  type Action,
+  type Env,
+  EnvFromMessageEnv,
+  type EnvFromMessageEnvOptions,
+  type EnvGroupBuilder,
+  type GroupReward,
+  type InitialObservation,
+  type Logs,
+  type MessageEnv,
+  type MessageStepResult,
+  type Metrics,
+  type Observation,
+  type RLDataset,
+  type RLDatasetBuilder,
+  type SampleStopReason,
+  type StepResult,
+  type Trajectory,
+  TrajectoryGroup,
+  type Transition,
+} from '@cookbook/training';
 export type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 export {
   assembleTrainingData,
@@ -73,12 +94,6 @@ export {
 } from './envs/twenty-questions-env.js';
 export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators.js';
 export { deriveSeed } from './internal/random.js';
-export {
-  EnvFromMessageEnv,
-  type EnvFromMessageEnvOptions,
-  type MessageEnv,
-  type MessageStepResult,
-} from './message-env.js';
 export { computeKlSampleTrain, computePostKl, computeTrajectoryMetrics } from './metrics.js';
 export { ProblemDataset, type ProblemDatasetOptions } from './problem-dataset.js';
 export {
@@ -121,20 +136,3 @@ export {
   type TrainStepOptions,
   trainStep,
 } from './train-step.js';
-export {
-  type Action,
-  type Env,
-  type EnvGroupBuilder,
-  type GroupReward,
-  type InitialObservation,
-  type Logs,
-  type Metrics,
-  type Observation,
-  type RLDataset,
-  type RLDatasetBuilder,
-  type SampleStopReason,
-  type StepResult,
-  type Trajectory,
-  TrajectoryGroup,
-  type Transition,
-} from './types.js';

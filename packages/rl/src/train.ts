@@ -7,11 +7,11 @@
  * step are dropped so each step appears once; an interrupted run saves a resumable checkpoint where it stopped.
  */
 import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
-import { resolveEvaluators } from '@cookbook/eval';
 import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
-import { loopService, openTrainingClient, runLoop, runOutputOptions } from '@cookbook/training';
+import type { RLDataset } from '@cookbook/training';
+import { loopService, openTrainingClient, resolveEvaluators, runLoop, runOutputOptions } from '@cookbook/training';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 import { RLTestSetEvaluator } from './evaluators.js';
 import { doAsyncTraining } from './train/async-loop.js';
@@ -25,7 +25,6 @@ import {
 import { type LoopContext, saveRlCheckpoint } from './train/loop-steps.js';
 import { doStreamMinibatchTraining } from './train/stream-loop.js';
 import { doSyncTraining } from './train/sync-loop.js';
-import type { RLDataset } from './types.js';
 
 /**
  * Runs RL training. Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is

@@ -22,16 +22,7 @@ import {
   resolveLearningRate,
   timed,
 } from '@cookbook/core';
-import {
-  computeMeanNll,
-  datumWeights,
-  type Evaluator,
-  type EvaluatorOrBuilder,
-  infrequentEvalEveryField,
-  NLLEvaluator,
-  resolveEvaluators,
-  trainingClientEvaluation,
-} from '@cookbook/eval';
+import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import {
   appendCheckpointRecord,
   type CheckpointRecord,
@@ -44,16 +35,21 @@ import { getTokenizer } from '@cookbook/renderers';
 import { type ForwardBackwardOutput, ServiceClient } from '@cookbook/tinker-client';
 import {
   checkpointConfigShape,
+  type Evaluator,
+  type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   type LoopOutcome,
   loopService,
   openTrainingClient,
   type RunContext,
   type RunOutputDeps,
   type RunResult,
+  resolveEvaluators,
   resumeStepOf,
   runConfigShape,
   runLoop,
   runOutputOptions,
+  trainingClientEvaluation,
 } from '@cookbook/training';
 import { z } from 'zod';
 import { adamConfigShape, adamParams } from './adam.js';

@@ -1,4 +1,40 @@
+export {
+  type Action,
+  type Env,
+  type EnvGroupBuilder,
+  type GroupReward,
+  type InitialObservation,
+  type Logs,
+  type Metrics,
+  type Observation,
+  type RLDataset,
+  type RLDatasetBuilder,
+  type SampleStopReason,
+  type StepResult,
+  type Trajectory,
+  TrajectoryGroup,
+  type Transition,
+} from './env.js';
+export { EnvFromMessageEnv, type EnvFromMessageEnvOptions } from './env-from-message-env.js';
+export {
+  type EvalContext,
+  type EvalTrainingClient,
+  type Evaluator,
+  type EvaluatorBuilder,
+  type EvaluatorClients,
+  type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
+  type RunEvaluatorsOptions,
+  resolveEvaluators,
+  runEvaluators,
+  type SamplingClientEvaluator,
+  type SamplingClientEvaluatorBuilder,
+  type TrainingClientEvaluator,
+  type TrainingClientEvaluatorBuilder,
+  trainingClientEvaluation,
+} from './evaluator.js';
 export { type LoopService, loopService } from './loop-service.js';
+export type { MessageEnv, MessageStepResult } from './message-env.js';
 export {
   loadCheckpointOptimizerField,
   type OpenTrainingClientOptions,

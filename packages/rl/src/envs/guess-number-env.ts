@@ -6,9 +6,9 @@
 import type { Message } from '@cookbook/core';
 import { getTextContent } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
+import type { Env, EnvGroupBuilder, RLDataset } from '@cookbook/training';
+import { EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '@cookbook/training';
 import { Rng } from '../internal/random.js';
-import { EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '../message-env.js';
-import type { Env, EnvGroupBuilder, RLDataset } from '../types.js';
 import { lastInteger } from './math-env.js';
 
 /** Options of {@link GuessNumberMessageEnv}. */

@@ -8,9 +8,9 @@
 import { getTextContent, type Message, ModelInput, TrainingError } from '@cookbook/core';
 import { ConversationFormatter, logFormatter } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
+import type { Action, Env, EnvGroupBuilder, InitialObservation, RLDataset, StepResult } from '@cookbook/training';
 import { Rng } from '../internal/random.js';
 import { safeParseResponse } from '../problem-env.js';
-import type { Action, Env, EnvGroupBuilder, InitialObservation, RLDataset, StepResult } from '../types.js';
 
 /** A player mark. */
 export type Player = 'X' | 'O';

@@ -4,18 +4,20 @@
  * callbacks) are {@link RLTrainDeps}.
  */
 import type { Datum, TokenCompleter } from '@cookbook/core';
-import { type EvaluatorOrBuilder, infrequentEvalEveryField, type SamplingClientEvaluator } from '@cookbook/eval';
+import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '@cookbook/training';
 import {
   checkpointConfigShape,
+  type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   loadCheckpointOptimizerField,
   type RunOutputDeps,
   type RunResult,
   runConfigShape,
+  type SamplingClientEvaluator,
 } from '@cookbook/training';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
 import type { DatumMetadata } from '../data-processing.js';
-import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '../types.js';
 
 /** Streaming minibatches: train on each minibatch of groups as soon as its rollouts finish. */
 export const StreamMinibatchConfigSchema = z.object({
