@@ -17,6 +17,15 @@ export {
 } from './env.js';
 export { EnvFromMessageEnv, type EnvFromMessageEnvOptions } from './env-from-message-env.js';
 export {
+  type EpochClient,
+  type EpochLoop,
+  type EpochPlan,
+  type EpochStep,
+  runEpochs,
+  type SubmittedWork,
+  totalStepsOf,
+} from './epoch-driver.js';
+export {
   type EvalContext,
   type EvalTrainingClient,
   type Evaluator,
@@ -33,7 +42,7 @@ export {
   type TrainingClientEvaluatorBuilder,
   trainingClientEvaluation,
 } from './evaluator.js';
-export { type LoopService, loopService } from './loop-service.js';
+export { type LoopService, loopService, runService, serviceClientFor } from './loop-service.js';
 export type { MessageEnv, MessageStepResult } from './message-env.js';
 export {
   loadCheckpointOptimizerField,
@@ -57,3 +66,10 @@ export {
   runLoop,
 } from './run.js';
 export { type RunOutputDeps, runOutputOptions } from './run-output.js';
+export {
+  runUserMetadata,
+  type TrainingConfig,
+  TrainingConfigSchema,
+  trainingConfigShape,
+  trainingLearningRate,
+} from './training-config.js';
