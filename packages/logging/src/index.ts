@@ -22,6 +22,7 @@ export {
   type TextSink,
 } from './console-logger.js';
 export { ConversationFormatter, type FormattableMessage, formatMessageHtml } from './conversation-formatter.js';
+export { deferred } from './internal/deferred.js';
 export { isHeadlineMetric } from './internal/report-data.js';
 export {
   appendJsonLine,

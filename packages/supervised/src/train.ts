@@ -15,7 +15,7 @@
 import { join } from 'node:path';
 import { configToKeyStyle, DataError, type Datum, timed } from '@cookbook/core';
 import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
-import { checkpointName, Transcript } from '@cookbook/logging';
+import { checkpointName, deferred, Transcript } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
 import {
@@ -38,7 +38,7 @@ import { z } from 'zod';
 import { adamConfigShape, adamParams } from './adam.js';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from './dataset.js';
 import { DatumFormatter } from './internal/datum-html.js';
-import { deferred } from './internal/files.js';
+
 import type { SupervisedServiceClient, SupervisedTrainingClient } from './types.js';
 
 /** The SFT config (upstream `supervised/train.Config`): the shared training fields, Adam's, and pipelining. */

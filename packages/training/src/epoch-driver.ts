@@ -210,5 +210,8 @@ export async function runEpochs(
     loop.onLogged?.(totalSteps, row, true);
   }
   const finalCheckpoint = await saveNow('final', totalSteps, { final: true });
+  run.log(
+    `done: final checkpoint ${finalCheckpoint.state_path ?? ''} (sampler ${finalCheckpoint.sampler_path ?? 'none'})`,
+  );
   return { totalSteps, endStep: totalSteps, finalCheckpoint };
 }
