@@ -18,13 +18,13 @@ import {
   type EpochLoop,
   type EvaluatorOrBuilder,
   openTrainingClient,
-  type RunOutputDeps,
   type RunResult,
   runEpochs,
   runLoop,
   runOutputOptions,
   runService,
   runUserMetadata,
+  type TrainingLoopDeps,
   trainingConfigShape,
   trainingLearningRate,
 } from '@cookbook/training';
@@ -76,15 +76,12 @@ export interface OffPolicyServiceClient extends TeacherServiceClient {
 }
 
 /** What the loop needs besides its config. */
-export interface OffPolicyDistillationDeps extends RunOutputDeps {
-  /** The text to distil on (supervised datums; weights mark the trained tokens), or a builder run before any write. */
+export interface OffPolicyDistillationDeps extends TrainingLoopDeps<OffPolicyServiceClient> {
+  /**
+   * The text to distil on (supervised datums; weights mark the trained tokens), or a builder run before any write;
+   * `test/nll` on its test set joins `evaluators`.
+   */
   dataset: SupervisedDatasetBuilder | SupervisedDatasets;
-  /** Extra evaluators (or builders) run every `evalEvery` steps; `test/nll` on the test set is added. */
-  evaluators?: readonly EvaluatorOrBuilder[];
-  /** Evaluators (or builders) run every `infrequentEvalEvery` steps (e.g. a benchmark of the student's samples). */
-  infrequentEvaluators?: readonly EvaluatorOrBuilder[];
-  /** Default: a ServiceClient on `baseUrl` (or the environment / embedded service), closed at the end. */
-  serviceClient?: OffPolicyServiceClient;
   /** Called after each step's metrics are logged. */
   onStep?: (step: number, metrics: Record<string, number>) => void;
 }

@@ -18,13 +18,13 @@ import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-cli
 import {
   type EvaluatorOrBuilder,
   openTrainingClient,
-  type RunOutputDeps,
   type RunResult,
   runEpochs,
   runLoop,
   runOutputOptions,
   runService,
   runUserMetadata,
+  type TrainingLoopDeps,
   trainingConfigShape,
 } from '@cookbook/training';
 import { z } from 'zod';
@@ -81,20 +81,15 @@ export interface DpoServiceClient {
 }
 
 /** What the DPO loop needs besides its config. */
-export interface DpoTrainDeps extends RunOutputDeps {
-  /** The comparisons (or a builder, run before anything is written). */
+export interface DpoTrainDeps extends TrainingLoopDeps<DpoServiceClient> {
+  /**
+   * The comparisons (or a builder, run before anything is written). With a test set the loop adds `test/nll`,
+   * `test/bpb` (NLL of the chosen completions) and the held-out DPO metrics `test/pair_accuracy`, `test/dpo_loss`,
+   * `test/margin` to `evaluators`.
+   */
   dataset: ComparisonDatasetBuilder | ComparisonDatasets;
   /** Renders comparisons; default: `rendererName` (or the model's recommended renderer) over the model's tokenizer. */
   renderer?: Renderer;
-  /**
-   * Evaluators run every `evalEvery` steps. With a test set the loop adds `test/nll`, `test/bpb` (NLL of the chosen
-   * completions) and the held-out DPO metrics `test/pair_accuracy`, `test/dpo_loss`, `test/margin`.
-   */
-  evaluators?: readonly EvaluatorOrBuilder[];
-  /** Evaluators run every `infrequentEvalEvery` steps. */
-  infrequentEvaluators?: readonly EvaluatorOrBuilder[];
-  /** The service. Default: a new ServiceClient on `baseUrl` (closed at the end). */
-  serviceClient?: DpoServiceClient;
   /** Called after each step's metrics are logged. */
   onStepLogged?: (step: number, metrics: Record<string, number>) => void;
 }

@@ -23,7 +23,6 @@ import {
   type LoopOutcome,
   openTrainingClient,
   type RunContext,
-  type RunOutputDeps,
   type RunResult,
   runEpochs,
   runLoop,
@@ -31,6 +30,7 @@ import {
   runService,
   runUserMetadata,
   serviceClientFor,
+  type TrainingLoopDeps,
   trainingConfigShape,
   trainingLearningRate,
 } from '@cookbook/training';
@@ -53,18 +53,12 @@ export type SupervisedTrainConfig = z.infer<typeof SupervisedTrainConfigSchema>;
 export type SupervisedTrainConfigInput = z.input<typeof SupervisedTrainConfigSchema>;
 
 /** What the SFT loop needs besides its config. */
-export interface SupervisedTrainDeps extends RunOutputDeps {
-  /** Datasets, or a builder (run before anything is written, so bad data fails early). */
-  dataset: SupervisedDatasetBuilder | SupervisedDatasets;
+export interface SupervisedTrainDeps extends TrainingLoopDeps<SupervisedServiceClient> {
   /**
-   * Evaluators (or builders) run every `evalEvery` steps (`@cookbook/training`'s interfaces); an NLL evaluator on the
-   * test set (`test/nll`, `test/bpb`) is added automatically.
+   * Datasets, or a builder (run before anything is written, so bad data fails early). An NLL evaluator on the test
+   * set (`test/nll`, `test/bpb`) joins `evaluators`.
    */
-  evaluators?: readonly EvaluatorOrBuilder[];
-  /** Evaluators (or builders) run every `infrequentEvalEvery` steps. */
-  infrequentEvaluators?: readonly EvaluatorOrBuilder[];
-  /** The service to train on. Default: a new ServiceClient on `baseUrl` (closed at the end). */
-  serviceClient?: SupervisedServiceClient;
+  dataset: SupervisedDatasetBuilder | SupervisedDatasets;
   /** Called after each step's metrics are logged (before its checkpoint record); for tests and hooks. */
   onStepLogged?: (step: number, metrics: Record<string, number>) => void;
 }

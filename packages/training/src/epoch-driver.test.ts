@@ -194,7 +194,12 @@ describe('runEpochs', () => {
           submitAhead: 1,
           async submit(at) {
             calls.push(`submit ${at.step}`);
-            return { collect: async () => (calls.push(`collect ${at.step}`), { loss: 1 }) };
+            return {
+              collect: async () => {
+                calls.push(`collect ${at.step}`);
+                return { loss: 1 };
+              },
+            };
           },
         }),
       ),

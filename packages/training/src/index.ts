@@ -70,6 +70,7 @@ export {
   runUserMetadata,
   type TrainingConfig,
   TrainingConfigSchema,
+  type TrainingLoopDeps,
   trainingConfigShape,
   trainingLearningRate,
 } from './training-config.js';

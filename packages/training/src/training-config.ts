@@ -5,8 +5,9 @@
  */
 import { LrScheduleName, resolveLearningRate } from '@cookbook/core';
 import { z } from 'zod';
-import { infrequentEvalEveryField } from './evaluator.js';
+import { type EvaluatorOrBuilder, infrequentEvalEveryField } from './evaluator.js';
 import { checkpointConfigShape, runConfigShape } from './run.js';
+import type { RunOutputDeps } from './run-output.js';
 
 export const trainingConfigShape = {
   ...runConfigShape,
@@ -66,4 +67,14 @@ export function runUserMetadata(config: Pick<TrainingConfig, 'rendererName' | 'r
   if (config.rendererName) out.renderer_name = config.rendererName;
   if (config.recipeName) out.recipe_name = config.recipeName;
   return out;
+}
+
+/** The `deps` every training loop accepts besides its data: evaluators, the service, and the output settings. */
+export interface TrainingLoopDeps<S> extends RunOutputDeps {
+  /** Evaluators (or builders) run every `evalEvery` steps; a loop adds its own held-out ones (e.g. `test/nll`). */
+  evaluators?: readonly EvaluatorOrBuilder[];
+  /** Evaluators (or builders) run every `infrequentEvalEvery` steps. */
+  infrequentEvaluators?: readonly EvaluatorOrBuilder[];
+  /** The service to train on; default a ServiceClient built from the run config (`runService`), closed at the end. */
+  serviceClient?: S;
 }
