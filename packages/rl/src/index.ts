@@ -125,7 +125,7 @@ export {
   StreamMinibatchConfigSchema,
   TINY_MODEL_RL_LR,
 } from './train/config.js';
-export { train } from './train.js';
+export { train } from './train/train.js';
 export {
   collectTrainStep,
   outputLogprobs,

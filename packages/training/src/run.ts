@@ -7,7 +7,7 @@
  *
  * ```ts
  * return runLoop({ ...config, config: configToKeyStyle(Schema, config, { keyStyle: 'snake_case' }) }, async (run) => {
- *   const service = run.own(deps.serviceClient ?? new ServiceClient());   // closed at the end
+ *   const service = run.own(deps.serviceClient ?? serviceClientFor(config));   // closed at the end
  *   for (let step = run.startStep; step < total && !run.signal.aborted; step++) { … run.logger.logMetrics(m, step) }
  *   return { totalSteps: total, endStep: step, finalCheckpoint };
  * });

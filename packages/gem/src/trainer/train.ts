@@ -15,8 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
 import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
-import { ServiceClient, type TrainingClientLike } from '@cookbook/tinker-client';
-import { loopService, openTrainingClient, type RunResult, runLoop, runOutputOptions } from '@cookbook/training';
+import type { TrainingClientLike } from '@cookbook/tinker-client';
+import { openTrainingClient, type RunResult, runLoop, runOutputOptions, runService } from '@cookbook/training';
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
 import { Rng } from '../core/rng.js';
@@ -82,10 +82,7 @@ export async function trainGem(
   let envs: Env[] = [];
   let templateWarning: string | undefined;
   // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = loopService(
-    deps.serviceClient,
-    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-  );
+  const connection = runService(deps.serviceClient, config);
   return runLoop<GemTrainValue>(
     {
       connect: connection.connect,

@@ -14,6 +14,7 @@ import {
   type RunResult,
   runConfigShape,
   type SamplingClientEvaluator,
+  trainingConfigShape,
 } from '@cookbook/training';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
@@ -60,19 +61,13 @@ export type AdvantageTransform = (typeof ADVANTAGE_TRANSFORMS)[number];
 export const RLTrainConfigSchema = z.object({
   ...runConfigShape,
   ...checkpointConfigShape,
-  modelName: z
-    .string()
-    .default('local/qwen3-tiny')
-    .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
-  learningRate: z
-    .number()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe('Adam learning rate (constant); null = 1e-3 for local/* tiny models, else hyperparam_utils.get_lr / 10'),
+  modelName: trainingConfigShape.modelName,
+  learningRate: trainingConfigShape.learningRate.describe(
+    'Adam learning rate (constant); null = 1e-3 for local/* tiny models, else hyperparam_utils.get_lr / 10',
+  ),
   maxTokens: z.number().int().positive().default(256).describe('Most tokens sampled per turn'),
   temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),
-  loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
+  loraRank: trainingConfigShape.loraRank,
   evalEvery: z.number().int().nonnegative().default(20).describe('Evaluate the test set every N steps (0 = never)'),
   infrequentEvalEvery: infrequentEvalEveryField,
   numSubsteps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),

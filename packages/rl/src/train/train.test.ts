@@ -5,9 +5,9 @@ import { ModelInput, tensorFromFloat32 } from '@cookbook/core';
 import { readCheckpoints } from '@cookbook/logging';
 import type { Action, Env, EnvGroupBuilder, RLDataset, SamplingClientEvaluator, StepResult } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
-import { BAD, BANDIT_PROMPT, FakeService, GOOD } from './__fixtures__/fake-tinker.js';
-import { lossInput } from './data-processing.js';
-import type { RLTrainConfigInput } from './train/config.js';
+import { BAD, BANDIT_PROMPT, FakeService, GOOD } from '../__fixtures__/fake-tinker.js';
+import { lossInput } from '../data-processing.js';
+import type { RLTrainConfigInput } from './config.js';
 import { train } from './train.js';
 
 class BanditEnv implements Env {

@@ -9,22 +9,21 @@
 import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
 import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
-import { ServiceClient } from '@cookbook/tinker-client';
 import type { RLDataset } from '@cookbook/training';
-import { loopService, openTrainingClient, resolveEvaluators, runLoop, runOutputOptions } from '@cookbook/training';
-import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
-import { RLTestSetEvaluator } from './evaluators.js';
-import { doAsyncTraining } from './train/async-loop.js';
+import { openTrainingClient, resolveEvaluators, runLoop, runOutputOptions, runService } from '@cookbook/training';
+import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
+import { RLTestSetEvaluator } from '../evaluators.js';
+import { doAsyncTraining } from './async-loop.js';
 import {
   type RLTrainConfigInput,
   RLTrainConfigSchema,
   type RLTrainDeps,
   type RLTrainResult,
   TINY_MODEL_RL_LR,
-} from './train/config.js';
-import { type LoopContext, saveRlCheckpoint } from './train/loop-steps.js';
-import { doStreamMinibatchTraining } from './train/stream-loop.js';
-import { doSyncTraining } from './train/sync-loop.js';
+} from './config.js';
+import { type LoopContext, saveRlCheckpoint } from './loop-steps.js';
+import { doStreamMinibatchTraining } from './stream-loop.js';
+import { doSyncTraining } from './sync-loop.js';
 
 /**
  * Runs RL training. Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is
@@ -41,10 +40,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
   };
   let datasets: { train: RLDataset; test?: RLDataset | undefined } | undefined;
   // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = loopService<RLServiceClient>(
-    deps.serviceClient,
-    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-  );
+  const connection = runService<RLServiceClient>(deps.serviceClient, config);
   return runLoop(
     {
       connect: connection.connect,
