@@ -37,10 +37,12 @@ export {
 } from './data-processing.js';
 export { collectDemonstrations } from './demonstrations.js';
 export {
+  GUESS_NUMBER_WARM_START_STEPS,
   GuessNumberDataset,
   GuessNumberGroupBuilder,
   GuessNumberMessageEnv,
   type GuessNumberOptions,
+  guessNumberEnv,
   judgeGuess,
   playBisection,
 } from './envs/guess-number-env.js';
@@ -62,6 +64,8 @@ export {
   parseGsm8kRow,
   standardFewshotPrefix,
 } from './envs/math-env.js';
+export { maxTurnsField } from './envs/max-turns-field.js';
+export { BUILT_IN_ENVS } from './envs/registry.js';
 export {
   type Cell,
   type GameOutcome,
@@ -77,6 +81,7 @@ export {
   type TicTacToeObservation,
   TicTacToePlayerEnv,
   ticTacToeBoardPrompt,
+  ticTacToeEnv,
   ticTacToePrompt,
   winnerOf,
 } from './envs/tic-tac-toe-env.js';
@@ -91,6 +96,7 @@ export {
   TwentyQuestionsGroupBuilder,
   TwentyQuestionsMessageEnv,
   type TwentyQuestionsOptions,
+  twentyQuestionsEnv,
 } from './envs/twenty-questions-env.js';
 export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators.js';
 export { deriveSeed } from './internal/random.js';

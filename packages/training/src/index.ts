@@ -17,6 +17,19 @@ export {
 } from './env.js';
 export { EnvFromMessageEnv, type EnvFromMessageEnvOptions } from './env-from-message-env.js';
 export {
+  defineEnv,
+  type EnvBuildContext,
+  type EnvSource,
+  type EnvSpec,
+  envPackageSuffix,
+  getEnvSpec,
+  getRegisteredEnvNames,
+  isEnvRegistered,
+  mergedEnvConfigShape,
+  parseEnvConfig,
+  registerEnv,
+} from './env-registry.js';
+export {
   type EpochClient,
   type EpochLoop,
   type EpochPlan,
