@@ -120,7 +120,8 @@ export function envPackageSuffix(name: string): string {
 
 /**
  * Parses the env's settings out of a run config (the recipe's fields; unknown keys ignored), then over them
- * `overrides` (settings of an env whose fields the recipe does not declare, e.g. from `env_config={…}`).
+ * `overrides` (settings of an env whose fields the recipe does not declare, e.g. from `env_config={…}`; snake_case or
+ * camelCase keys).
  * @throws ConfigError naming the env, the field and what was expected.
  */
 export function parseEnvConfig(
@@ -131,10 +132,12 @@ export function parseEnvConfig(
   const fields = Object.fromEntries(
     Object.keys(spec.configShape).map((k) => [k, (config as Record<string, unknown>)[k]]),
   );
-  for (const [k, v] of Object.entries(overrides)) {
+  for (const [key, v] of Object.entries(overrides)) {
+    // The command line's snake_case (`max_word_length`) names the camelCase setting (`maxWordLength`).
+    const k = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     if (!(k in spec.configShape)) {
       throw new ConfigError(
-        `env ${spec.name} has no setting "${k}" (its settings: ${Object.keys(spec.configShape).join(', ') || 'none'})`,
+        `env ${spec.name} has no setting "${key}" (its settings: ${Object.keys(spec.configShape).join(', ') || 'none'})`,
         { key: 'env_config' },
       );
     }
