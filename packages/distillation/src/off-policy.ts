@@ -10,7 +10,7 @@
  * `infrequentEvalEvery` steps whatever the infrequent evaluators report (sampling ones sample the student).
  */
 import { performance } from 'node:perf_hooks';
-import { configToKeyStyle, DataError, type Datum } from '@cookbook/core';
+import { DataError, type Datum } from '@cookbook/core';
 import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
@@ -20,9 +20,7 @@ import {
   openTrainingClient,
   type RunResult,
   runEpochs,
-  runLoop,
-  runOutputOptions,
-  runService,
+  runTrainingLoop,
   runUserMetadata,
   type TrainingLoopDeps,
   trainingConfigShape,
@@ -154,32 +152,22 @@ export async function trainOffPolicyDistillation(
   const learningRate = trainingLearningRate(config);
   const K = config.nTeacherTargets;
   let datasets: SupervisedDatasets | undefined;
-  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = runService(deps.serviceClient, config);
-  return runLoop(
-    {
-      connect: connection.connect,
-      ...config,
-      ...runOutputOptions(
-        deps,
-        () =>
-          configToKeyStyle(OffPolicyDistillationConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
-        { learning_rate: learningRate },
-      ),
-      prepare: async () => {
-        datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
-        if (datasets.train.length === 0) {
-          throw new DataError('the training text has fewer examples than one batch; lower batch_size or add data', {
-            field: 'batch_size',
-          });
-        }
-      },
-    },
-    async (run) => {
+  const prepare = async () => {
+    datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
+    if (datasets.train.length === 0) {
+      throw new DataError('the training text has fewer examples than one batch; lower batch_size or add data', {
+        field: 'batch_size',
+      });
+    }
+  };
+  return runTrainingLoop(
+    config,
+    deps,
+    { schema: OffPolicyDistillationConfigSchema, resolved: { learningRate }, prepare },
+    async (run, service: OffPolicyServiceClient) => {
       const { train, test } = datasets!;
       const nBatches = train.length;
       return runEpochs(run, { ...config, nBatches, learningRate }, async (startStep): Promise<EpochLoop> => {
-        const service: OffPolicyServiceClient = connection.get();
         const { client } = await openTrainingClient(run, service, {
           modelName: config.modelName,
           loraRank: config.loraRank,

@@ -9,7 +9,7 @@
  * exactly the first `step` updates and names the next batch (as the SFT loop).
  */
 import { performance } from 'node:perf_hooks';
-import { ConfigError, configToKeyStyle, type Datum, timed } from '@cookbook/core';
+import { ConfigError, type Datum, timed } from '@cookbook/core';
 import { NLLEvaluator } from '@cookbook/eval';
 import { deferred } from '@cookbook/logging';
 import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
@@ -20,9 +20,7 @@ import {
   openTrainingClient,
   type RunResult,
   runEpochs,
-  runLoop,
-  runOutputOptions,
-  runService,
+  runTrainingLoop,
   runUserMetadata,
   type TrainingLoopDeps,
   trainingConfigShape,
@@ -114,30 +112,23 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
   let train: SupervisedDataset | undefined;
   let testDatums: Datum[] | undefined;
   let renderer: Renderer | undefined;
-  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = runService(deps.serviceClient, config);
-  return runLoop(
-    {
-      connect: connection.connect,
-      ...config,
-      ...runOutputOptions(deps, () => configToKeyStyle(DpoTrainConfigSchema, config, { keyStyle: 'snake_case' })),
-      prepare: async () => {
-        renderer = rendererOf(config, deps);
-        const data = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
-        train = dpoDataset(data.train, config.batchSize, renderer, config.maxLength);
-        if (data.test !== undefined && data.test.length > 0) {
-          testDatums = dpoDatums(data.test, renderer, config.maxLength);
-        }
-      },
-    },
-    async (run) => {
+  const prepare = async () => {
+    renderer = rendererOf(config, deps);
+    const data = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
+    train = dpoDataset(data.train, config.batchSize, renderer, config.maxLength);
+    if (data.test !== undefined && data.test.length > 0) testDatums = dpoDatums(data.test, renderer, config.maxLength);
+  };
+  return runTrainingLoop(
+    config,
+    deps,
+    { schema: DpoTrainConfigSchema, prepare },
+    async (run, service: DpoServiceClient) => {
       const log = run.log;
       const nBatches = train!.length;
       let trainingClient: DpoTrainingClient | undefined;
       let referencePath: string | undefined;
       const outcome = await runEpochs(run, { ...config, nBatches }, async (startStep, totalSteps) => {
         const resumeFrom = run.resumeFrom;
-        const service: DpoServiceClient = connection.get();
         const { client } = await openTrainingClient<DpoTrainingClient>(run, service, {
           ...config,
           userMetadata: runUserMetadata(config),

@@ -13,7 +13,7 @@
  *   whenever the previous process died.
  */
 import { join } from 'node:path';
-import { configToKeyStyle, DataError, type Datum, timed } from '@cookbook/core';
+import { DataError, type Datum, timed } from '@cookbook/core';
 import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import { checkpointName, deferred, Transcript } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
@@ -25,9 +25,7 @@ import {
   type RunContext,
   type RunResult,
   runEpochs,
-  runLoop,
-  runOutputOptions,
-  runService,
+  runTrainingLoop,
   runUserMetadata,
   serviceClientFor,
   type TrainingLoopDeps,
@@ -84,26 +82,20 @@ export async function trainSupervised(
   deps: SupervisedTrainDeps,
 ): Promise<SupervisedTrainResult> {
   const config = SupervisedTrainConfigSchema.parse(input);
-  const learningRate = trainingLearningRate(config);
   let datasets: SupervisedDatasets | undefined;
-  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = runService(deps.serviceClient, config);
-  return runLoop(
+  return runTrainingLoop(
+    config,
+    deps,
     {
-      connect: connection.connect,
-      ...config,
-      ...runOutputOptions(
-        deps,
-        () => configToKeyStyle(SupervisedTrainConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
-        { learning_rate: learningRate },
-      ),
+      schema: SupervisedTrainConfigSchema,
+      resolved: { learningRate: trainingLearningRate(config) },
       // The data is built and checked before an old run is deleted.
       prepare: async () => {
         datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
         checkDatasets(datasets);
       },
     },
-    (run) => supervisedSteps(run, config, datasets!, { ...deps, serviceClient: connection.get() }),
+    (run, serviceClient) => supervisedSteps(run, config, datasets!, { ...deps, serviceClient }),
   );
 }
 

@@ -87,3 +87,4 @@ export {
   trainingConfigShape,
   trainingLearningRate,
 } from './training-config.js';
+export { runTrainingLoop, type TrainingRunOptions } from './training-run.js';
