@@ -125,7 +125,8 @@ function train(
     const w = b.reduce((s, d) => s + (d.lossFnInputs.weights!.data as number[]).reduce((x, y) => x + y, 0), 0);
     for (let i = 0; i < m.grads.length; i++) m.grads[i]! /= w;
     const rate = lr * (1 - step / n);
-    const { gradNorm } = m.optimStep({ learningRate: rate, gradClipNorm: 1, beta2: 0.99, eps: 1e-8 });
+    const adam = { learningRate: rate, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 };
+    const { gradNorm } = m.optimStep(adam);
     if (step % 100 === 0 || step === n - 1) {
       const s = ((Date.now() - t0) / 1000).toFixed(0);
       const line = `${label} step ${step}: loss ${(r.metrics['loss:sum']! / w).toFixed(3)} grad ${gradNorm.toFixed(2)} (${s}s)`;

@@ -11,7 +11,7 @@ export interface CookbookErrorOptions {
 
 /**
  * The marker every cookbook error carries: a global symbol (`Symbol.for('cookbook.error')`), so it survives duplicate
- * copies of a package and packages that cannot import core, such as the engine. `CookbookError.isInstance` checks it.
+ * copies of a package (`instanceof` does not). `CookbookError.isInstance` checks it.
  */
 const MARKER = Symbol.for('cookbook.error');
 
@@ -24,8 +24,8 @@ export class CookbookError extends Error {
   }
 
   /**
-   * Whether `error` is a cookbook error: one of this tree, or an engine error, even from another copy of the
-   * package (`instanceof` fails across copies; the marker does not).
+   * Whether `error` is a cookbook error (the engine's errors included: they extend this class), even from another
+   * copy of the package (`instanceof` fails across copies; the marker does not).
    */
   static isInstance(error: unknown): error is Error {
     return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;

@@ -111,7 +111,7 @@ for (const [name, load] of models) {
     `×${(fb / 1000 / floor).toFixed(2)} its GEMM floor (${floor.toFixed(2)} s)`,
   );
   line(`train ${name} tokens/s`, 512 / (fb / 1000), 'tok/s');
-  m.optimStep({ learningRate: 1e-4 });
+  m.optimStep({ learningRate: 1e-4, beta1: 0.9, beta2: 0.95, eps: 1e-12, weightDecay: 0, gradClipNorm: 0 });
   const s = m.sampler();
   const prompt = ceDatum(64, base.vocabSize).tokens as number[];
   let oneSeqMs = 0;

@@ -1,39 +1,23 @@
 // AdamW with torch semantics (bias correction, decoupled weight decay) plus global-norm gradient clipping.
-import { EngineInputError } from './errors.js';
 
-/** Tinker AdamParams. */
+/**
+ * Tinker's AdamParams, resolved: every field given. Their defaults and bounds have one owner, the wire schema
+ * (`AdamParamsSchema`, `@cookbook/tinker-wire`), checked where a request arrives; the engine takes the values as they
+ * come and checks nothing again.
+ */
 export interface AdamParams {
-  /** Step size (Tinker default 1e-4). */
+  /** Step size. */
   learningRate: number;
-  /** First-moment decay (default 0.9). */
+  /** First-moment decay, in [0, 1). */
   beta1: number;
-  /** Second-moment decay (default 0.95). */
+  /** Second-moment decay, in [0, 1). */
   beta2: number;
-  /** Denominator epsilon (default 1e-12). */
+  /** Denominator epsilon, > 0. */
   eps: number;
-  /** Decoupled weight decay: p −= lr·wd·p (default 0). */
+  /** Decoupled weight decay: p −= lr·wd·p. */
   weightDecay: number;
-  /** Clip the global gradient norm to this value; 0 = off (default). */
+  /** Clip the global gradient norm to this value; 0 = off. */
   gradClipNorm: number;
-}
-
-/** Fills Tinker's defaults for missing fields. */
-export function resolveAdamParams(p: Partial<AdamParams>): AdamParams {
-  const r: AdamParams = {
-    learningRate: p.learningRate ?? 1e-4,
-    beta1: p.beta1 ?? 0.9,
-    beta2: p.beta2 ?? 0.95,
-    eps: p.eps ?? 1e-12,
-    weightDecay: p.weightDecay ?? 0,
-    gradClipNorm: p.gradClipNorm ?? 0,
-  };
-  for (const [k, v] of Object.entries(r)) {
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-      throw new EngineInputError(`adam_params.${k} must be a finite number >= 0, got ${String(v)}`);
-    }
-  }
-  if (r.beta1 >= 1 || r.beta2 >= 1) throw new EngineInputError('adam_params.beta1 and beta2 must be < 1');
-  return r;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 } from './model/base-model.js';
 import { bf16ToF32, f16ToF32, f32ToBf16, f32ToF16, SafetensorsFile } from './model/safetensors.js';
 import { hfTensors } from './model/weights.js';
-import { randn, tinyConfig } from './test-utils.js';
+import { randn, testAdam, tinyConfig } from './test-utils.js';
 
 const root = mkdtempSync(join(tmpdir(), 'engine-ckpt-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -111,7 +111,7 @@ describe('checkpoints', () => {
     const a = createLoraModel(base, { rank: 3, seed: 4 });
     for (let s = 0; s < 3; s++) {
       a.forwardBackward([datum], 'cross_entropy');
-      a.optimStep({ learningRate: 1e-2 });
+      a.optimStep(testAdam(1e-2));
     }
     const dir = join(root, 'state');
     await a.saveState(dir);
@@ -121,8 +121,8 @@ describe('checkpoints', () => {
     expect(b.step).toBe(3);
     a.forwardBackward([datum], 'cross_entropy');
     b.forwardBackward([datum], 'cross_entropy');
-    a.optimStep({ learningRate: 1e-2 });
-    b.optimStep({ learningRate: 1e-2 });
+    a.optimStep(testAdam(1e-2));
+    b.optimStep(testAdam(1e-2));
     expect(b.lora.params).toEqual(a.lora.params);
     await a.saveState(dir, { optimizer: false });
     await expect(b.loadState(dir)).rejects.toThrow(/without optimizer state/);

@@ -1,11 +1,12 @@
+import { CookbookError } from '@cookbook/core';
+
 /**
- * Base class of every error the engine throws; `name` is the subclass name. The engine depends on nothing of ours,
- * so instead of extending `CookbookError` it carries the same global marker: `CookbookError.isInstance` is true.
+ * Base class of every error the engine throws, under the cookbook's one root (`CookbookError`); `name` is the
+ * subclass name (the embedded service maps a worker's failure back to its kind by that name).
  */
-export class EngineError extends Error {
+export class EngineError extends CookbookError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    Object.defineProperty(this, Symbol.for('cookbook.error'), { value: true });
     this.name = new.target.name;
   }
 }

@@ -7,7 +7,7 @@ import type { EngineDatum } from './losses.js';
 import { randomModel } from './model/base-model.js';
 import { SafetensorsFile } from './model/safetensors.js';
 import { Rng } from './prng.js';
-import { dot, fdDirectional, randn, tinyConfig } from './test-utils.js';
+import { dot, fdDirectional, randn, testAdam, tinyConfig } from './test-utils.js';
 
 function ceData(V: number, seed: number, lengths: number[]): EngineDatum[] {
   const rng = new Rng(seed);
@@ -64,7 +64,7 @@ describe('FullModel (full-parameter training of the layers)', () => {
     const first = m.forwardBackward(data, 'cross_entropy', undefined, false).metrics['loss:sum']!;
     for (let s = 0; s < 50; s++) {
       m.forwardBackward(data, 'cross_entropy');
-      m.optimStep({ learningRate: 5e-2 });
+      m.optimStep(testAdam(5e-2));
     }
     const last = m.forwardBackward(data, 'cross_entropy', undefined, false).metrics['loss:sum']!;
     expect(last).toBeLessThan(0.8 * first);

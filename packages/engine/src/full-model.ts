@@ -4,9 +4,10 @@
 // `local/qwen3-tiny`). Invariant: the model's trainable tensors are views of one flat buffer owned by this
 // object, so the forward of any sampler built from the model afterwards sees the trained values.
 import { renameSync } from 'node:fs';
-import { type AdamParams, adamwStep, resolveAdamParams } from './adamw.js';
+import type { LossFnType } from '@cookbook/tinker-wire';
+import { type AdamParams, adamwStep } from './adamw.js';
 import { allocBaseGrads, type BaseGrads, trainableTensors } from './base-grads.js';
-import type { EngineDatum, LossFnName } from './losses.js';
+import type { EngineDatum } from './losses.js';
 import type { BaseModel } from './model/base-model.js';
 import { writeSafetensors } from './model/safetensors.js';
 import { hfTensors } from './model/weights.js';
@@ -83,7 +84,7 @@ export class FullModel {
   /** Logprobs and summed loss over `data`; unless `backward` is false, adds the gradients for {@link optimStep}. */
   forwardBackward(
     data: EngineDatum[],
-    lossFn: LossFnName | string,
+    lossFn: LossFnType | string,
     lossFnConfig?: Record<string, number>,
     backward = true,
   ): ForwardBackwardResult {
@@ -99,10 +100,10 @@ export class FullModel {
     );
   }
 
-  /** One AdamW step on the accumulated gradients, which are then zeroed. */
-  optimStep(adam: Partial<AdamParams>): { gradNorm: number } {
+  /** One AdamW step on the accumulated gradients, which are then zeroed. `adam` comes resolved (see AdamParams). */
+  optimStep(adam: AdamParams): { gradNorm: number } {
     this.step++;
-    const { gradNorm } = adamwStep(this.params, this.grads, this.adamM, this.adamV, this.step, resolveAdamParams(adam));
+    const { gradNorm } = adamwStep(this.params, this.grads, this.adamM, this.adamV, this.step, adam);
     return { gradNorm };
   }
 

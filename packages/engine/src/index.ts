@@ -1,4 +1,4 @@
-export { type AdamParams, resolveAdamParams } from './adamw.js';
+export type { AdamParams } from './adamw.js';
 export {
   CheckpointError,
   EngineCancelledError,
@@ -21,8 +21,6 @@ export {
 export {
   type EngineDatum,
   type EngineTensor,
-  LOSS_FN_NAMES,
-  type LossFnName,
   requiredLossInputs,
   resolveLossConfig,
   type TensorValues,
@@ -41,10 +39,5 @@ export type { Llama3RopeScaling, ModelConfig } from './model/config.js';
 export type { SamplerWeights } from './model/sampling-weights.js';
 export { loadTokenDecoder, type TokenDecoder } from './model/token-decoder.js';
 export type { ForwardBackwardResult } from './pack.js';
-export {
-  type SampledSequence,
-  type SampleOptions,
-  type SampleResult,
-  Sampler,
-  type SamplerOptions,
-} from './sampler.js';
+export type { SampledSequence, SampleOptions, SampleResult, SamplerOptions } from './sample-request.js';
+export { Sampler } from './sampler.js';

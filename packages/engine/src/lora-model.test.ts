@@ -1,12 +1,13 @@
+import type { LossFnType } from '@cookbook/tinker-wire';
 import { describe, expect, it } from 'vitest';
 import { adamwStep } from './adamw.js';
 import { EngineInputError } from './errors.js';
 import { createLoraModel, type LoraModel } from './lora-model.js';
-import type { EngineDatum, EngineTensor, LossFnName } from './losses.js';
+import type { EngineDatum, EngineTensor } from './losses.js';
 import { randomModel } from './model/base-model.js';
 import { Rng } from './prng.js';
 import { Sampler } from './sampler.js';
-import { dot, fdDirectional, randn, tinyConfig } from './test-utils.js';
+import { dot, fdDirectional, randn, testAdam, tinyConfig } from './test-utils.js';
 import { headBlockRows } from './train-workspace.js';
 
 function makeData(V: number, seed: number, lengths: number[]): EngineDatum[] {
@@ -28,7 +29,7 @@ function makeData(V: number, seed: number, lengths: number[]): EngineDatum[] {
   });
 }
 
-function inputsFor(loss: LossFnName, d: EngineDatum): EngineDatum {
+function inputsFor(loss: LossFnType, d: EngineDatum): EngineDatum {
   const { target_tokens, weights, logprobs, advantages } = d.lossFnInputs;
   const li: Record<string, EngineTensor> =
     loss === 'cross_entropy'
@@ -39,7 +40,7 @@ function inputsFor(loss: LossFnName, d: EngineDatum): EngineDatum {
 
 /** The loss written directly from tinker-api.md §4, from learner logprobs. */
 function directLoss(
-  loss: LossFnName,
+  loss: LossFnType,
   cfg: Record<string, number>,
   data: EngineDatum[],
   lps: ArrayLike<number>[],
@@ -126,14 +127,14 @@ describe('LoraModel forward/backward', () => {
     }
   });
 
-  const cfgs: Record<LossFnName, Record<string, number>> = {
+  const cfgs: Record<LossFnType, Record<string, number>> = {
     cross_entropy: {},
     importance_sampling: {},
     ppo: { clip_low_threshold: 0.9, clip_high_threshold: 1.1 },
     cispo: {},
     dro: { beta: 0.3 },
   };
-  for (const loss of Object.keys(cfgs) as LossFnName[]) {
+  for (const loss of Object.keys(cfgs) as LossFnType[]) {
     it(`${loss}: value and gradient equal the direct formula`, () => {
       const base = randomModel(tinyConfig('qwen3', true), 6, 'tiny', null);
       const m = createLoraModel(base, { rank: 2, seed: 1, alpha: 2 });
@@ -287,11 +288,11 @@ describe('learning', () => {
     const data = makeData(200, 11, [16, 16]).map((d) => inputsFor('cross_entropy', d));
     for (const d of data) d.lossFnInputs.weights!.data = new Array(16).fill(1);
     const first = m.forwardBackward(data, 'cross_entropy').metrics['loss:sum']!;
-    m.optimStep({ learningRate: 1e-2 });
+    m.optimStep(testAdam(1e-2));
     let last = first;
     for (let s = 0; s < 40; s++) {
       last = m.forwardBackward(data, 'cross_entropy').metrics['loss:sum']!;
-      m.optimStep({ learningRate: 1e-2 });
+      m.optimStep(testAdam(1e-2));
     }
     expect(last).toBeLessThan(first * 0.2);
     expect(m.step).toBe(41);

@@ -2,17 +2,19 @@
 // PEFT adapter and merged-checkpoint export, and sampler snapshots.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AdamParams, adamwStep, resolveAdamParams } from './adamw.js';
+import type { LossFnType } from '@cookbook/tinker-wire';
+import { type AdamParams, adamwStep } from './adamw.js';
 import { CheckpointError } from './errors.js';
 import { writeDirAtomic } from './fs-atomic.js';
 import { sgemm } from './kernels/kernel.js';
 import { type LoraSpec, LoraWeights, type ResolvedLoraSpec, resolveLoraSpec } from './lora.js';
-import type { EngineDatum, LossFnName } from './losses.js';
+import type { EngineDatum } from './losses.js';
 import { type BaseModel, saveHfCheckpoint } from './model/base-model.js';
 import { SafetensorsFile, writeSafetensors } from './model/safetensors.js';
 import { allocWeights, hfTensors } from './model/weights.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
-import { Sampler, type SamplerOptions } from './sampler.js';
+import type { SamplerOptions } from './sample-request.js';
+import { Sampler } from './sampler.js';
 import { TrainWorkspace } from './train-workspace.js';
 
 const STATE_FORMAT = 'cookbook-engine-lora-state';
@@ -55,7 +57,7 @@ export class LoraModel {
    */
   forwardBackward(
     data: EngineDatum[],
-    lossFn: LossFnName | string,
+    lossFn: LossFnType | string,
     lossFnConfig?: Record<string, number>,
     opts: { backward?: boolean } = {},
   ): ForwardBackwardResult {
@@ -63,17 +65,16 @@ export class LoraModel {
   }
 
   /** Forward only: logprobs and loss, no gradient. */
-  forward(data: EngineDatum[], lossFn: LossFnName | string, lossFnConfig?: Record<string, number>) {
+  forward(data: EngineDatum[], lossFn: LossFnType | string, lossFnConfig?: Record<string, number>) {
     return this.forwardBackward(data, lossFn, lossFnConfig, { backward: false });
   }
 
-  /** One AdamW step on the accumulated gradients, which are then zeroed. */
-  optimStep(adam: Partial<AdamParams>): { metrics: Record<string, number> } {
-    const p = resolveAdamParams(adam);
+  /** One AdamW step on the accumulated gradients, which are then zeroed. `adam` comes resolved (see AdamParams). */
+  optimStep(adam: AdamParams): { metrics: Record<string, number> } {
     this.adamT++;
     this.step++;
-    const { gradNorm } = adamwStep(this.lora.params, this.lora.grads, this.adamM, this.adamV, this.adamT, p);
-    return { metrics: { 'grad_norm:mean': gradNorm, 'learning_rate:mean': p.learningRate, 'step:max': this.step } };
+    const { gradNorm } = adamwStep(this.lora.params, this.lora.grads, this.adamM, this.adamV, this.adamT, adam);
+    return { metrics: { 'grad_norm:mean': gradNorm, 'learning_rate:mean': adam.learningRate, 'step:max': this.step } };
   }
 
   /** Discards accumulated gradients. */

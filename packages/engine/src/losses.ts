@@ -1,10 +1,16 @@
-// The five Tinker losses (tinker-api.md §4), applied per token and summed over tokens and datums, with input
-// validation. Each loss is written as value and ∂L/∂lp per token; the model turns ∂L/∂lp into LoRA gradients.
+// The built-in Tinker losses (tinker-api.md §4), applied per token and summed over tokens and datums, with input
+// validation. Which losses exist, what inputs and config each takes, is declared once, in the wire's
+// BUILTIN_LOSSES; here each one is implemented as its value and ∂L/∂lp per token (the model turns ∂L/∂lp into
+// LoRA gradients), in a table the compiler requires to hold every declared loss.
+import {
+  BUILTIN_LOSSES,
+  LOSS_FN_NAMES,
+  LOSS_INPUT_DTYPES,
+  type LossFnType,
+  type LossInputKey,
+} from '@cookbook/tinker-wire';
 import { EngineInputError } from './errors.js';
 import type { SegmentLoss } from './transformer.js';
-
-/** Built-in loss names. */
-export type LossFnName = 'cross_entropy' | 'importance_sampling' | 'ppo' | 'cispo' | 'dro';
 
 /** Values of a tensor: numbers or int64 as bigints. */
 export type TensorValues =
@@ -31,45 +37,20 @@ export interface EngineDatum {
   lossFnInputs: Record<string, EngineTensor>;
 }
 
-const LOSS_INPUTS: Record<LossFnName, { required: string[]; optional: string[] }> = {
-  cross_entropy: { required: ['target_tokens'], optional: ['weights'] },
-  importance_sampling: { required: ['target_tokens', 'logprobs', 'advantages'], optional: ['weights'] },
-  ppo: {
-    required: ['target_tokens', 'logprobs', 'advantages'],
-    optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
-  },
-  cispo: {
-    required: ['target_tokens', 'logprobs', 'advantages'],
-    optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
-  },
-  dro: { required: ['target_tokens', 'logprobs', 'advantages'], optional: ['weights'] },
-};
-
-const LOSS_CONFIG: Record<LossFnName, Record<string, number | null>> = {
-  cross_entropy: {},
-  importance_sampling: {},
-  ppo: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
-  cispo: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
-  dro: { beta: null },
-};
-
-/** Names of the built-in losses. */
-export const LOSS_FN_NAMES = Object.keys(LOSS_INPUTS) as LossFnName[];
-
 /** The loss_fn_inputs keys `lossFn` cannot do without. */
-export function requiredLossInputs(lossFn: LossFnName): readonly string[] {
-  return LOSS_INPUTS[lossFn].required;
+export function requiredLossInputs(lossFn: LossFnType): readonly string[] {
+  return BUILTIN_LOSSES[lossFn].required;
 }
 
 /** Checks the loss name and config keys; returns the config with defaults filled in. */
 export function resolveLossConfig(lossFn: string, cfg: Record<string, number> | undefined): Record<string, number> {
-  if (!(lossFn in LOSS_INPUTS)) {
+  if (!Object.hasOwn(BUILTIN_LOSSES, lossFn)) {
     throw new EngineInputError(`unknown loss_fn "${lossFn}"; expected one of ${LOSS_FN_NAMES.join(', ')}`);
   }
-  const defaults = LOSS_CONFIG[lossFn as LossFnName];
+  const defaults: Readonly<Record<string, number | null>> = BUILTIN_LOSSES[lossFn as LossFnType].config;
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(cfg ?? {})) {
-    if (!(k in defaults)) {
+    if (!Object.hasOwn(defaults, k)) {
       const allowed = Object.keys(defaults);
       throw new EngineInputError(
         `loss_fn_config key "${k}" is not accepted by ${lossFn} (${allowed.length ? `allowed: ${allowed.join(', ')}` : 'it takes no config'})`,
@@ -117,24 +98,24 @@ function shapeOf(t: EngineTensor, name: string, where: string): number[] {
   return shape;
 }
 
-/** A datum after validation: typed arrays, K targets per row, loss inputs widened to f64. */
+/** A datum after validation: typed arrays, K targets per row, its other loss inputs widened to f64. */
 export interface PreparedDatum {
   tokens: Int32Array;
   N: number;
   K: number;
   targets: Int32Array;
-  weights: Float64Array | null;
-  q: Float64Array | null;
-  adv: Float64Array | null;
-  clipLow: Float64Array | null;
-  clipHigh: Float64Array | null;
+  /**
+   * Each loss input the datum carries but `target_tokens`, by key: `weights` shaped like the targets (N·K), every
+   * other one a value per row (N).
+   */
+  inputs: Partial<Record<Exclude<LossInputKey, 'target_tokens'>, Float64Array>>;
 }
 
 /** Validates one datum for `lossFn` against the model's vocabulary and context length. */
 export function prepareDatum(
   d: EngineDatum,
   index: number,
-  lossFn: LossFnName,
+  lossFn: LossFnType,
   vocabSize: number,
   maxLen: number,
 ): PreparedDatum {
@@ -151,11 +132,12 @@ export function prepareDatum(
       throw new EngineInputError(`${where}.model_input: token id ${t} is outside the vocabulary [0, ${vocabSize})`);
     }
   }
-  const spec = LOSS_INPUTS[lossFn];
+  const spec = BUILTIN_LOSSES[lossFn];
+  const accepted: readonly LossInputKey[] = [...spec.required, ...spec.optional];
   for (const k of Object.keys(d.lossFnInputs)) {
-    if (!spec.required.includes(k) && !spec.optional.includes(k)) {
+    if (!accepted.includes(k as LossInputKey)) {
       throw new EngineInputError(
-        `${where}.loss_fn_inputs.${k} is not accepted by the ${lossFn} loss (it takes ${[...spec.required, ...spec.optional].join(', ')})`,
+        `${where}.loss_fn_inputs.${k} is not accepted by the ${lossFn} loss (it takes ${accepted.join(', ')})`,
       );
     }
   }
@@ -170,9 +152,9 @@ export function prepareDatum(
       `${where}.loss_fn_inputs.target_tokens has leading length ${tshape[0]} but model_input has ${N} tokens`,
     );
   }
-  if (tshape.length > 2 || (tshape.length === 2 && lossFn !== 'cross_entropy')) {
+  if (tshape.length > 2 || (tshape.length === 2 && !spec.topKTargets)) {
     throw new EngineInputError(
-      `${where}: target_tokens has shape [${tshape}], expected [${N}]${lossFn === 'cross_entropy' ? ` or [${N}, K]` : ''} (N = model_input length)`,
+      `${where}: target_tokens has shape [${tshape}], expected [${N}]${spec.topKTargets ? ` or [${N}, K]` : ''} (N = model_input length)`,
     );
   }
   const K = tshape.length === 2 ? tshape[1]! : 1;
@@ -188,128 +170,135 @@ export function prepareDatum(
     }
     targets[i] = t;
   }
-  const perRow = (name: string, perTarget: boolean): Float64Array | null => {
+  const inputs: PreparedDatum['inputs'] = {};
+  for (const name of Object.keys(LOSS_INPUT_DTYPES) as LossInputKey[]) {
     const t = d.lossFnInputs[name];
-    if (!t) return null;
+    if (name === 'target_tokens' || !t || !accepted.includes(name)) continue;
     const shape = shapeOf(t, name, where);
-    const want = perTarget && K > 1 ? [N, K] : [N];
+    const want = name === 'weights' && K > 1 ? [N, K] : [N];
     if (shape.length !== want.length || shape.some((s, i) => s !== want[i])) {
       throw new EngineInputError(`${where}: ${name} has shape [${shape}], expected [${want}] like target_tokens`);
     }
-    return values(t, name, where);
-  };
-  return {
-    tokens,
-    N,
-    K,
-    targets,
-    weights: perRow('weights', true),
-    q: perRow('logprobs', false),
-    adv: perRow('advantages', false),
-    clipLow: perRow('clip_low_threshold', false),
-    clipHigh: perRow('clip_high_threshold', false),
-  };
+    inputs[name] = values(t, name, where);
+  }
+  return { tokens, N, K, targets, inputs };
 }
 
+/** The loss of rows [r0, r0 + n) of one datum given their lp; writes dlp = ∂L/∂lp and returns the summed loss. */
+type LossRows = SegmentLoss['rows'];
+
+/**
+ * Each built-in loss's rows over a prepared datum and its resolved config (see {@link resolveLossConfig}). Notation
+ * as in tinker-api.md §4: lp the learner's logprob, q the sampler's (`logprobs`), A `advantages`, w `weights`,
+ * r = exp(lp − q); a clip bound given per token as an input overrides the config's.
+ */
+const IMPLEMENTATIONS: { readonly [L in LossFnType]: (d: PreparedDatum, cfg: Record<string, number>) => LossRows } = {
+  cross_entropy: (d) => {
+    const { K } = d;
+    const w = d.inputs.weights;
+    return (r0, n, lp, dlp) => {
+      let s = 0;
+      for (let i = 0; i < n * K; i++) {
+        const wi = w ? w[r0 * K + i]! : 1;
+        s -= lp[i]! * wi;
+        dlp[i] = -wi;
+      }
+      return s;
+    };
+  },
+  importance_sampling: (d) => {
+    const { weights: w, logprobs: q, advantages: adv } = d.inputs;
+    return (r0, n, lp, dlp) => {
+      let s = 0;
+      for (let i = 0; i < n; i++) {
+        const j = r0 + i;
+        const wi = w ? w[j]! : 1;
+        const r = Math.exp(lp[i]! - q![j]!);
+        s -= wi * r * adv![j]!;
+        dlp[i] = -wi * r * adv![j]!;
+      }
+      return s;
+    };
+  },
+  ppo: (d, cfg) => {
+    const {
+      weights: w,
+      logprobs: q,
+      advantages: adv,
+      clip_low_threshold: clipLow,
+      clip_high_threshold: clipHigh,
+    } = d.inputs;
+    const lo = cfg.clip_low_threshold!;
+    const hi = cfg.clip_high_threshold!;
+    return (r0, n, lp, dlp) => {
+      let s = 0;
+      for (let i = 0; i < n; i++) {
+        const j = r0 + i;
+        const wi = w ? w[j]! : 1;
+        const a = adv![j]!;
+        const l = clipLow ? clipLow[j]! : lo;
+        const h = clipHigh ? clipHigh[j]! : hi;
+        const r = Math.exp(lp[i]! - q![j]!);
+        const rc = Math.min(Math.max(r, l), h);
+        const unclipped = r * a;
+        const clipped = rc * a;
+        // min(r·A, clip(r)·A): the gradient flows through r unless the clipped branch is active and clamped
+        if (unclipped <= clipped) {
+          s -= wi * unclipped;
+          dlp[i] = -wi * unclipped;
+        } else {
+          s -= wi * clipped;
+          dlp[i] = r > l && r < h ? -wi * unclipped : 0;
+        }
+      }
+      return s;
+    };
+  },
+  cispo: (d, cfg) => {
+    const {
+      weights: w,
+      logprobs: q,
+      advantages: adv,
+      clip_low_threshold: clipLow,
+      clip_high_threshold: clipHigh,
+    } = d.inputs;
+    const lo = cfg.clip_low_threshold!;
+    const hi = cfg.clip_high_threshold!;
+    return (r0, n, lp, dlp) => {
+      let s = 0;
+      for (let i = 0; i < n; i++) {
+        const j = r0 + i;
+        const wi = w ? w[j]! : 1;
+        const l = clipLow ? clipLow[j]! : lo;
+        const h = clipHigh ? clipHigh[j]! : hi;
+        const rc = Math.min(Math.max(Math.exp(lp[i]! - q![j]!), l), h);
+        s -= wi * rc * lp[i]! * adv![j]!;
+        dlp[i] = -wi * rc * adv![j]!;
+      }
+      return s;
+    };
+  },
+  dro: (d, cfg) => {
+    const { weights: w, logprobs: q, advantages: adv } = d.inputs;
+    const beta = cfg.beta!;
+    return (r0, n, lp, dlp) => {
+      let s = 0;
+      for (let i = 0; i < n; i++) {
+        const j = r0 + i;
+        const wi = w ? w[j]! : 1;
+        const a = adv![j]!;
+        const diff = lp[i]! - q![j]!;
+        s -= wi * (lp[i]! * a - 0.5 * beta * diff * diff);
+        dlp[i] = -wi * (a - beta * diff);
+      }
+      return s;
+    };
+  },
+};
+
 /** Builds the per-row loss of one datum. `logprobs` receives the learner's target logprobs. */
-export function segmentLoss(lossFn: LossFnName, cfg: Record<string, number>, d: PreparedDatum): SegmentLoss {
-  const { K, weights: w, q, adv } = d;
-  const logprobs = new Float32Array(d.N * K);
-  const base = { K, targets: d.targets, logprobs };
-  const lo = cfg.clip_low_threshold ?? 0.8;
-  const hi = cfg.clip_high_threshold ?? 1.2;
-  switch (lossFn) {
-    case 'cross_entropy':
-      return {
-        ...base,
-        rows(r0, n, lp, dlp) {
-          let s = 0;
-          for (let i = 0; i < n * K; i++) {
-            const wi = w ? w[r0 * K + i]! : 1;
-            s -= lp[i]! * wi;
-            dlp[i] = -wi;
-          }
-          return s;
-        },
-      };
-    case 'importance_sampling':
-      return {
-        ...base,
-        rows(r0, n, lp, dlp) {
-          let s = 0;
-          for (let i = 0; i < n; i++) {
-            const j = r0 + i;
-            const wi = w ? w[j]! : 1;
-            const r = Math.exp(lp[i]! - q![j]!);
-            s -= wi * r * adv![j]!;
-            dlp[i] = -wi * r * adv![j]!;
-          }
-          return s;
-        },
-      };
-    case 'ppo':
-      return {
-        ...base,
-        rows(r0, n, lp, dlp) {
-          let s = 0;
-          for (let i = 0; i < n; i++) {
-            const j = r0 + i;
-            const wi = w ? w[j]! : 1;
-            const a = adv![j]!;
-            const l = d.clipLow ? d.clipLow[j]! : lo;
-            const h = d.clipHigh ? d.clipHigh[j]! : hi;
-            const r = Math.exp(lp[i]! - q![j]!);
-            const rc = Math.min(Math.max(r, l), h);
-            const unclipped = r * a;
-            const clipped = rc * a;
-            // min(r·A, clip(r)·A): the gradient flows through r unless the clipped branch is active and clamped
-            if (unclipped <= clipped) {
-              s -= wi * unclipped;
-              dlp[i] = -wi * unclipped;
-            } else {
-              s -= wi * clipped;
-              dlp[i] = r > l && r < h ? -wi * unclipped : 0;
-            }
-          }
-          return s;
-        },
-      };
-    case 'cispo':
-      return {
-        ...base,
-        rows(r0, n, lp, dlp) {
-          let s = 0;
-          for (let i = 0; i < n; i++) {
-            const j = r0 + i;
-            const wi = w ? w[j]! : 1;
-            const l = d.clipLow ? d.clipLow[j]! : lo;
-            const h = d.clipHigh ? d.clipHigh[j]! : hi;
-            const rc = Math.min(Math.max(Math.exp(lp[i]! - q![j]!), l), h);
-            s -= wi * rc * lp[i]! * adv![j]!;
-            dlp[i] = -wi * rc * adv![j]!;
-          }
-          return s;
-        },
-      };
-    case 'dro': {
-      const beta = cfg.beta!;
-      return {
-        ...base,
-        rows(r0, n, lp, dlp) {
-          let s = 0;
-          for (let i = 0; i < n; i++) {
-            const j = r0 + i;
-            const wi = w ? w[j]! : 1;
-            const a = adv![j]!;
-            const diff = lp[i]! - q![j]!;
-            s -= wi * (lp[i]! * a - 0.5 * beta * diff * diff);
-            dlp[i] = -wi * (a - beta * diff);
-          }
-          return s;
-        },
-      };
-    }
-  }
+export function segmentLoss(lossFn: LossFnType, cfg: Record<string, number>, d: PreparedDatum): SegmentLoss {
+  return { K: d.K, targets: d.targets, logprobs: new Float32Array(d.N * d.K), rows: IMPLEMENTATIONS[lossFn](d, cfg) };
 }
 
 /**
@@ -327,5 +316,5 @@ export function validateBatch(
   resolveLossConfig(lossFn, lossFnConfig);
   if (data.length === 0) throw new EngineInputError('forward_backward_input.data is empty');
   for (const [i, d] of data.entries())
-    prepareDatum(d, i, lossFn as LossFnName, model.vocabSize, model.maxContextLength);
+    prepareDatum(d, i, lossFn as LossFnType, model.vocabSize, model.maxContextLength);
 }

@@ -1,17 +1,11 @@
 // A batch of datums through the decoder: validated and prepared, concatenated into packs of up to PACK_TOKENS rows
 // (attention stays inside each datum), run forward (and backward) pack by pack. Shared by the LoRA and the
 // full-parameter trainers, so both see the same losses, logprobs and metrics.
+import type { LossFnType } from '@cookbook/tinker-wire';
 import type { BaseGrads } from './base-grads.js';
 import { EngineInputError } from './errors.js';
 import type { LoraWeights } from './lora.js';
-import {
-  type EngineDatum,
-  type EngineTensor,
-  type LossFnName,
-  prepareDatum,
-  resolveLossConfig,
-  segmentLoss,
-} from './losses.js';
+import { type EngineDatum, type EngineTensor, prepareDatum, resolveLossConfig, segmentLoss } from './losses.js';
 import type { BaseModel } from './model/base-model.js';
 import type { TrainWorkspace } from './train-workspace.js';
 import { forwardBackwardPack, type PackSegment, type SegmentLoss } from './transformer.js';
@@ -36,13 +30,13 @@ export function forwardBackwardData(
   lora: LoraWeights | null,
   ws: TrainWorkspace,
   data: EngineDatum[],
-  lossFn: LossFnName | string,
+  lossFn: LossFnType | string,
   lossFnConfig: Record<string, number> | undefined,
   backward: boolean,
   G: BaseGrads | null = null,
 ): ForwardBackwardResult {
   const cfg = resolveLossConfig(lossFn, lossFnConfig);
-  const name = lossFn as LossFnName;
+  const name = lossFn as LossFnType;
   if (data.length === 0) throw new EngineInputError('forward_backward needs at least one datum');
   const prepared = data.map((d, i) => prepareDatum(d, i, name, base.vocabSize, base.maxContextLength));
   const losses = prepared.map((p) => segmentLoss(name, cfg, p));

@@ -2,9 +2,68 @@
 // allocated for it; the sampler's batch decodes from this. Every bad value is an EngineInputError naming it.
 import { EngineInputError } from './errors.js';
 import type { BaseModel } from './model/base-model.js';
+import type { SamplerWeights } from './model/sampling-weights.js';
 import { loadTokenDecoder } from './model/token-decoder.js';
 import { Rng, randomSeed } from './prng.js';
-import type { SampleOptions, SamplerOptions } from './sampler.js';
+
+/** Options of one sample call (Tinker SamplingParams plus prompt-logprob flags). */
+export interface SampleOptions {
+  /** Number of independent completions. */
+  numSamples: number;
+  /** Most tokens to generate per completion (default: up to the context length). */
+  maxTokens?: number;
+  /** Softmax temperature; 0 = greedy (default 1). */
+  temperature?: number;
+  /** Keep only the k most likely tokens; −1 = off (default). */
+  topK?: number;
+  /** Nucleus sampling mass in (0, 1]; 1 = off (default). */
+  topP?: number;
+  /** Same seed and inputs ⇒ same tokens; omitted ⇒ random. */
+  seed?: number | bigint;
+  /**
+   * null/undefined: stop at the model's EOS tokens. A string, list of strings or list of token ids replaces the
+   * defaults; `[]` disables every stop, EOS included.
+   */
+  stop?: string | string[] | number[] | null;
+  /** Also return the logprob of every prompt token given its prefix (first entry null). */
+  includePromptLogprobs?: boolean;
+  /** Also return the top-k (token, logprob) pairs for every prompt position (first entry null); 0 = off. */
+  topkPromptLogprobs?: number;
+  /**
+   * Checked between prefill chunks and decode steps; once `aborted` is true the call throws EngineCancelledError.
+   * An `AbortSignal` fits, and so does a view of a shared flag (a worker thread cannot see an AbortSignal change
+   * while it runs synchronously).
+   */
+  signal?: { readonly aborted: boolean };
+}
+
+/** One generated completion. Tokens include the stop token (or the token that completed a stop string). */
+export interface SampledSequence {
+  tokens: number[];
+  /** Model logprob (temperature 1, before top-k/top-p) of each generated token. */
+  logprobs: number[];
+  stopReason: 'stop' | 'length';
+}
+
+/** Result of {@link Sampler.sample}. */
+export interface SampleResult {
+  sequences: SampledSequence[];
+  promptLogprobs?: (number | null)[];
+  topkPromptLogprobs?: ([number, number][] | null)[];
+}
+
+/** Optional hooks: a decoder for string stop sequences when the model has no tokenizer.json. */
+export interface SamplerOptions {
+  decode?: (tokens: number[]) => string;
+  /**
+   * Storage of the projection weights the sampler multiplies by (default `auto`). A 16-bit copy halves the bytes a
+   * decode step reads (decode is memory-bound); it is made once per base model and shared by its samplers, next to
+   * the f32 weights training uses. `auto`: bf16 (or fp16) when every projection weight is exactly such a value (a
+   * checkpoint stored in bf16), so sampling changes no weight; otherwise float32. Forcing `bfloat16` / `float16` on
+   * weights that are not rounds them: logprobs then differ from the trainer's (see BENCHMARKS.md, decode).
+   */
+  weights?: SamplerWeights;
+}
 
 /** An incremental detokenizer: push a token, get the text it adds. */
 export interface TextStream {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { EngineCancelledError, EngineInputError } from './errors.js';
 import { createLoraModel } from './lora-model.js';
 import { randomModel } from './model/base-model.js';
-import { type SampleOptions, type SampleResult, Sampler } from './sampler.js';
+import type { SampleOptions, SampleResult } from './sample-request.js';
+import { Sampler } from './sampler.js';
 import { randn, tinyConfig } from './test-utils.js';
 
 const model = randomModel({ ...tinyConfig('qwen3', true), vocabSize: 64, hiddenSize: 40 }, 3, 'tiny', null);

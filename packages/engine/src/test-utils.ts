@@ -1,4 +1,5 @@
 // Helpers shared by the engine's tests: small random configs and finite differences.
+import type { AdamParams } from './adamw.js';
 import type { ModelConfig } from './model/config.js';
 import { Rng } from './prng.js';
 
@@ -47,4 +48,12 @@ export function fdDirectional(x: Float32Array, d: Float32Array, f: () => number,
   const fm = f();
   x.set(x0);
   return (fp - fm) / (2 * eps);
+}
+
+/**
+ * Resolved Adam parameters for tests: `learningRate` with the protocol's defaults for the rest (the wire's
+ * ADAM_PARAMS_DEFAULTS, spelled out here since the engine's tests state their inputs).
+ */
+export function testAdam(learningRate: number): AdamParams {
+  return { learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-12, weightDecay: 0, gradClipNorm: 0 };
 }

@@ -12,7 +12,7 @@ describe('worker threads', () => {
           tieWordEmbeddings: false, maxPositionEmbeddings: 64, bosTokenId: null, eosTokenIds: [0] }, 1);
         const m = e.createLoraModel(base, { rank: 2 });
         const r = m.forwardBackward([{ tokens: [1, 2, 3], lossFnInputs: { target_tokens: { data: [2, 3, 4], dtype: 'int64' } } }], 'cross_entropy');
-        m.optimStep({ learningRate: 1e-3 });
+        m.optimStep({ learningRate: 1e-3, beta1: 0.9, beta2: 0.95, eps: 1e-12, weightDecay: 0, gradClipNorm: 0 });
         const s = m.sampler().sample([1, 2], { numSamples: 2, maxTokens: 3, seed: 1, stop: [] });
         parentPort.postMessage({ loss: r.metrics['loss:sum'], n: s.sequences.length, kernel: e.kernelInfo().kernel });
       }, (err) => parentPort.postMessage({ error: String(err) }));`;

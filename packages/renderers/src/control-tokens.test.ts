@@ -11,16 +11,22 @@ import type { Message } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { type Case, TOOLS, toHfMessages } from './__fixtures__/conversations.js';
+import { kimiTestTokenizer } from './__fixtures__/kimi/test-tokenizer.js';
+import { nemotronTestTokenizer } from './__fixtures__/nemotron.js';
 import { quoteMasker, randomConversation, randomText, rng } from './__fixtures__/random.js';
 import { controlIds, quotedControlTokens, richestShape, structureTokens } from './__fixtures__/structure.js';
 import { rendererMessages, renderTemplate, templateMessages } from './__fixtures__/template.js';
+import { inklingTestTokenizer } from './__fixtures__/test-tokenizers.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
 import { BUILT_IN_RENDERER_NAMES, getRenderer } from './registry.js';
 
 function tokenizerFor(renderer: string): Tokenizer {
+  if (renderer === 'tml_v0') return inklingTestTokenizer();
   if (renderer.startsWith('qwen3')) return getTokenizer('Qwen/Qwen3-8B');
   if (renderer.startsWith('deepseek')) return getTokenizer('deepseek-ai/DeepSeek-V3.1');
   if (renderer.startsWith('gpt_oss')) return getTokenizer('openai/gpt-oss-20b');
+  if (renderer.startsWith('kimi')) return kimiTestTokenizer(); // no offline package ships Kimi's tiktoken.model
+  if (renderer.startsWith('nemotron')) return nemotronTestTokenizer(); // Qwen3's vocabulary + the Nano template
   return getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
 }
 
@@ -117,6 +123,9 @@ describe('tool calls, tool results and thinking never become control tokens', ()
     expect(structure('qwen3')).toContain('<tool_response>');
     expect(structure('deepseekv3')).toEqual(
       expect.arrayContaining(['<｜User｜>', '<｜Assistant｜>', '<｜tool▁calls▁begin｜>', '<｜tool▁output▁begin｜>']),
+    );
+    expect(structure('kimi_k25')).toEqual(
+      expect.arrayContaining(['<|im_user|>', '<|im_middle|>', '<think>', '<|tool_call_argument_begin|>', '<|im_end|>']),
     );
     expect(structure('gpt_oss_medium_reasoning')).toEqual(
       expect.arrayContaining(['<|start|>', '<|channel|>', '<|message|>', '<|call|>', '<|return|>', '<|constrain|>']),

@@ -38,9 +38,31 @@ export {
   HARMONY_TOOL_ROUTING,
   type ReasoningEffort,
 } from './gpt-oss-renderer.js';
+export {
+  KIMI_DEFAULT_SYSTEM_PROMPT,
+  KIMI_TOOL_DECLARE_ROLE,
+  KimiRenderer,
+  type KimiRendererOptions,
+  type KimiVersion,
+} from './kimi-renderer.js';
+export { kimiJsonTools, kimiToolDeclaration, kimiTypeScriptTools } from './kimi-tool-declaration.js';
 export { Llama3Renderer } from './llama3-renderer.js';
 export { getRecommendedRendererName, getRecommendedRendererNames } from './model-info.js';
+export {
+  type Nemotron3Effort,
+  type Nemotron3Format,
+  Nemotron3Renderer,
+  type Nemotron3RendererOptions,
+} from './nemotron3-renderer.js';
+export {
+  QWEN38_REASONING_INSTRUCTIONS,
+  type Qwen35Family,
+  Qwen35Renderer,
+  type Qwen35RendererOptions,
+  type Qwen38ReasoningEffort,
+} from './qwen3-5-renderer.js';
 export { type Qwen3Mode, Qwen3Renderer, type Qwen3RendererOptions } from './qwen3-renderer.js';
+export { Qwen3VLRenderer, type Qwen3VLRendererOptions } from './qwen3-vl-renderer.js';
 export {
   BUILT_IN_RENDERER_NAMES,
   getRegisteredRendererNames,
@@ -67,3 +89,10 @@ export {
   TrainOnWhat,
 } from './renderer.js';
 export { RoleColonRenderer } from './role-colon-renderer.js';
+export {
+  formatThinkingEffort,
+  TML_V0_DEFAULT_EFFORT,
+  TML_V0_TOKENS,
+  TmlV0Renderer,
+  type TmlV0RendererOptions,
+} from './tml-v0-renderer.js';

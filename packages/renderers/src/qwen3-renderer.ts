@@ -96,21 +96,46 @@ export class Qwen3Renderer extends BaseRenderer {
   override renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
     const nl = ctx.idx > 0 ? '\n' : '';
     if (message.role === 'tool') return this.renderToolResult(message, ctx, nl);
-    const header = this.tpl`${nl}<|im_start|>${message.role}\n`;
+    // The produced turn continues the generation prompt: a prefill it starts with is header (prompt).
+    const prefilled =
+      message.role === 'assistant' && this.thinkPrefill !== '' && ctx.isLast && this.frames(message, ctx);
+    const header = this.tpl([`${nl}<|im_start|>`, `\n${prefilled ? this.thinkPrefill : ''}`], message.role);
     const body =
       message.role === 'assistant'
-        ? this.assistantBody(message, ctx)
+        ? this.assistantBody(message, ctx, prefilled)
         : message.role === 'system'
           ? this.systemBody(this.plainText(message))
           : this.encodeText(this.plainText(message));
     return { header, output: [{ type: 'encoded_text', tokens: [...body, this.imEnd] }] };
   }
 
+  /**
+   * What the generation prompt writes after the assistant header besides `qwen3_disable_thinking`'s empty block:
+   * '' here; `<think>⏎` for Qwen3-VL-Thinking ({@link Qwen3VLRenderer}).
+   */
+  protected get thinkPrefill(): string {
+    return '';
+  }
+
+  /** An image part: Qwen3 renders text only (the hook where a vision renderer renders it). */
+  protected imagePart(_role: string): never {
+    throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
+  }
+
+  /** Whether an assistant message gets the think framing (reasoning kept, or the turn being produced). */
+  private frames(message: Message, ctx: RenderContext): boolean {
+    if (this.mode === 'instruct') return false;
+    const { thinking, hasThinking } = splitThinkingAndText(message);
+    const afterQuery = ctx.idx > lastQueryIndex(ctx.messages) && lastQueryIndex(ctx.messages) >= 0;
+    const keepThinking = afterQuery || !this.stripThinkingFromHistory;
+    return (afterQuery && ctx.isLast) || (keepThinking && hasThinking && thinking !== '');
+  }
+
   private plainText(message: Message): string {
     const { text, hasThinking } = splitThinkingAndText(message);
     if (hasThinking) throw new RendererError(`a ${message.role} message cannot hold thinking parts`);
     if (typeof message.content !== 'string' && message.content.some((p) => p.type === 'image')) {
-      throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
+      this.imagePart(message.role);
     }
     return text;
   }
@@ -142,7 +167,7 @@ export class Qwen3Renderer extends BaseRenderer {
    * The assistant body as a template: the think and tool-call framing are literals (their tags become tokens), the
    * reasoning, text, tool names and arguments are values (encoded as text, whatever tags they quote).
    */
-  private assistantBody(message: Message, ctx: RenderContext): number[] {
+  private assistantBody(message: Message, ctx: RenderContext, prefilled: boolean): number[] {
     const literals: string[] = [''];
     const values: string[] = [];
     const lit = (s: string): void => {
@@ -152,16 +177,13 @@ export class Qwen3Renderer extends BaseRenderer {
       values.push(s);
       literals.push('');
     };
-    const { thinking, text, hasThinking } = splitThinkingAndText(message);
+    const { thinking, text } = splitThinkingAndText(message);
     if (this.mode === 'instruct') {
       if (typeof message.content === 'string') val(message.content);
       else this.rawParts(message.content, lit, val);
     } else {
-      const afterQuery = ctx.idx > lastQueryIndex(ctx.messages) && lastQueryIndex(ctx.messages) >= 0;
-      const keepThinking = afterQuery || !this.stripThinkingFromHistory;
-      const framed = (afterQuery && ctx.isLast) || (keepThinking && hasThinking && thinking !== '');
-      if (framed) {
-        lit('<think>\n');
+      if (this.frames(message, ctx)) {
+        if (!prefilled) lit('<think>\n');
         val(stripChars(thinking, '\n'));
         lit('\n</think>\n\n');
         val(lstripChars(text, '\n'));
@@ -186,13 +208,14 @@ export class Qwen3Renderer extends BaseRenderer {
         val(p.thinking);
         lit('</think>');
       } else if (p.type === 'text') val(p.text);
-      else throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
+      else this.imagePart('assistant');
     }
   }
 
   protected override generationSuffix(role: string, messages: readonly Message[]): number[] {
     const nl = messages.length > 0 ? '\n' : '';
-    const think = this.mode === 'disable_thinking' && role === 'assistant' ? '<think>\n\n</think>\n\n' : '';
+    const think =
+      role !== 'assistant' ? '' : this.mode === 'disable_thinking' ? '<think>\n\n</think>\n\n' : this.thinkPrefill;
     return [...this.tpl`${nl}<|im_start|>${role}\n`, ...this.encode(think)];
   }
 

@@ -36,6 +36,15 @@ describe('renderer registry', () => {
         'gpt_oss_low_reasoning',
         'gpt_oss_medium_reasoning',
         'gpt_oss_high_reasoning',
+        'qwen3_5',
+        'qwen3_5_disable_thinking',
+        'qwen3_8_xhigh_reasoning',
+        'qwen3_8_medium_reasoning',
+        'qwen3_8_low_reasoning',
+        'qwen3_8_disable_thinking',
+        'qwen3_vl',
+        'qwen3_vl_instruct',
+        'tml_v0',
       ]),
     );
   });

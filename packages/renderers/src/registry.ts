@@ -6,10 +6,15 @@ import { ConfigError } from '@cookbook/core';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import { DeepSeekV3Renderer } from './deepseek-v3-renderer.js';
 import { GptOssRenderer, type GptOssRendererOptions } from './gpt-oss-renderer.js';
+import { KimiRenderer, type KimiRendererOptions } from './kimi-renderer.js';
 import { Llama3Renderer } from './llama3-renderer.js';
+import { Nemotron3Renderer, type Nemotron3RendererOptions } from './nemotron3-renderer.js';
+import { Qwen35Renderer, type Qwen35RendererOptions } from './qwen3-5-renderer.js';
 import { Qwen3Renderer } from './qwen3-renderer.js';
+import { Qwen3VLRenderer } from './qwen3-vl-renderer.js';
 import type { Renderer } from './renderer.js';
 import { RoleColonRenderer } from './role-colon-renderer.js';
+import { TmlV0Renderer } from './tml-v0-renderer.js';
 
 /** Options passed through to a renderer factory (each renderer reads the keys it knows). */
 export type RendererOptions = Record<string, unknown>;
@@ -28,6 +33,17 @@ const gptOss =
 const boolOpt = (opts: RendererOptions | undefined, key: string): boolean | undefined =>
   typeof opts?.[key] === 'boolean' ? (opts[key] as boolean) : undefined;
 
+/** A Nemotron 3 variant; `stripThinkingFromHistory` in the options overrides the variant's default. */
+const nemotron =
+  (variant: Nemotron3RendererOptions): RendererFactory =>
+  (tok, o) => {
+    const strip = boolOpt(o, 'stripThinkingFromHistory');
+    return new Nemotron3Renderer(tok, {
+      ...variant,
+      ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }),
+    });
+  };
+
 const BUILT_IN: Record<string, RendererFactory> = {
   role_colon: (tok) => new RoleColonRenderer(tok),
   llama3: (tok) => new Llama3Renderer(tok),
@@ -37,11 +53,54 @@ const BUILT_IN: Record<string, RendererFactory> = {
   deepseekv3: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(false, o)),
   deepseekv3_disable_thinking: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(false, o)),
   deepseekv3_thinking: (tok, o) => new DeepSeekV3Renderer(tok, deepseekOpts(true, o)),
+  kimi_k2: (tok, o) => new KimiRenderer(tok, kimiOpts({ version: 'k2' }, o)),
+  kimi_k25: (tok, o) => new KimiRenderer(tok, kimiOpts({ version: 'k25' }, o)),
+  kimi_k25_disable_thinking: (tok) => new KimiRenderer(tok, { version: 'k25', thinking: false }),
+  kimi_k26: (tok, o) => new KimiRenderer(tok, kimiOpts({ version: 'k25' }, o)),
+  kimi_k26_disable_thinking: (tok) => new KimiRenderer(tok, { version: 'k25', thinking: false }),
+  kimi_k26_preserve_thinking: (tok) => new KimiRenderer(tok, { version: 'k25', stripThinkingFromHistory: false }),
   gpt_oss_no_sysprompt: gptOss(),
   gpt_oss_low_reasoning: gptOss('low'),
   gpt_oss_medium_reasoning: gptOss('medium'),
   gpt_oss_high_reasoning: gptOss('high'),
+  nemotron3: nemotron({}),
+  nemotron3_low_thinking: nemotron({ effort: 'low' }),
+  nemotron3_disable_thinking: nemotron({ thinking: false }),
+  nemotron3_preserve_thinking: nemotron({ stripThinkingFromHistory: false }),
+  nemotron3_ultra: nemotron({ format: 'ultra' }),
+  nemotron3_ultra_disable_thinking: nemotron({ format: 'ultra', thinking: false }),
+  nemotron3_ultra_medium_thinking: nemotron({ format: 'ultra', effort: 'medium' }),
+  nemotron3_ultra_preserve_thinking: nemotron({ format: 'ultra', stripThinkingFromHistory: false }),
+  // Qwen3.5 / 3.6, Qwen3.8, Qwen3-VL, Inkling (TMLv0).
+  qwen3_5: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_5' }, o)),
+  qwen3_5_disable_thinking: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_5', thinking: false }, o)),
+  qwen3_8_xhigh_reasoning: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8' }, o)),
+  qwen3_8_medium_reasoning: (tok, o) =>
+    new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8', reasoningEffort: 'medium' }, o)),
+  qwen3_8_low_reasoning: (tok, o) =>
+    new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8', reasoningEffort: 'low' }, o)),
+  qwen3_8_disable_thinking: (tok, o) => new Qwen35Renderer(tok, qwen35Opts({ family: 'qwen3_8', thinking: false }, o)),
+  qwen3_vl: (tok, o) => new Qwen3VLRenderer(tok, { thinking: true, ...stripOpt(o) }),
+  qwen3_vl_instruct: (tok) => new Qwen3VLRenderer(tok, { thinking: false }),
+  tml_v0: (tok, o) => new TmlV0Renderer(tok, typeof o?.effort === 'number' ? { effort: o.effort } : {}),
 };
+
+function stripOpt(o: RendererOptions | undefined): { stripThinkingFromHistory?: boolean } {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  return strip === undefined ? {} : { stripThinkingFromHistory: strip };
+}
+
+/** Qwen3.5 / 3.8 options: `preserveThinking` (or `stripThinkingFromHistory`, its negation) and `argumentStyle`. */
+function qwen35Opts(base: Qwen35RendererOptions, o: RendererOptions | undefined): Qwen35RendererOptions {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  const preserve = boolOpt(o, 'preserveThinking') ?? (strip === undefined ? undefined : !strip);
+  const style = o?.argumentStyle === 'python' || o?.argumentStyle === 'json' ? o.argumentStyle : undefined;
+  return {
+    ...base,
+    ...(preserve === undefined ? {} : { preserveThinking: preserve }),
+    ...(style === undefined ? {} : { argumentStyle: style }),
+  };
+}
 
 function qwenOpts(mode: 'thinking' | 'disable_thinking', o: RendererOptions | undefined) {
   const strip = boolOpt(o, 'stripThinkingFromHistory');
@@ -56,6 +115,12 @@ function deepseekOpts(thinking: boolean, o: RendererOptions | undefined) {
     ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }),
     ...(sysAsUser === undefined ? {} : { systemRoleAsUser: sysAsUser }),
   };
+}
+
+/** Kimi renderers read `stripThinkingFromHistory` (false keeps every message's reasoning). */
+function kimiOpts(base: KimiRendererOptions, o: RendererOptions | undefined): KimiRendererOptions {
+  const strip = boolOpt(o, 'stripThinkingFromHistory');
+  return { ...base, ...(strip === undefined ? {} : { stripThinkingFromHistory: strip }) };
 }
 
 const custom = new Map<string, RendererFactory>();

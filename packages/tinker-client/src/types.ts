@@ -2,14 +2,15 @@
  * The client's TypeScript-side types (camelCase) and their conversion to and from the wire (snake_case).
  */
 import { type Datum, datumToJSON, type TensorData } from '@cookbook/core';
-import type {
-  LossFnType,
-  WireAdamParams,
-  WireDatum,
-  WireForwardBackwardOutput,
-  WireLoraConfig,
-  WireSampleResponse,
-  WireSamplingParams,
+import {
+  ADAM_PARAMS_DEFAULTS,
+  type LossFnType,
+  type WireAdamParams,
+  type WireDatum,
+  type WireForwardBackwardOutput,
+  type WireLoraConfig,
+  type WireSampleResponse,
+  type WireSamplingParams,
 } from '@cookbook/tinker-wire';
 
 export type { LossFnType };
@@ -22,21 +23,17 @@ export interface ForwardBackwardOutput {
   metrics: Record<string, number>;
 }
 
-/** Adam(W) hyperparameters (torch semantics; weight decay is decoupled; gradClipNorm 0 = off). */
-export interface AdamParams {
-  /** Default 1e-4. */
-  learningRate?: number;
-  /** Default 0.9. */
-  beta1?: number;
-  /** Default 0.95. */
-  beta2?: number;
-  /** Default 1e-12. */
-  eps?: number;
-  /** Default 0. */
-  weightDecay?: number;
-  /** Global gradient-norm clip; 0 disables it. Default 0. */
-  gradClipNorm?: number;
-}
+/** `snake_case` → `camelCase`, at the type level (`grad_clip_norm` → `gradClipNorm`). */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+
+/**
+ * Adam(W) hyperparameters (torch semantics; weight decay is decoupled; `gradClipNorm` 0 = off): the wire's
+ * `AdamParams` (`@cookbook/tinker-wire`'s `AdamParamsSchema`, which describes each field and holds its bounds) in
+ * camelCase. An absent field is sent as the protocol's default, the official SDK's (`ADAM_PARAMS_DEFAULTS`).
+ */
+export type AdamParams = { [K in keyof WireAdamParams as CamelCase<K>]?: WireAdamParams[K] };
 
 /** Sampling parameters. `stop`: strings, or token ids; `null`/absent keeps EOS; `[]` disables every stop. */
 export interface SamplingParams {
@@ -82,14 +79,16 @@ export interface SampleResponse {
   promptCacheHitTokens: number;
 }
 
+/** The wire form of `p`, every field present (as the SDK sends it): an absent one is the protocol's default. */
 export function adamParamsToWire(p: AdamParams): WireAdamParams {
+  const d = ADAM_PARAMS_DEFAULTS;
   return {
-    learning_rate: p.learningRate ?? 1e-4,
-    beta1: p.beta1 ?? 0.9,
-    beta2: p.beta2 ?? 0.95,
-    eps: p.eps ?? 1e-12,
-    weight_decay: p.weightDecay ?? 0,
-    grad_clip_norm: p.gradClipNorm ?? 0,
+    learning_rate: p.learningRate ?? d.learning_rate,
+    beta1: p.beta1 ?? d.beta1,
+    beta2: p.beta2 ?? d.beta2,
+    eps: p.eps ?? d.eps,
+    weight_decay: p.weightDecay ?? d.weight_decay,
+    grad_clip_norm: p.gradClipNorm ?? d.grad_clip_norm,
   };
 }
 

@@ -14,7 +14,7 @@
  * | TensorData | `shape` | 1-D, `[data.length]` |
  * | ForwardBackwardInput | `loss_fn_config` | none (the loss's own defaults) |
  * | SamplingParams | every field | `max_tokens`: the server's bound, `seed`: random, `stop`: the model's EOS, `temperature` 1, `top_k` −1, `top_p` 1 |
- * | AdamParams | every field | `learning_rate` 1e-4, `beta1` 0.9, `beta2` 0.95, `eps` 1e-12, `weight_decay` 0, `grad_clip_norm` 0 |
+ * | AdamParams | every field | the SDK's default for it, as {@link AdamParamsSchema} declares it |
  * | LoraConfig | every field but `rank` | `seed` random, `train_unembed` / `train_mlp` / `train_attn` true |
  * | requests | `type`, `overwrite`, `optimizer`, `num_samples`, `topk_prompt_logprobs`, `allow_metadata_only`, `tags` | their literal / false / false / 1 / 0 / false / [] |
  *
@@ -24,6 +24,7 @@
  * Bounds that depend on the server (how many samples, how long a context) are the service's, not the protocol's.
  */
 import { z } from 'zod';
+import { LOSS_INPUT_DTYPES, LossFnTypeSchema } from './losses.js';
 
 /** Treat `null` like an absent field (the SDK leaves nulls out, other clients may send them). */
 export function opt<T extends z.ZodType>(schema: T) {
@@ -90,15 +91,8 @@ export type WireModelInput = z.infer<typeof ModelInputSchema>;
 
 export const TensorDTypeSchema = z.enum(['int64', 'float32']);
 
-/** The dtype the SDK gives a plain list under each loss input key (SDK `types/datum.py`). */
-export const DTYPE_BY_KEY: Readonly<Record<string, 'int64' | 'float32'>> = {
-  target_tokens: 'int64',
-  weights: 'float32',
-  advantages: 'float32',
-  logprobs: 'float32',
-  clip_low_threshold: 'float32',
-  clip_high_threshold: 'float32',
-};
+/** The dtype the SDK gives a plain list under each loss input key (SDK `types/datum.py`), from the loss declaration. */
+export const DTYPE_BY_KEY: Readonly<Record<string, 'int64' | 'float32'>> = LOSS_INPUT_DTYPES;
 
 export const TensorDataSchema = z.object({
   data: z.array(z.number()),
@@ -132,9 +126,6 @@ export const DatumSchema = z.object({
 });
 export type WireDatum = z.infer<typeof DatumSchema>;
 
-export const LossFnTypeSchema = z.enum(['cross_entropy', 'importance_sampling', 'ppo', 'cispo', 'dro']);
-export type LossFnType = z.infer<typeof LossFnTypeSchema>;
-
 export const ForwardBackwardInputSchema = z.object({
   data: z.array(DatumSchema),
   loss_fn: LossFnTypeSchema,
@@ -145,15 +136,32 @@ export type WireForwardBackwardInput = z.infer<typeof ForwardBackwardInputSchema
 
 // ---------------------------------------------------------------- parameters (§3.8)
 
+/**
+ * AdamW's parameters: the one owner of their defaults (the official SDK's `AdamParams`) and bounds. The service checks
+ * a request against this schema once, where it arrives; the client fills an absent field from
+ * {@link ADAM_PARAMS_DEFAULTS}; the engine takes the resolved values and checks nothing again. (The cookbook's loops
+ * send `eps` 1e-8, the upstream cookbook's setting, explicitly; 1e-12 is what a caller who leaves it out gets.)
+ */
 export const AdamParamsSchema = z.object({
-  learning_rate: z.number().nonnegative().default(1e-4),
-  beta1: z.number().min(0).lt(1).default(0.9),
-  beta2: z.number().min(0).lt(1).default(0.95),
-  eps: z.number().positive().default(1e-12),
-  weight_decay: z.number().nonnegative().default(0),
-  grad_clip_norm: z.number().nonnegative().default(0),
+  learning_rate: z.number().nonnegative().default(1e-4).describe('Step size'),
+  beta1: z.number().min(0).lt(1).default(0.9).describe('Decay of the first moment (running mean of the gradient)'),
+  beta2: z.number().min(0).lt(1).default(0.95).describe('Decay of the second moment (running mean of its square)'),
+  eps: z.number().positive().default(1e-12).describe("Added to the second moment's square root in the denominator"),
+  weight_decay: z
+    .number()
+    .nonnegative()
+    .default(0)
+    .describe('Decoupled weight decay: p −= learning_rate·weight_decay·p'),
+  grad_clip_norm: z
+    .number()
+    .nonnegative()
+    .default(0)
+    .describe('Clip the global gradient norm to this value; 0 = no clipping'),
 });
 export type WireAdamParams = z.infer<typeof AdamParamsSchema>;
+
+/** What each absent field of {@link AdamParamsSchema} means: its defaults, read from the schema. */
+export const ADAM_PARAMS_DEFAULTS: Readonly<WireAdamParams> = Object.freeze(AdamParamsSchema.parse({}));
 
 export const LoraConfigSchema = z
   .object({

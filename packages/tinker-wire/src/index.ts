@@ -1,2 +1,3 @@
 export * from './data-types.js';
+export * from './losses.js';
 export * from './wire.js';

@@ -8,6 +8,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '@cookbook/core';
 import { type HfTokenizerInstance, hfTokenizerClass } from './internal/hf-tokenizer-class.js';
+import {
+  downloadKimiTokenizer,
+  isKimiModel,
+  isTiktokenFolder,
+  kimiOfflineError,
+  kimiTokenizerFromFolder,
+} from './kimi-tokenizer.js';
 
 /** Options of {@link Tokenizer.encode}. */
 export interface EncodeOptions {
@@ -172,8 +179,9 @@ export function readTokenizerFiles(folder: string): TokenizerFiles {
   return { tokenizerJson, tokenizerConfig };
 }
 
-/** Build a tokenizer from a folder holding tokenizer.json [+ tokenizer_config.json]. */
+/** Build a tokenizer from a folder holding tokenizer.json [+ tokenizer_config.json], or Kimi's tiktoken.model. */
 export function tokenizerFromFolder(folder: string, name: string = folder): Tokenizer {
+  if (isTiktokenFolder(folder)) return kimiTokenizerFromFolder(folder, name);
   return new HfTokenizer(name, readTokenizerFiles(folder), () => readTokenizerFiles(folder));
 }
 
@@ -306,7 +314,8 @@ export function getTokenizer(modelName: string): Tokenizer {
   const hit = tokenizerCache.get(modelName);
   if (hit !== undefined) return hit;
   const found = resolveOffline(modelName);
-  if (found === undefined) throw unknownTokenizerError(modelName);
+  if (found === undefined)
+    throw isKimiModel(modelName) ? kimiOfflineError(modelName) : unknownTokenizerError(modelName);
   if ('missingFamily' in found) throw missingFamilyError(modelName, found.missingFamily);
   tokenizerCache.set(modelName, found.tokenizer);
   return found.tokenizer;
@@ -338,9 +347,15 @@ export async function loadTokenizer(modelName: string, options: LoadTokenizerOpt
   }
   const allow = options.allowDownload ?? process.env.HF_HUB_OFFLINE !== '1';
   if (!allow || !isHubRepoId(modelName)) {
+    if (offline === undefined && isKimiModel(modelName)) throw kimiOfflineError(modelName);
     throw offline === undefined
       ? unknownTokenizerError(modelName)
       : missingFamilyError(modelName, offline.missingFamily);
+  }
+  if (isKimiModel(modelName)) {
+    const kimi = await downloadKimiTokenizer(modelName, options);
+    tokenizerCache.set(modelName, kimi);
+    return kimi;
   }
   const { downloadFileToCacheDir } = await import('@huggingface/hub');
   const accessToken = options.accessToken ?? process.env.HF_TOKEN;

@@ -176,7 +176,10 @@ describe('preference recipes', () => {
       const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n');
       expect(rows).toHaveLength(2);
       const m = JSON.parse(rows[0]!) as Record<string, number>;
-      expect(m['env/all/reply_chars']).toBeGreaterThanOrEqual(0);
+      // The mean length of the step's 4 replies (2 groups × 2), and the closing line reports the first and last step.
+      const chars = rows.map((r) => (JSON.parse(r) as Record<string, number>)['env/all/reply_chars']!);
+      for (const v of chars) expect(v * 4).toBeCloseTo(Math.round(v * 4), 9);
+      expect(c.out.join('\n')).toContain(`reply length ${chars[0]!.toFixed(1)} → ${chars[1]!.toFixed(1)} characters`);
       // Tournament rewards sum to zero within each group.
       expect(Math.abs(m['env/all/reward/total']!)).toBeLessThan(1e-9);
     } finally {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nativeGate } from '../__fixtures__/native-gate.js';
 import { randn } from '../test-utils.js';
 import {
   bf16ToFloat,
@@ -11,7 +12,7 @@ import {
   toHalfMatrix,
   widenHalf,
 } from './half.js';
-import { nativeAddon, rowIndependentRows } from './kernel.js';
+import { rowIndependentRows } from './kernel.js';
 import { sgemmJs } from './sgemm-js.js';
 
 /** C = alpha·A·Wᵀ + beta·C on the widened weights with the pure-TS kernel (the reference). */
@@ -101,8 +102,10 @@ describe('half-width weights', () => {
     });
   }
 
-  it.skipIf(nativeAddon('own') === null)('the build without BLAS computes the same products (both row counts)', () => {
-    const own = nativeAddon('own')!;
+  const ownGate = nativeGate('own');
+  it.runIf(ownGate.run)('the build without BLAS computes the same products (both row counts) [native addon]', () => {
+    const own = ownGate.addon();
+    expect(own.hgemmNT, 'the own build of the addon has no hgemmNT').toBeTypeOf('function');
     for (const [M, N, K] of [
       [5, 37, 70],
       [48, 90, 33],
@@ -122,8 +125,10 @@ describe('half-width weights', () => {
     }
   });
 
-  it.skipIf(nativeAddon() === null)('the native kernel rejects arrays too small for the sizes', () => {
-    const a = nativeAddon()!;
+  const gate = nativeGate();
+  it.runIf(gate.run)('the native kernel rejects arrays too small for the sizes [native addon]', () => {
+    const a = gate.addon();
+    expect(a.hgemmNT, 'the addon has no hgemmNT').toBeTypeOf('function');
     expect(() =>
       a.hgemmNT!(0, 2, 4, 4, 1, new Float32Array(8), 4, new Uint16Array(15), 4, 0, new Float32Array(8), 4),
     ).toThrow(/too small/);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { nativeGate } from '../__fixtures__/native-gate.js';
 import { randn } from '../test-utils.js';
-import { kernelInfo, nativeAddon } from './kernel.js';
+import { kernelInfo } from './kernel.js';
+import { loadNativeAddon } from './native-addon.js';
 import { sgemmJs } from './sgemm-js.js';
 
 function naive(
@@ -55,10 +57,10 @@ describe('sgemm kernels', () => {
   });
 
   for (const variant of ['default', 'own'] as const) {
-    const addon = nativeAddon(variant);
+    const gate = nativeGate(variant);
     const name = variant === 'own' ? 'native built-in SIMD kernel' : 'native kernel (BLAS when linked)';
-    it.skipIf(addon === null)(`${name} equals the TS kernel for all transposes and odd sizes`, () => {
-      if (!addon) return;
+    it.runIf(gate.run)(`${name} equals the TS kernel for all transposes and odd sizes [native addon]`, () => {
+      const addon = gate.addon();
       for (const tA of [false, true])
         for (const tB of [false, true])
           for (const [M, N, K] of SHAPES) {
@@ -92,12 +94,12 @@ describe('sgemm kernels', () => {
       ).toThrow(/too small/);
     });
   }
-  if (nativeAddon() === null)
-    console.warn('skipping native kernel tests: addon not built (run pnpm --filter @cookbook/engine build:native)');
 
-  it('reports the kernel in use', () => {
+  it('reports the kernel in use: native when the addon loads (unless COOKBOOK_KERNEL=js), else js', () => {
     const info = kernelInfo();
-    expect(['native', 'js']).toContain(info.kernel);
+    const js = process.env.COOKBOOK_KERNEL === 'js' || 'error' in loadNativeAddon();
+    expect(info.kernel).toBe(js ? 'js' : 'native');
+    if (js) expect(info).toEqual({ kernel: 'js', blas: null, threads: 1 });
     expect(info.threads).toBeGreaterThanOrEqual(1);
   });
 });

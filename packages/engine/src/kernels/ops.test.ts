@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { nativeGate } from '../__fixtures__/native-gate.js';
 import { attentionForward, causalSoftmaxBackwardJs, causalSoftmaxJs } from '../layers/attention.js';
 import { rmsnormBackwardJs, rmsnormForwardJs } from '../layers/rmsnorm.js';
 import { RopeTable, ropeRowsJs } from '../layers/rope.js';
@@ -10,8 +11,7 @@ import {
   softmaxRowsUnnormalizedJs,
 } from '../layers/unembed.js';
 import { randn } from '../test-utils.js';
-import { nativeAddon } from './kernel.js';
-import { addonOps } from './native-addon.js';
+import { addonOps, type NativeOps } from './native-addon.js';
 
 /** |a − b| ≤ rel·|b| + abs elementwise. */
 function expectClose(a: ArrayLike<number>, b: ArrayLike<number>, rel: number, abs = 0): void {
@@ -48,10 +48,14 @@ describe('softmax helpers (pure TS)', () => {
 });
 
 for (const variant of ['default', 'own'] as const) {
-  const addon = nativeAddon(variant);
-  const ops = addon ? addonOps(addon) : null;
-  describe.skipIf(ops === null)(`native row-wise ops (${variant} build) equal the TS references`, () => {
-    if (!ops) return;
+  const gate = nativeGate(variant);
+  describe.runIf(gate.run)(`native row-wise ops (${variant} build) equal the TS references [native addon]`, () => {
+    let ops: NativeOps;
+    beforeAll(() => {
+      const found = addonOps(gate.addon());
+      expect(found, `the ${variant} build of the native addon has no row-wise ops`).not.toBeNull();
+      ops = found!;
+    });
     it('causal softmax forward and backward (odd widths, offsets)', () => {
       for (const [T, W, off, ld] of [
         [7, 7, 0, 7],

@@ -69,21 +69,33 @@ export function parseHfConfig(raw: Record<string, unknown>, file = 'config.json'
   if (!Number.isInteger(headDim) || numHeads % numKvHeads !== 0) {
     throw new ModelLoadError(`${file}: head_dim ${headDim} / num_key_value_heads ${numKvHeads} are inconsistent`);
   }
+  // transformers 5 writes one `rope_parameters` object (rope_type, rope_theta and the scaling fields) where older
+  // config.json files have a top-level `rope_theta` and `rope_scaling`; read both layouts.
+  const rp = raw.rope_parameters;
+  const ropeKey = rp === undefined || rp === null ? 'rope_scaling' : 'rope_parameters';
+  let ropeTheta = num(raw, 'rope_theta', file, 10000);
+  if (ropeKey === 'rope_parameters') {
+    if (typeof rp !== 'object' || rp === null || Array.isArray(rp) || !('rope_type' in rp)) {
+      throw new ModelLoadError(`${file}: rope_parameters must be an object with a "rope_type" field`);
+    }
+    ropeTheta = num(rp as Record<string, unknown>, 'rope_theta', `${file} rope_parameters`, ropeTheta);
+  }
   let ropeScaling: Llama3RopeScaling | null = null;
-  const rs = raw.rope_scaling;
+  const rs = raw[ropeKey];
   if (rs !== undefined && rs !== null) {
-    if (typeof rs !== 'object') throw new ModelLoadError(`${file}: rope_scaling must be an object or null`);
+    if (typeof rs !== 'object') throw new ModelLoadError(`${file}: ${ropeKey} must be an object or null`);
     const r = rs as Record<string, unknown>;
     const type = r.rope_type ?? r.type;
+    const where = `${file} ${ropeKey}`;
     if (type === 'llama3') {
       ropeScaling = {
-        factor: num(r, 'factor', `${file} rope_scaling`),
-        lowFreqFactor: num(r, 'low_freq_factor', `${file} rope_scaling`),
-        highFreqFactor: num(r, 'high_freq_factor', `${file} rope_scaling`),
-        originalMaxPositionEmbeddings: num(r, 'original_max_position_embeddings', `${file} rope_scaling`),
+        factor: num(r, 'factor', where),
+        lowFreqFactor: num(r, 'low_freq_factor', where),
+        highFreqFactor: num(r, 'high_freq_factor', where),
+        originalMaxPositionEmbeddings: num(r, 'original_max_position_embeddings', where),
       };
     } else if (type !== 'default') {
-      throw new ModelLoadError(`${file}: rope_scaling type "${String(type)}" is not supported (only "llama3")`);
+      throw new ModelLoadError(`${file}: ${ropeKey} type "${String(type)}" is not supported (only "llama3")`);
     }
   }
   return {
@@ -96,7 +108,7 @@ export function parseHfConfig(raw: Record<string, unknown>, file = 'config.json'
     numKvHeads,
     headDim,
     rmsNormEps: num(raw, 'rms_norm_eps', file, 1e-6),
-    ropeTheta: num(raw, 'rope_theta', file, 10000),
+    ropeTheta,
     ropeScaling,
     tieWordEmbeddings: raw.tie_word_embeddings === true,
     maxPositionEmbeddings: num(raw, 'max_position_embeddings', file, 4096),

@@ -5,12 +5,26 @@
  */
 
 import type { Renderer } from '@cookbook/renderers';
-import type { ServiceClientLike } from '@cookbook/tinker-client';
+import {
+  lossNeedsNoConfig,
+  POLICY_GRADIENT_LOSS_FNS,
+  type PolicyGradientLossFn,
+  type ServiceClientLike,
+} from '@cookbook/tinker-client';
 import type { RunOutputDeps } from '@cookbook/training';
 import { loadCheckpointOptimizerField, runConfigShape } from '@cookbook/training';
 import { z } from 'zod';
 import type { Env } from '../core/env.js';
 import { TEMPLATE_NAMES } from './templates.js';
+
+/**
+ * The losses the trainer can ask for: the built-in policy-gradient losses (declared in the wire) that run without a
+ * `loss_fn_config`, since the trainer sends none (importance_sampling, ppo and cispo with their default clip bounds).
+ */
+const GEM_LOSSES = POLICY_GRADIENT_LOSS_FNS.filter(lossNeedsNoConfig) as [
+  PolicyGradientLossFn,
+  ...PolicyGradientLossFn[],
+];
 
 export const GemTrainConfigSchema = z.object({
   ...runConfigShape,
@@ -61,7 +75,7 @@ export const GemTrainConfigSchema = z.object({
     .describe("Chat format for template=renderer and concat_chat; null = the model's recommended renderer"),
   gamma: z.number().min(0).max(1).default(0.9).describe('Discount of the per-turn returns'),
   useRebn: z.boolean().default(true).describe('Return batch-normalisation of the returns over all transitions'),
-  lossFn: z.enum(['importance_sampling', 'ppo']).default('importance_sampling').describe('Policy-gradient loss'),
+  lossFn: z.enum(GEM_LOSSES).default('importance_sampling').describe('Policy-gradient loss'),
   samplingRetries: z
     .number()
     .int()

@@ -4,6 +4,7 @@
  * callbacks) are {@link RLTrainDeps}.
  */
 import type { Datum, TokenCompleter } from '@cookbook/core';
+import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-client';
 import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '@cookbook/training';
 import {
   checkpointConfigShape,
@@ -50,7 +51,8 @@ export type AsyncConfig = z.infer<typeof AsyncConfigSchema>;
  */
 export const TINY_MODEL_RL_LR = 1e-3;
 
-export const RL_LOSSES = ['importance_sampling', 'ppo', 'cispo', 'dro'] as const;
+/** The losses an RL loop can ask the service for: the built-in policy-gradient losses (declared in the wire). */
+export const RL_LOSSES = POLICY_GRADIENT_LOSS_FNS;
 
 /** What the loop does to the advantages before training: `none` (RL), or a diagnostic control. */
 export const ADVANTAGE_TRANSFORMS = ['none', 'negate', 'zero'] as const;

@@ -1,0 +1,86 @@
+/**
+ * The built-in losses (tinker-api.md §3.4 and §4; the SDK's `LossFnType`), declared once: each loss's name, the
+ * `loss_fn_inputs` it takes and its `loss_fn_config` with defaults. Everything else derives from this table: the wire
+ * enum ({@link LossFnTypeSchema}), the dtype a plain list gets under each input key, the engine's checks of a batch and
+ * the table of its implementations (one per name, which the compiler demands), and the loss choices of the RL loops
+ * ({@link POLICY_GRADIENT_LOSS_FNS}). A new built-in loss is one entry here plus its implementation in the engine.
+ */
+import { z } from 'zod';
+
+/**
+ * Every key a built-in loss takes in `loss_fn_inputs`, with the dtype a plain list under it is sent as (the SDK's
+ * `_KEY_TO_TYPE` in `types/datum.py`). The engine checks a datum's inputs in this order.
+ */
+export const LOSS_INPUT_DTYPES = {
+  target_tokens: 'int64',
+  weights: 'float32',
+  logprobs: 'float32',
+  advantages: 'float32',
+  clip_low_threshold: 'float32',
+  clip_high_threshold: 'float32',
+} as const;
+
+/** A key of `loss_fn_inputs` that some built-in loss takes. */
+export type LossInputKey = keyof typeof LOSS_INPUT_DTYPES;
+
+/** What a built-in loss takes. */
+export interface LossDeclaration {
+  /** `loss_fn_inputs` keys every datum must carry. Each has the model input's length N as its leading dimension. */
+  readonly required: readonly LossInputKey[];
+  /** `loss_fn_inputs` keys a datum may carry; any other key is refused. */
+  readonly optional: readonly LossInputKey[];
+  /** `loss_fn_config` keys with their defaults; `null` = no default, the key is required. Any other key is refused. */
+  readonly config: Readonly<Record<string, number | null>>;
+  /** Whether `target_tokens` (and `weights`) may be `[N, K]`: K candidate targets per position (top-K distillation). */
+  readonly topKTargets: boolean;
+}
+
+const POLICY_INPUTS = ['target_tokens', 'logprobs', 'advantages'] as const;
+const CLIP_DEFAULTS = { clip_low_threshold: 0.8, clip_high_threshold: 1.2 } as const;
+
+/** The built-in losses, in the SDK's order (formulas: tinker-api.md §4; `logprobs` are the sampler's). */
+export const BUILTIN_LOSSES = {
+  /** `L = Σ −lp·w`. */
+  cross_entropy: { required: ['target_tokens'], optional: ['weights'], config: {}, topKTargets: true },
+  /** `L = −Σ w·r·A`, `r = exp(lp − q)`. */
+  importance_sampling: { required: POLICY_INPUTS, optional: ['weights'], config: {}, topKTargets: false },
+  /** `L = −Σ w·min(r·A, clip(r)·A)`; the clip bounds are ratios, per token when given as inputs. */
+  ppo: {
+    required: POLICY_INPUTS,
+    optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
+    config: CLIP_DEFAULTS,
+    topKTargets: false,
+  },
+  /** `L = −Σ w·sg(clip(r))·lp·A`. */
+  cispo: {
+    required: POLICY_INPUTS,
+    optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
+    config: CLIP_DEFAULTS,
+    topKTargets: false,
+  },
+  /** `L = −Σ w·(lp·A − ½·β·(lp − q)²)`; β has no default. */
+  dro: { required: POLICY_INPUTS, optional: ['weights'], config: { beta: null }, topKTargets: false },
+} as const satisfies Record<string, LossDeclaration>;
+
+/** The name of a built-in loss (`loss_fn`). */
+export type LossFnType = keyof typeof BUILTIN_LOSSES;
+
+/** The built-in loss names, in declaration order. */
+export const LOSS_FN_NAMES = Object.keys(BUILTIN_LOSSES) as [LossFnType, ...LossFnType[]];
+
+export const LossFnTypeSchema = z.enum(LOSS_FN_NAMES);
+
+/** A built-in loss that trains sampled tokens on their advantages: it requires `logprobs` and `advantages`. */
+export type PolicyGradientLossFn = {
+  [K in LossFnType]: 'advantages' extends (typeof BUILTIN_LOSSES)[K]['required'][number] ? K : never;
+}[LossFnType];
+
+/** The policy-gradient losses (an RL loop's choices), in declaration order. */
+export const POLICY_GRADIENT_LOSS_FNS = LOSS_FN_NAMES.filter((name) =>
+  (BUILTIN_LOSSES[name].required as readonly LossInputKey[]).includes('advantages'),
+) as [PolicyGradientLossFn, ...PolicyGradientLossFn[]];
+
+/** Whether `name` runs without a `loss_fn_config` (every config key has a default). */
+export function lossNeedsNoConfig(name: LossFnType): boolean {
+  return Object.values(BUILTIN_LOSSES[name].config as Record<string, number | null>).every((v) => v !== null);
+}
