@@ -18,7 +18,7 @@ import {
   loadBaseModel,
   loadSampler,
 } from '@cookbook/engine';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { resolveModelSetup } from '@cookbook/renderers';
 import { demonstrationDatums } from '../src/recipes/rl-warm-start.js';
 import { CORPUS_FAMILIES, standinCorpus } from './standin-corpus.js';
 
@@ -43,7 +43,7 @@ function engineDatum(d: Datum): EngineDatum {
   };
 }
 
-const renderer = getRenderer(getRecommendedRendererName(MODEL), getTokenizer(MODEL));
+const { renderer } = resolveModelSetup({ modelName: MODEL });
 const full = await loadBaseModel(MODEL, { init: true });
 const corpus = standinCorpus(examples, seed);
 const data = demonstrationDatums(

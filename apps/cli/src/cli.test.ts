@@ -1,3 +1,4 @@
+import { getRegisteredRendererNames, getRenderer, registerRenderer, unregisterRenderer } from '@cookbook/renderers';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runCli } from './cli.js';
@@ -34,6 +35,29 @@ describe('runCli', () => {
     expect(await runCli(['demo', '--help'], [demo], c.io)).toBe(0);
     expect(c.out.join('\n')).toMatch(/learning_rate\s+number\s+\(default: 0.0001\)/);
     expect(c.out.join('\n')).toContain('Steps to run');
+  });
+
+  it('lists the registered renderer names under a recipe with renderer_name, from the registry', async () => {
+    const withRenderer: Recipe = {
+      ...demo,
+      name: 'demo_renderer',
+      schema: z.object({ rendererName: z.string().nullable().default(null).describe('Renderer') }),
+    };
+    registerRenderer('zz_help_test', (tok) => getRenderer('role_colon', tok));
+    try {
+      const c = capture();
+      expect(await runCli(['demo_renderer', '--help'], [withRenderer], c.io)).toBe(0);
+      const help = c.out.join('\n');
+      expect(help).toContain("renderer_name values (default: the model's recommended renderer):");
+      const listed = help.slice(help.indexOf('renderer_name values')).split('\n').slice(1).join(' ');
+      expect(listed.split(/[\s,]+/).filter((n) => n !== '')).toEqual(getRegisteredRendererNames());
+      expect(listed).toContain('zz_help_test');
+      const c2 = capture();
+      await runCli(['demo', '--help'], [demo], c2.io);
+      expect(c2.out.join('\n')).not.toContain('renderer_name values');
+    } finally {
+      unregisterRenderer('zz_help_test');
+    }
   });
 
   it('runs a recipe with parsed key=value arguments', async () => {

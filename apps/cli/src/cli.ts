@@ -5,6 +5,7 @@
  * library schemas).
  */
 import { ConfigError, closestMatch, configHelp, parseConfig } from '@cookbook/core';
+import { getRegisteredRendererNames } from '@cookbook/renderers';
 import { describeFailure } from './errors.js';
 import type { Recipe, RecipeIO } from './recipe.js';
 import { ensureRendererPlugin, extractRendererPackage } from './renderer-plugins.js';
@@ -21,6 +22,21 @@ export function usage(recipes: readonly Recipe[]): string {
     '',
     'With no TINKER_API_KEY / TINKER_BASE_URL set, recipes run on the embedded local service.',
   ].join('\n');
+}
+
+/** The registered renderer names (built-in ones, then plugins imported so far), wrapped, for `--help`. */
+export function rendererNamesHelp(): string {
+  const lines = ['', "renderer_name values (default: the model's recommended renderer):"];
+  let line = ' ';
+  for (const name of getRegisteredRendererNames()) {
+    if (line.length + name.length + 2 > 100) {
+      lines.push(line.trimEnd().replace(/,$/, ','));
+      line = ' ';
+    }
+    line += ` ${name},`;
+  }
+  lines.push(line.replace(/,$/, ''));
+  return lines.join('\n');
 }
 
 /** Run the CLI with `argv` (without node and script). Returns the process exit code. */
@@ -50,6 +66,7 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
         `  renderer_package  string  (optional)\n  ${' '.repeat(16)}  A renderer package to import (name or path); ` +
           'renderer_name=foo also finds an installed cookbook-renderer-foo',
       );
+      io.out(rendererNamesHelp());
     }
     if (recipe.notes !== undefined) io.out(`\n${recipe.notes}`);
     return 0;

@@ -65,6 +65,24 @@ export {
 } from './messages.js';
 export { allSame, dictMean, iterationDir, safeZip, splitList } from './misc.js';
 export {
+  baseModelName,
+  DEFAULT_MODEL_NAME,
+  describeKnownModels,
+  findModel,
+  getModel,
+  type LocalModelSpec,
+  LR_EXPONENTS,
+  type LrRule,
+  listLocalModels,
+  listModels,
+  MODEL_FAMILY_LABELS,
+  type ModelEntry,
+  type ModelFamily,
+  OFFLINE_TOKENIZERS,
+  type OfflineTokenizerName,
+  type TokenizerSource,
+} from './model-catalog.js';
+export {
   chunkLength,
   type EncodedTextChunk,
   type ImageAssetPointerChunk,

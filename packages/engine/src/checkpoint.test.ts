@@ -35,6 +35,36 @@ describe('checkpoints', () => {
     await expect(loadBaseModel('nope/model')).rejects.toThrow(/unknown model "nope\/model"/);
   }, 60_000);
 
+  it("the built-ins' shapes come from the model catalog, unchanged", async () => {
+    const common = { intermediateSize: 192, numLayers: 2, numHeads: 4, numKvHeads: 2, headDim: 16, hiddenSize: 64 };
+    expect((await loadBaseModel('local/qwen3-tiny', { init: true })).config).toEqual({
+      ...common,
+      arch: 'qwen3',
+      vocabSize: 151936,
+      rmsNormEps: 1e-6,
+      ropeTheta: 1_000_000,
+      ropeScaling: null,
+      tieWordEmbeddings: true,
+      maxPositionEmbeddings: 4096,
+      bosTokenId: 151643,
+      eosTokenIds: [151645, 151643],
+    });
+    const llama = await loadBaseModel('local/llama3-tiny');
+    expect(llama.config).toEqual({
+      ...common,
+      arch: 'llama',
+      vocabSize: 128256,
+      rmsNormEps: 1e-5,
+      ropeTheta: 500_000,
+      ropeScaling: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 },
+      tieWordEmbeddings: false,
+      maxPositionEmbeddings: 4096,
+      bosTokenId: 128000,
+      eosTokenIds: [128001, 128009, 128008],
+    });
+    expect(llama.tokenizerDir).toMatch(/tokenizer-llama3[/\\]models$/);
+  }, 60_000);
+
   it('local/qwen3-tiny ships pretrained layers and embedding rows over its seeded init; init: true is the init', async () => {
     const q = await loadBaseModel('local/qwen3-tiny');
     const init = await loadBaseModel('local/qwen3-tiny', { init: true });

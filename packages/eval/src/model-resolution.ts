@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CheckpointError, ConfigError } from '@cookbook/core';
 import { CHECKPOINTS_FILE, readCheckpoints } from '@cookbook/logging';
-import { getRecommendedRendererName } from '@cookbook/renderers';
+import { resolveRendererName } from '@cookbook/renderers';
 import { parseTinkerPath, type RestClient } from '@cookbook/tinker-client';
 
 /** Where a resolved setting came from. */
@@ -82,7 +82,7 @@ export async function resolveModel(
     return {
       modelPath: null,
       baseModel: request.modelName,
-      rendererName: request.rendererName ?? getRecommendedRendererName(request.modelName),
+      rendererName: resolveRendererName(request.modelName, request.rendererName),
       sources: { baseModel: 'explicit', rendererName: request.rendererName !== null ? 'explicit' : 'recommended' },
     };
   }
@@ -106,7 +106,7 @@ export async function resolveModel(
     }
   }
   const baseModel = request.modelName ?? runBase!;
-  const rendererName = request.rendererName ?? runRenderer ?? getRecommendedRendererName(baseModel);
+  const rendererName = resolveRendererName(baseModel, request.rendererName ?? runRenderer);
   return {
     modelPath: path,
     baseModel,

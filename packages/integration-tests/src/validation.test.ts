@@ -175,7 +175,7 @@ describe('the service rejects bad input with a 400 that names the problem', () =
     );
     // A hosted model name asked of the embedded service: the error says how to reach the hosted service.
     await expect(sc.createLoraTrainingClient({ baseModel: 'Qwen/Qwen3-8B' })).rejects.toThrow(
-      /"Qwen\/Qwen3-8B" looks like a hosted model: set TINKER_API_KEY to train it on the hosted Tinker service/,
+      /"Qwen\/Qwen3-8B" is a model of the hosted Tinker service: set TINKER_API_KEY to train it on the hosted Tinker service/,
     );
     await sc.close();
   });

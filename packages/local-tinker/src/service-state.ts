@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { listBuiltinModels } from '@cookbook/engine';
+import { findModel, listLocalModels } from '@cookbook/core';
 import type { WireLoraConfig } from '@cookbook/tinker-wire';
 import { formatBytes, pruneCache } from './cache.js';
 import { ClockCycle } from './clock-cycle.js';
@@ -220,19 +220,26 @@ export class ServiceState {
 
   // ------------------------------------------------------------------ base models
 
-  /** Reject an unknown base model at submission, with the list of what is available. */
+  /** Reject an unknown base model at submission, with the list of what is available (from the model catalog). */
   checkBaseModelName(name: string): void {
-    const builtins = listBuiltinModels().map((m) => m.name);
+    const builtins = listLocalModels().map((m) => m.name);
     if (builtins.includes(name)) return;
     if (existsSync(join(name, 'config.json'))) return;
-    // A Hub name (`org/model`) that is not a local folder is most likely meant for the hosted service.
-    const hosted =
-      /^[\w.-]+\/[\w.-]+$/.test(name) && !name.startsWith('local/')
-        ? `; "${name}" looks like a hosted model: set TINKER_API_KEY to train it on the hosted Tinker service (or TINKER_BASE_URL for another server)`
-        : '';
+    const entry = findModel(name);
+    const toHosted =
+      'set TINKER_API_KEY to train it on the hosted Tinker service (or TINKER_BASE_URL for another server)';
+    // A Hub name (`org/model`) the catalog does not know is most likely meant for another server.
+    const hint =
+      entry === undefined
+        ? /^[\w.-]+\/[\w.-]+$/.test(name) && !name.startsWith('local/')
+          ? `; "${name}" looks like a hosted model: ${toHosted}`
+          : ''
+        : entry.hosted
+          ? `; "${name}" is a model of the hosted Tinker service: ${toHosted}`
+          : `; "${name}" is an open checkpoint: download it and give its folder as base_model`;
     throw new HttpError(
       400,
-      `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}, or give a folder holding an HF checkpoint (config.json + *.safetensors)${hosted}`,
+      `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}, or give a folder holding an HF checkpoint (config.json + *.safetensors)${hint}`,
     );
   }
 

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { ConfigError, type Datum, timed } from '@cookbook/core';
 import { NLLEvaluator } from '@cookbook/eval';
 import { deferred } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
 import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
@@ -98,8 +98,7 @@ export type DpoTrainResult = RunResult<{ trainingClient: DpoTrainingClient; refe
 /** The renderer of a run: `deps.renderer`, else `rendererName` or the model's recommended one. */
 function rendererOf(config: DpoTrainConfig, deps: DpoTrainDeps): Renderer {
   if (deps.renderer) return deps.renderer;
-  const name = config.rendererName ?? getRecommendedRendererName(config.modelName);
-  return getRenderer(name, getTokenizer(config.modelName));
+  return resolveModelSetup(config).renderer;
 }
 
 /**

@@ -37,7 +37,11 @@ describe('message text never becomes a control token', () => {
       const renderer = getRenderer(name, tokenizer);
       const next = rng(7);
       // Every structure token the renderer emits, plus a random sample of the tokenizer's other control tokens.
-      const quoted = quotedControlTokens(renderer, next, 30);
+      // A string holding `<think>` carries its reasoning inline (upstream `has_thinking`), so deepseekv3_thinking
+      // leaves out the empty think block by design; with V3.1's tokenizer `<think>` is a control token to quote.
+      const quoted = quotedControlTokens(renderer, next, 30).filter(
+        (q) => name !== 'deepseekv3_thinking' || q !== '<think>',
+      );
       for (let i = 0; i < 25; i++) {
         const msgs = randomConversation(next, quoted, !name.startsWith('deepseek') || i % 2 === 0);
         const clean = msgs.map((m) => {

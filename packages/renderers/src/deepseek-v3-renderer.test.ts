@@ -7,6 +7,7 @@ import { controlIds, structureTokens } from './__fixtures__/structure.js';
 import { renderTemplate, templateMessages } from './__fixtures__/template.js';
 import { DeepSeekV3Renderer } from './deepseek-v3-renderer.js';
 
+// DeepSeek-V3.1's tokenizer (the model catalog's: V3's vocabulary with `<think>` / `</think>` as added tokens).
 const tok = getTokenizer('deepseek-ai/DeepSeek-V3.1');
 const plain = new DeepSeekV3Renderer(tok);
 const thinking = new DeepSeekV3Renderer(tok, { thinking: true });
@@ -26,30 +27,39 @@ function v3Template(messages: Message[]): string {
   });
 }
 
-/**
- * The V3 tokenizer has no `<think>` / `</think>` tokens; V3.1 adds them as added tokens, which split the text
- * around them. Encoding the pieces between the markers separately reproduces that split.
- */
-function encodeV31(text: string): number[] {
-  return text
-    .split(/(<\/?think>)/)
-    .filter((s) => s !== '')
-    .flatMap((s) => tok.encode(s));
-}
+describe('DeepSeek-V3.1 tokenizer', () => {
+  it('has <think> and </think> as single tokens, so a prefilled <think> is a token prefix of the example', () => {
+    expect(tok.encode('<think>')).toEqual([128798]);
+    expect(tok.encode('</think>\n\nanswer')[0]).toBe(128799);
+    const msgs: Message[] = [
+      { role: 'user', content: 'Hi' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: '\nplan\n' },
+          { type: 'text', text: 'Hello' },
+        ],
+      },
+    ];
+    const prompt = thinking.buildGenerationPrompt(msgs.slice(0, 1)).toInts();
+    const example = thinking.buildSupervisedExample(msgs).modelInput.toInts();
+    expect(example.slice(0, prompt.length)).toEqual(prompt);
+  });
+});
 
 describe('deepseekv3 parity with the shipped V3 template (+ the documented V3.1 </think> marker)', () => {
   for (const c of [...PLAIN_CASES, ...THINKING_CASES]) {
     it(`deepseekv3: ${c.name}`, () => {
       const expected = v3Template(c.messages).replaceAll(A, `${A}</think>`);
       expect(tok.decode(plain.buildGenerationPrompt(c.messages).toInts())).toBe(expected);
-      expect(plain.buildGenerationPrompt(c.messages).toInts()).toEqual(encodeV31(expected));
+      expect(plain.buildGenerationPrompt(c.messages).toInts()).toEqual(tok.encode(expected));
     });
     it(`deepseekv3_thinking: ${c.name}`, () => {
       const v3 = v3Template(c.messages);
       const head = v3.slice(0, v3.lastIndexOf(A)).replaceAll(A, `${A}</think>`);
       const expected = `${head}${A}<think>`;
       expect(tok.decode(thinking.buildGenerationPrompt(c.messages).toInts())).toBe(expected);
-      expect(thinking.buildGenerationPrompt(c.messages).toInts()).toEqual(encodeV31(expected));
+      expect(thinking.buildGenerationPrompt(c.messages).toInts()).toEqual(tok.encode(expected));
     });
   }
 });
@@ -90,10 +100,10 @@ describe('deepseekv3: random conversations match the shipped V3 template (+ the 
       const msgs = randomReasonedConversation(next, []);
       const prompt = msgs.slice(0, -1);
       const label = JSON.stringify(msgs);
-      expect(plain.buildGenerationPrompt(prompt).toInts(), label).toEqual(encodeV31(v31Prompt(prompt, false)));
-      expect(thinking.buildGenerationPrompt(prompt).toInts(), label).toEqual(encodeV31(v31Prompt(prompt, true)));
+      expect(plain.buildGenerationPrompt(prompt).toInts(), label).toEqual(tok.encode(v31Prompt(prompt, false)));
+      expect(thinking.buildGenerationPrompt(prompt).toInts(), label).toEqual(tok.encode(v31Prompt(prompt, true)));
       const full = renderTemplate(tok, { messages: toHfMessages(msgs), bos_token: BOS }).replaceAll(A, `${A}</think>`);
-      expect(plain.buildSupervisedExample(msgs).modelInput.toInts(), label).toEqual(encodeV31(full));
+      expect(plain.buildSupervisedExample(msgs).modelInput.toInts(), label).toEqual(tok.encode(full));
     }
   });
 
@@ -106,7 +116,7 @@ describe('deepseekv3: random conversations match the shipped V3 template (+ the 
         ...randomConversation(next, [], false).slice(0, -1),
       ];
       const ids = plain.buildGenerationPrompt(msgs).toInts();
-      expect(ids).toEqual(encodeV31(v31Prompt(msgs, false)));
+      expect(ids).toEqual(tok.encode(v31Prompt(msgs, false)));
       expect(ids).toContain(tok.convertTokenToId('<｜tool▁calls▁begin｜>'));
     }
   });

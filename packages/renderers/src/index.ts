@@ -1,4 +1,13 @@
 export {
+  DEFAULT_MODEL_NAME,
+  findModel,
+  getModel,
+  listModels,
+  type ModelEntry,
+  type ModelFamily,
+  type TokenizerSource,
+} from '@cookbook/core';
+export {
   type EncodeOptions,
   getTokenizer,
   HfTokenizer,
@@ -47,7 +56,13 @@ export {
 } from './kimi-renderer.js';
 export { kimiJsonTools, kimiToolDeclaration, kimiTypeScriptTools } from './kimi-tool-declaration.js';
 export { Llama3Renderer } from './llama3-renderer.js';
-export { getRecommendedRendererName, getRecommendedRendererNames } from './model-info.js';
+export {
+  getRecommendedRendererName,
+  getRecommendedRendererNames,
+  rendererNotRecommendedWarning,
+  resolveRendererName,
+} from './model-info.js';
+export { loadModelSetup, type ModelSetup, type ModelSetupConfig, resolveModelSetup } from './model-setup.js';
 export {
   type Nemotron3Effort,
   type Nemotron3Format,

@@ -1,22 +1,11 @@
 /**
- * Model → recommended renderers (upstream `model_info.py`, for the model families this package renders).
+ * Model → recommended renderers (upstream `model_info.py`'s `get_recommended_renderer_names` and
+ * `warn_if_renderer_not_recommended`), read from the model catalog (`@cookbook/core`), which owns the table. A local
+ * folder, which the catalog cannot know, gets the renderer its chat template points to.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '@cookbook/core';
-
-const RULES: { test: (name: string) => boolean; renderers: string[] }[] = [
-  { test: (n) => n === 'local/qwen3-tiny', renderers: ['qwen3_disable_thinking', 'qwen3'] },
-  { test: (n) => n === 'local/llama3-tiny', renderers: ['llama3'] },
-  { test: (n) => /^meta-llama\/(Meta-)?Llama-3[.\d]*-.*Instruct/.test(n), renderers: ['llama3'] },
-  { test: (n) => /^meta-llama\/(Meta-)?Llama-3/.test(n), renderers: ['role_colon'] },
-  { test: (n) => /^Qwen\/Qwen3[.\d]*-.*-Base$/.test(n), renderers: ['role_colon'] },
-  { test: (n) => /^Qwen\/Qwen3-.*Instruct-2507$/.test(n), renderers: ['qwen3_instruct'] },
-  { test: (n) => /^Qwen\/Qwen3-\d+(\.\d+)?B(-A\d+B)?(-FP8)?$/.test(n), renderers: ['qwen3', 'qwen3_disable_thinking'] },
-  { test: (n) => /^deepseek-ai\/DeepSeek-V3[.\d]*-Base$/.test(n), renderers: ['role_colon'] },
-  { test: (n) => /^deepseek-ai\/DeepSeek-V3/.test(n), renderers: ['deepseekv3', 'deepseekv3_thinking'] },
-  { test: (n) => /^openai\/gpt-oss-/.test(n), renderers: ['gpt_oss_no_sysprompt', 'gpt_oss_medium_reasoning'] },
-];
+import { ConfigError, describeKnownModels, findModel } from '@cookbook/core';
 
 /** A local folder's renderer, guessed from the chat template in its tokenizer_config.json. */
 function folderFamilyRenderer(folder: string): string {
@@ -34,18 +23,19 @@ function folderFamilyRenderer(folder: string): string {
 }
 
 /**
- * Recommended renderers of a model, best first. A `:suffix` (e.g. `:peft:131072`) is ignored. A local folder that
- * holds tokenizer.json gets the renderer its chat template points to (Qwen3, Llama 3, DeepSeek-V3), else
- * `role_colon` (a base-model format every tokenizer can render). Throws a ConfigError for an unknown model.
+ * Recommended renderers of a model, best first, from the model catalog. A `:suffix` (e.g. `:peft:131072`) is
+ * ignored. A local folder that holds tokenizer.json gets the renderer its chat template points to (Qwen3, Llama 3,
+ * DeepSeek-V3), else `role_colon` (a base-model format every tokenizer can render). Throws a ConfigError naming the
+ * families the catalog knows for an unknown model.
  */
 export function getRecommendedRendererNames(modelName: string): string[] {
+  const entry = findModel(modelName);
+  if (entry !== undefined) return [...entry.recommendedRenderers];
   const name = modelName.split(':')[0] ?? modelName;
-  for (const r of RULES) if (r.test(name)) return [...r.renderers];
   if (existsSync(join(name, 'tokenizer.json'))) return [folderFamilyRenderer(name)];
   throw new ConfigError(
-    `no recommended renderer for model "${modelName}". Known: meta-llama/Llama-3*, Qwen/Qwen3-* (incl. -Base and ` +
-      '-Instruct-2507), deepseek-ai/DeepSeek-V3*, openai/gpt-oss-*, local/qwen3-tiny, local/llama3-tiny, or a local ' +
-      'folder with tokenizer.json. Pass renderer_name explicitly for other models.',
+    `no recommended renderer for model "${modelName}": it is not in the model catalog. Known: ` +
+      `${describeKnownModels()}; or a local folder with tokenizer.json. Pass renderer_name explicitly for other models.`,
     { key: 'model_name' },
   );
 }
@@ -53,4 +43,39 @@ export function getRecommendedRendererNames(modelName: string): string[] {
 /** The recommended renderer of a model (the first of {@link getRecommendedRendererNames}). */
 export function getRecommendedRendererName(modelName: string): string {
   return getRecommendedRendererNames(modelName)[0]!;
+}
+
+const warned = new Set<string>();
+
+/**
+ * The warning (or undefined) for rendering `modelName` with `rendererName`: a catalogued model whose recommended
+ * renderers do not include it. Unknown models and folders have nothing to check against.
+ */
+export function rendererNotRecommendedWarning(modelName: string, rendererName: string): string | undefined {
+  const recommended = findModel(modelName)?.recommendedRenderers;
+  if (recommended === undefined || recommended.includes(rendererName)) return undefined;
+  return (
+    `renderer "${rendererName}" is not recommended for model "${modelName}"; recommended: ` +
+    `${recommended.join(', ')}. An unsuited renderer can silently degrade training (e.g. prefilling tokens the model ` +
+    'was never trained on).'
+  );
+}
+
+/**
+ * `rendererName` when given (warning once per model and renderer through `warn` when the catalog does not recommend
+ * it for the model), else the model's recommended renderer.
+ */
+export function resolveRendererName(
+  modelName: string,
+  rendererName: string | null | undefined,
+  warn: (message: string) => void = (m) => console.warn(`warning: ${m}`),
+): string {
+  if (rendererName === null || rendererName === undefined) return getRecommendedRendererName(modelName);
+  const message = rendererNotRecommendedWarning(modelName, rendererName);
+  const key = `${modelName}\u0000${rendererName}`;
+  if (message !== undefined && !warned.has(key)) {
+    warned.add(key);
+    warn(message);
+  }
+  return rendererName;
 }

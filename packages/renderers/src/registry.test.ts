@@ -103,7 +103,7 @@ describe('tokenizers', () => {
     expect(tokenizerFamilyForModel('meta-llama/Llama-3.2-1B')).toBe('llama3_1');
     expect(tokenizerFamilyForModel('meta-llama/Meta-Llama-3-8B')).toBe('llama3');
     expect(tokenizerFamilyForModel('openai/gpt-oss-20b')).toBe('gpt_oss');
-    expect(tokenizerFamilyForModel('deepseek-ai/DeepSeek-V3.1')).toBe('deepseek_v3');
+    expect(tokenizerFamilyForModel('deepseek-ai/DeepSeek-V3.1')).toBe('deepseek_v3_1');
     expect(tokenizerFamilyForModel('acme/x')).toBeUndefined();
   });
   it('caches per name and shares a family', () => {
@@ -123,7 +123,9 @@ describe('tokenizers', () => {
     expect(llama.convertTokenToId('<|eot_id|>')).toBe(128009);
   });
   it('errors with the known families for an unknown name', () => {
-    expect(() => getTokenizer('acme/nothing')).toThrow(/Known offline: Qwen\/Qwen3-\*, meta-llama\/Llama-3\*/);
+    expect(() => getTokenizer('acme/nothing')).toThrow(
+      /not in the model catalog \(Llama 3 \(meta-llama\/Llama-3\.1-8B-Instruct/,
+    );
   });
   it('custom registry and local folders', () => {
     const require = createRequire(import.meta.url);

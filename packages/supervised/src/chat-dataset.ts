@@ -3,7 +3,7 @@
  * conversations into tokens, the maximum length, the batch size and which messages are trained.
  */
 import type { Datum, Message } from '@cookbook/core';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer, TrainOnWhat } from '@cookbook/renderers';
+import { type Renderer, resolveModelSetup, TrainOnWhat } from '@cookbook/renderers';
 import { conversationToDatum } from './conversation-to-datum.js';
 
 /** Settings common to every chat dataset builder. */
@@ -24,9 +24,7 @@ export interface ChatDatasetCommonConfig {
 export function rendererForConfig(
   common: Pick<ChatDatasetCommonConfig, 'modelNameForTokenizer' | 'rendererName'>,
 ): Renderer {
-  const tokenizer = getTokenizer(common.modelNameForTokenizer);
-  const name = common.rendererName ?? getRecommendedRendererName(common.modelNameForTokenizer);
-  return getRenderer(name, tokenizer);
+  return resolveModelSetup({ modelName: common.modelNameForTokenizer, rendererName: common.rendererName }).renderer;
 }
 
 /** A function turning one conversation into a datum with the settings of `common`. */

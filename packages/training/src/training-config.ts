@@ -3,7 +3,7 @@
  * schema spreads them and adds its own: `z.object({ ...trainingConfigShape, dpoBeta: … })`; a loop whose default
  * differs overrides the one field (`learningRate: trainingConfigShape.learningRate.unwrap()…`, or a new field).
  */
-import { LrScheduleName, resolveLearningRate } from '@cookbook/core';
+import { DEFAULT_MODEL_NAME, LrScheduleName, resolveLearningRate } from '@cookbook/core';
 import { z } from 'zod';
 import { type EvaluatorOrBuilder, infrequentEvalEveryField } from './evaluator.js';
 import { checkpointConfigShape, runConfigShape } from './run.js';
@@ -14,7 +14,7 @@ export const trainingConfigShape = {
   ...checkpointConfigShape,
   modelName: z
     .string()
-    .default('local/qwen3-tiny')
+    .default(DEFAULT_MODEL_NAME)
     .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
   rendererName: z
     .string()

@@ -18,7 +18,7 @@
  * step without signal (all advantages 0) skips the optimizer step.
  */
 import { join } from 'node:path';
-import { ConfigError, configToKeyStyle } from '@cookbook/core';
+import { ConfigError, configToKeyStyle, DEFAULT_MODEL_NAME } from '@cookbook/core';
 import {
   applyWrappers,
   GemTrainConfigSchema,
@@ -39,7 +39,7 @@ const lib = GemTrainConfigSchema.shape;
 
 export const gemSchema = GemTrainConfigSchema.extend({
   logPath: lib.logPath.default('.cookbook-runs/gem'),
-  modelName: lib.modelName.default('local/qwen3-tiny'),
+  modelName: lib.modelName.default(DEFAULT_MODEL_NAME),
   batchSize: lib.batchSize.default(8),
   learningRate: lib.learningRate.default(5e-4),
   maxTokens: lib.maxTokens.default(8),

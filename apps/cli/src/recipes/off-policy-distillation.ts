@@ -9,7 +9,7 @@
  */
 import { configToKeyStyle } from '@cookbook/core';
 import { OffPolicyDistillationConfigSchema, trainOffPolicyDistillation } from '@cookbook/distillation';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { loadModelSetup } from '@cookbook/renderers';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -40,8 +40,7 @@ export const offPolicyDistillation = defineRecipe({
     'teacher fine-tuned on the example conversations, offline)',
   schema: offPolicyDistillationSchema,
   async run(config, io) {
-    const rendererName = config.rendererName ?? getRecommendedRendererName(config.modelName);
-    const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
+    const { rendererName, renderer } = await loadModelSetup(config);
     const conversations = readDistillationConversations(config.dataset);
     const service = await connectService(config.baseUrl);
     try {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { configToKeyStyle, type Message } from '@cookbook/core';
 import { OnPolicyDistillationConfigSchema, PromptDataset, trainOnPolicyDistillation } from '@cookbook/distillation';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { loadModelSetup } from '@cookbook/renderers';
 import { seededPermutation } from '@cookbook/supervised';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
@@ -65,8 +65,7 @@ export const onPolicyDistillation = defineRecipe({
     'teacher fine-tuned on the example conversations, offline)',
   schema: onPolicyDistillationSchema,
   async run(config, io) {
-    const rendererName = config.rendererName ?? getRecommendedRendererName(config.modelName);
-    const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
+    const { rendererName, renderer } = await loadModelSetup(config);
     const conversations = readDistillationConversations(config.dataset);
     const all = conversations.map(promptOf).filter((p) => p.length > 0);
     const prompts = seededPermutation(all.length, config.seed).map((i) => all[i]!);

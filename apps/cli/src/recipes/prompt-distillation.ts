@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, configToKeyStyle, getTextContent, type Message } from '@cookbook/core';
 import { writeFileAtomicSync } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import {
   fromConversationFile,
   readConversationFile,
@@ -25,7 +25,7 @@ import { loopService, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { slRecipeSchema, slRendererName } from './sl-common.js';
+import { slRecipeSchema } from './sl-common.js';
 
 /** The sentences shipped with the CLI (original text, eight languages). */
 export const EXAMPLE_SENTENCES = fileURLToPath(
@@ -131,12 +131,13 @@ export const promptDistillation = defineRecipe({
   schema: promptDistillationSchema,
   async run(config, io) {
     const teacherModel = config.teacherModel ?? config.modelName;
-    const rendererName = slRendererName(config);
-    const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
-    const teacherRenderer = getRenderer(
-      config.teacherModel === null ? rendererName : getRecommendedRendererName(teacherModel),
-      getTokenizer(teacherModel),
-    );
+    const { rendererName, renderer } = await loadModelSetup(config);
+    const teacherRenderer = (
+      await loadModelSetup({
+        modelName: teacherModel,
+        rendererName: config.teacherModel === null ? rendererName : null,
+      })
+    ).renderer;
     const questions = readQuestions(
       config.questionsFile === 'example' ? EXAMPLE_SENTENCES : resolve(config.questionsFile),
     );

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { configToKeyStyle, type Message } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import {
   type RLDatasetBuilder,
   type RLTrainConfigInput,
@@ -89,8 +89,7 @@ export type RLRecipeConfig = z.infer<typeof rlRecipeSchema>;
 
 /** The renderer of the run: explicit, else the model's recommended one. */
 export function rlRenderer(config: Pick<RLRecipeConfig, 'modelName' | 'rendererName'>): Renderer {
-  const name = config.rendererName ?? getRecommendedRendererName(config.modelName);
-  return getRenderer(name, getTokenizer(config.modelName));
+  return resolveModelSetup(config).renderer;
 }
 
 /** The number of batches a recipe's data set needs: `maxSteps` (every recipe sets one). */

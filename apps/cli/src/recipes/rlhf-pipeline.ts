@@ -26,7 +26,7 @@ import {
   preferencePairs,
   rewardModelDatasets,
 } from '@cookbook/preference';
-import { getRecommendedRendererName, getRenderer, getTokenizer, TrainOnWhat } from '@cookbook/renderers';
+import { loadModelSetup, TrainOnWhat } from '@cookbook/renderers';
 import { train as trainRl } from '@cookbook/rl';
 import { conversationDatumFn, SupervisedDatasetFromRows, trainSupervised } from '@cookbook/supervised';
 import { runConfigShape } from '@cookbook/training';
@@ -104,8 +104,7 @@ function finishedStage(dir: string, stage: string, key: string): { state_path: s
 }
 
 async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
-  const rendererName = config.rendererName ?? getRecommendedRendererName(config.modelName);
-  const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
+  const { rendererName, renderer } = await loadModelSetup(config);
   const data = await comparisonsFromArg(config, io)();
   const heldOut = preferencePairs(data.test ?? []).slice(0, config.numEvalPrompts);
   const service = await connectService(config.baseUrl);

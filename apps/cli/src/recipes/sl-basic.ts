@@ -7,12 +7,12 @@
 import { join } from 'node:path';
 import { configToKeyStyle, type Message } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { loadModelSetup } from '@cookbook/renderers';
 import { SampleTranscriptEvaluator, trainSupervised } from '@cookbook/supervised';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { datasetFromArg, slRecipeSchema, slRendererName } from './sl-common.js';
+import { datasetFromArg, slRecipeSchema } from './sl-common.js';
 
 const lib = slRecipeSchema.shape;
 
@@ -47,8 +47,7 @@ export const slBasic = defineRecipe({
     'Hosted: TINKER_API_KEY=… cookbook sl_basic model_name=Qwen/Qwen3-8B batch_size=128 dataset=hf:HuggingFaceH4/no_robots max_steps=null',
   schema: slBasicSchema,
   async run(config, io) {
-    const rendererName = slRendererName(config);
-    const renderer = getRenderer(rendererName, getTokenizer(config.modelName));
+    const { rendererName, renderer } = await loadModelSetup(config);
     const common = {
       modelNameForTokenizer: config.modelName,
       rendererName,

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@cookbook/core';
-import { getRecommendedRendererName, TrainOnWhat } from '@cookbook/renderers';
+import { resolveRendererName, TrainOnWhat } from '@cookbook/renderers';
 import {
   type ChatDatasetCommonConfig,
   fromConversationFile,
@@ -47,7 +47,7 @@ export type SlRecipeConfig = z.infer<typeof slRecipeSchema>;
 
 /** The renderer name of a run: explicit, else the model's recommended one. */
 export function slRendererName(config: Pick<SlRecipeConfig, 'modelName' | 'rendererName'>): string {
-  return config.rendererName ?? getRecommendedRendererName(config.modelName);
+  return resolveRendererName(config.modelName, config.rendererName);
 }
 
 /**

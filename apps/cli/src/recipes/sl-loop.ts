@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
 import { computeMeanNll, datumWeights } from '@cookbook/eval';
 import { checkpointName, saveCheckpoint } from '@cookbook/logging';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { loadModelSetup } from '@cookbook/renderers';
 import {
   type ConversationRow,
   conversationToDatum,
@@ -19,7 +19,7 @@ import { loopService, openTrainingClient, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
-import { EXAMPLE_CONVERSATIONS, slRecipeSchema, slRendererName } from './sl-common.js';
+import { EXAMPLE_CONVERSATIONS, slRecipeSchema } from './sl-common.js';
 
 const lib = slRecipeSchema.shape;
 
@@ -55,7 +55,7 @@ export const slLoop = defineRecipe({
   schema: slLoopSchema,
   async run(config, io) {
     // Setup: renderer and learning rate.
-    const renderer = getRenderer(slRendererName(config), getTokenizer(config.modelName));
+    const { renderer } = await loadModelSetup(config);
     const file = config.dataset === 'example' ? EXAMPLE_CONVERSATIONS : config.dataset;
     const learningRate = resolveLearningRate(config.modelName, config.learningRate, {
       tinyModelLr: 1e-2,

