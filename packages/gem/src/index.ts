@@ -17,6 +17,17 @@ export type { EnvFactory, EnvOptions } from './core/registry.js';
 export { make, registerEnv, registeredEnvIds } from './core/registry.js';
 export { Rng } from './core/rng.js';
 export {
+  CodeEnv,
+  type CodeEnvOptions,
+  type CodeItem,
+  extractCode,
+  hasForbiddenCode,
+  MAX_CODE_DATASET_BYTES,
+  type RunLimits,
+  readCodeDataset,
+  runPythonProgram,
+} from './dataset/code-env.js';
+export {
   DatasetEnv,
   type DatasetEnvOptions,
   type DatasetItem,

@@ -37,6 +37,15 @@ export {
 } from './data-processing.js';
 export { collectDemonstrations } from './demonstrations.js';
 export {
+  type AgentEndReason,
+  type AgentFinalState,
+  type AgentReward,
+  AgentToolEnv,
+  type AgentToolEnvOptions,
+  AgentToolGroupBuilder,
+  PARSE_RETRY_MESSAGE,
+} from './envs/agent-tool-env.js';
+export {
   GUESS_NUMBER_WARM_START_STEPS,
   GuessNumberDataset,
   GuessNumberGroupBuilder,
@@ -46,6 +55,17 @@ export {
   judgeGuess,
   playBisection,
 } from './envs/guess-number-env.js';
+export {
+  LOOKUP_KEYS,
+  type LookupProblem,
+  LookupToolDataset,
+  type LookupToolOptions,
+  lookupDemonstration,
+  lookupEnv,
+  lookupProblem,
+  lookupQuestion,
+  lookupTool,
+} from './envs/lookup-tool-env.js';
 export {
   ArithmeticEnv,
   buildMathDatasets,
@@ -65,7 +85,22 @@ export {
   standardFewshotPrefix,
 } from './envs/math-env.js';
 export { maxTurnsField } from './envs/max-turns-field.js';
+export {
+  generateMultiHopWorld,
+  type MultiHopQuestion,
+  type MultiHopWorld,
+  type MultiHopWorldOptions,
+} from './envs/multi-hop-world.js';
 export { BUILT_IN_ENVS } from './envs/registry.js';
+export {
+  answerMatches,
+  normalizeQaAnswer,
+  SEARCH_QA_SYSTEM_PROMPT,
+  SearchQaDataset,
+  type SearchQaOptions,
+  searchQaDemonstration,
+  searchQaEnv,
+} from './envs/search-qa-env.js';
 export {
   type Cell,
   type GameOutcome,
@@ -108,6 +143,19 @@ export {
   ProblemGroupBuilder,
   safeParseResponse,
 } from './problem-env.js';
+export {
+  type Clock,
+  LimitedEnv,
+  limitDataset,
+  type RolloutLimits,
+  RolloutLimitsSchema,
+  RolloutLimitTracker,
+  TRUNCATION_REASONS,
+  type TruncationReason,
+  truncationMetrics,
+  validateRolloutLimits,
+  withRolloutLimits,
+} from './rollout-limits.js';
 export { type RolloutSummary, rolloutSummaries, writeRolloutSummaries } from './rollout-summaries.js';
 export {
   doGroupRollout,

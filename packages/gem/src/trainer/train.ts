@@ -169,7 +169,12 @@ export async function trainGem(
             all.push({ t, g: gs[i]! });
           });
         }
-        const advantages = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
+        const normalised = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
+        // The diagnostic control: negated (or zeroed) advantages must not improve the policy.
+        const advantages =
+          config.advantageTransform === 'none'
+            ? normalised
+            : normalised.map((a) => (config.advantageTransform === 'negate' ? 0 - a : 0));
         const withAdv = all.map((x, i) => ({ t: x.t, a: advantages[i]! }));
         const batch = subsample(withAdv, config.batchSize, new Rng(episodeSeed(config.seed, step, 0x7fff, 0x7fff)));
         const datums = batch.map((x) => transitionDatum(x.t, x.a));
