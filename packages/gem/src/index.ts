@@ -1,14 +1,9 @@
 /**
  * @cookbook/gem — GEM-style text environments for RL of language models: the env API and registry, vector envs,
- * wrappers, dataset envs, the games, an adapter to `@cookbook/rl`'s env interfaces, and the GEM trainer.
+ * wrappers, dataset envs, the games, an adapter to the RL env protocol of `@cookbook/training`, and the GEM trainer.
  */
 
 export {
-  type CookbookEnv,
-  type CookbookEnvGroupBuilder,
-  type CookbookInitialObservation,
-  type CookbookRLDataset,
-  type CookbookStepResult,
   type GemAdapterOptions,
   GemCookbookEnv,
   GemEnvGroupBuilder,

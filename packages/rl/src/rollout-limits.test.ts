@@ -1,4 +1,5 @@
 import { ModelInput } from '@cookbook/core';
+import type { Env, EnvGroupBuilder, RLDataset, StepResult } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import {
   LimitedEnv,
@@ -7,7 +8,6 @@ import {
   truncationMetrics,
   withRolloutLimits,
 } from './rollout-limits.js';
-import type { Env, EnvGroupBuilder, RLDataset, StepResult } from './types.js';
 
 /** An endless env: every step returns a prompt `grow` tokens longer than the last. */
 class EndlessEnv implements Env {

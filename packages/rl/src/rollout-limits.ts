@@ -16,7 +16,6 @@
 
 import { ConfigError, ModelInput } from '@cookbook/core';
 import { logText } from '@cookbook/logging';
-import { z } from 'zod';
 import type {
   Action,
   Env,
@@ -26,7 +25,8 @@ import type {
   RLDataset,
   SampleStopReason,
   StepResult,
-} from './types.js';
+} from '@cookbook/training';
+import { z } from 'zod';
 
 /** Why a limit ended an episode. */
 export type TruncationReason = 'max_turns' | 'max_tokens' | 'timeout';

@@ -4,8 +4,6 @@
  * retries, a starting checkpoint).
  */
 
-import type { RunOutputDeps } from '@cookbook/logging';
-import { loadCheckpointOptimizerField, runConfigShape } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import {
   lossNeedsNoConfig,
@@ -13,6 +11,8 @@ import {
   type PolicyGradientLossFn,
   type ServiceClientLike,
 } from '@cookbook/tinker-client';
+import type { RunOutputDeps } from '@cookbook/training';
+import { loadCheckpointOptimizerField, runConfigShape } from '@cookbook/training';
 import { z } from 'zod';
 import type { Env } from '../core/env.js';
 import { TEMPLATE_NAMES } from './templates.js';

@@ -20,13 +20,6 @@ import { ConfigError, type Message, ModelInput, type ToolCall } from '@cookbook/
 import { ConversationFormatter, logFormatter, logText } from '@cookbook/logging';
 import { isCleanTermination, type Renderer, safeParseResponse } from '@cookbook/renderers';
 import { executeToolCalls, type Tool, type ToolCallResult, toolMap, toolSpecs } from '@cookbook/tools';
-import {
-  type Clock,
-  type RolloutLimits,
-  RolloutLimitTracker,
-  type TruncationReason,
-  truncationMetrics,
-} from '../rollout-limits.js';
 import type {
   Action,
   Env,
@@ -35,7 +28,14 @@ import type {
   Metrics,
   SampleStopReason,
   StepResult,
-} from '../types.js';
+} from '@cookbook/training';
+import {
+  type Clock,
+  type RolloutLimits,
+  RolloutLimitTracker,
+  type TruncationReason,
+  truncationMetrics,
+} from '../rollout-limits.js';
 
 /** Why an agent episode ended. */
 export type AgentEndReason = 'final_answer' | 'tool_stop' | 'parse_error' | TruncationReason;

@@ -7,9 +7,9 @@
 import { getTextContent, type Message } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { Bm25Index, formatSearchHits, type SearchDocument, searchTool, type Tool, toolSpecs } from '@cookbook/tools';
+import type { EnvGroupBuilder, RLDataset } from '@cookbook/training';
 import { deriveSeed, Rng } from '../internal/random.js';
 import type { RolloutLimits } from '../rollout-limits.js';
-import type { EnvGroupBuilder, RLDataset } from '../types.js';
 import { AgentToolEnv, AgentToolGroupBuilder } from './agent-tool-env.js';
 import type { MultiHopQuestion } from './multi-hop-world.js';
 

@@ -3,7 +3,8 @@
  * server that is down fails the run with nothing created and no old run deleted (pass `connect` to {@link runLoop}).
  */
 import { CookbookError } from '@cookbook/core';
-import type { Closeable } from './run.js';
+import { ServiceClient } from '@cookbook/tinker-client';
+import type { Closeable, RunConfig } from './run.js';
 
 /** What {@link loopService} returns. */
 export interface LoopService<S> {
@@ -19,9 +20,7 @@ export interface LoopService<S> {
 
 /**
  * The loop's service: `given` (the caller's, which the caller closes), else `create()` (closed with the run).
- * @example
- * const service = loopService(deps.serviceClient, () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
- * return runLoop({ ...options, connect: service.connect }, async (run) => { const s = service.get(); … });
+ * Loops use {@link runService}, which builds the client from the run config; this is for a caller with its own.
  */
 export function loopService<S extends object>(given: S | undefined, create: () => S & Closeable): LoopService<S> {
   let service: S | undefined = given;
@@ -48,4 +47,23 @@ export function loopService<S extends object>(given: S | undefined, create: () =
       return service;
     },
   };
+}
+
+/**
+ * The ServiceClient of a run, built from the run config in this one place: `baseUrl`, else `TINKER_BASE_URL`, the
+ * hosted service with `TINKER_API_KEY`, or the embedded service (the client's own resolution).
+ */
+export function serviceClientFor(config: Pick<RunConfig, 'baseUrl'>): ServiceClient {
+  return new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {});
+}
+
+/**
+ * The run's service: `given` (the caller's, which the caller closes), else a ServiceClient built from the run config
+ * ({@link serviceClientFor}; closed with the run). Pass `connect` to `runLoop`.
+ * @example
+ * const service = runService(deps.serviceClient, config);
+ * return runLoop({ ...options, connect: service.connect }, async (run) => { const s = service.get(); … });
+ */
+export function runService<S extends object>(given: S | undefined, config: Pick<RunConfig, 'baseUrl'>): LoopService<S> {
+  return loopService<S>(given, () => serviceClientFor(config) as ServiceClient & S);
 }

@@ -7,31 +7,23 @@
  * step are dropped so each step appears once; an interrupted run saves a resumable checkpoint where it stopped.
  */
 import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
-import { resolveEvaluators } from '@cookbook/eval';
-import {
-  type CheckpointRecord,
-  checkpointName,
-  loopService,
-  openTrainingClient,
-  runLoop,
-  runOutputOptions,
-} from '@cookbook/logging';
+import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
-import { ServiceClient } from '@cookbook/tinker-client';
-import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
-import { RLTestSetEvaluator } from './evaluators.js';
-import { doAsyncTraining } from './train/async-loop.js';
+import type { RLDataset } from '@cookbook/training';
+import { openTrainingClient, resolveEvaluators, runLoop, runOutputOptions, runService } from '@cookbook/training';
+import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
+import { RLTestSetEvaluator } from '../evaluators.js';
+import { doAsyncTraining } from './async-loop.js';
 import {
   type RLTrainConfigInput,
   RLTrainConfigSchema,
   type RLTrainDeps,
   type RLTrainResult,
   TINY_MODEL_RL_LR,
-} from './train/config.js';
-import { type LoopContext, saveRlCheckpoint } from './train/loop-steps.js';
-import { doStreamMinibatchTraining } from './train/stream-loop.js';
-import { doSyncTraining } from './train/sync-loop.js';
-import type { RLDataset } from './types.js';
+} from './config.js';
+import { type LoopContext, saveRlCheckpoint } from './loop-steps.js';
+import { doStreamMinibatchTraining } from './stream-loop.js';
+import { doSyncTraining } from './sync-loop.js';
 
 /**
  * Runs RL training. Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is
@@ -48,10 +40,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
   };
   let datasets: { train: RLDataset; test?: RLDataset | undefined } | undefined;
   // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = loopService<RLServiceClient>(
-    deps.serviceClient,
-    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-  );
+  const connection = runService<RLServiceClient>(deps.serviceClient, config);
   return runLoop(
     {
       connect: connection.connect,

@@ -7,7 +7,7 @@
  *
  * ```ts
  * return runLoop({ ...config, config: configToKeyStyle(Schema, config, { keyStyle: 'snake_case' }) }, async (run) => {
- *   const service = run.own(deps.serviceClient ?? new ServiceClient());   // closed at the end
+ *   const service = run.own(deps.serviceClient ?? serviceClientFor(config));   // closed at the end
  *   for (let step = run.startStep; step < total && !run.signal.aborted; step++) { … run.logger.logMetrics(m, step) }
  *   return { totalSteps: total, endStep: step, finalCheckpoint };
  * });
@@ -19,14 +19,25 @@
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, InterruptedError } from '@cookbook/core';
+import {
+  type CheckLogDirOptions,
+  type CheckpointRecord,
+  checkLogDir,
+  formatMetricValue,
+  getLastCheckpoint,
+  isHeadlineMetric,
+  LOG_DIR_BEHAVIORS,
+  type LogDirDecision,
+  type MetricsLogger,
+  type ProgressBar,
+  progressBar,
+  readCheckpoints,
+  setupLogging,
+  type TextSink,
+  truncateMetricsFrom,
+  writeRunReport,
+} from '@cookbook/logging';
 import { z } from 'zod';
-import { type CheckpointRecord, getLastCheckpoint, readCheckpoints, truncateMetricsFrom } from './checkpoints.js';
-import { formatMetricValue, type TextSink } from './console-logger.js';
-import { isHeadlineMetric } from './internal/report-data.js';
-import { type CheckLogDirOptions, checkLogDir, LOG_DIR_BEHAVIORS, type LogDirDecision } from './log-dir.js';
-import { type MetricsLogger, setupLogging } from './metrics-logger.js';
-import { type ProgressBar, progressBar } from './progress-bar.js';
-import { writeRunReport } from './run-report.js';
 
 /**
  * The config fields every loop has, described and defaulted once. Spread them into a loop's schema:

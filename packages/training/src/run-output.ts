@@ -4,8 +4,7 @@
  * through the same way with the same defaults.
  */
 
-import type { TextSink } from './console-logger.js';
-import type { CheckLogDirOptions } from './log-dir.js';
+import type { CheckLogDirOptions, TextSink } from '@cookbook/logging';
 import type { RunLoopOptions } from './run.js';
 
 /** Output settings of a loop's `deps`. */
@@ -24,13 +23,23 @@ export interface RunOutputDeps {
   logDirOptions?: CheckLogDirOptions;
 }
 
-/** `deps`' output settings as runLoop options; `config` gives config.json's content when `deps.hparams` is unset. */
+/**
+ * `deps`' output settings as runLoop options; `config` gives config.json's content when `deps.hparams` is unset.
+ * `resolved` holds the values the run resolved itself (snake_case keys, e.g. `{ learning_rate: 0.01 }` for a
+ * `learning_rate=null` that means "the model's default"): they are written over `deps.hparams`, so config.json records
+ * what the run used, never the unresolved null.
+ */
 export function runOutputOptions(
   deps: RunOutputDeps,
   config: () => unknown,
+  resolved: Record<string, unknown> = {},
 ): Pick<RunLoopOptions, 'config' | 'console' | 'progress' | 'writeReport' | 'log' | 'logDirOptions'> {
+  const hparams =
+    deps.hparams !== null && typeof deps.hparams === 'object' && !Array.isArray(deps.hparams)
+      ? { ...deps.hparams, ...resolved }
+      : deps.hparams;
   return {
-    config: deps.hparams ?? config(),
+    config: hparams ?? config(),
     console: deps.console ?? true,
     progress: deps.progress ?? true,
     writeReport: deps.writeReport ?? true,

@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CookbookError, InterruptedError } from '@cookbook/core';
+import { appendCheckpointRecord, readCheckpoints, readMetrics } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { fakeTerminal } from './__fixtures__/terminal.js';
 import { useTempDir } from './__fixtures__/test-utils.js';
-import { appendCheckpointRecord, readCheckpoints } from './checkpoints.js';
-import { readMetrics } from './jsonl.js';
 import { type RunLoopOptions, runLoop } from './run.js';
 
 const tmp = useTempDir();

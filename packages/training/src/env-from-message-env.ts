@@ -3,36 +3,14 @@
  * parses each sampled reply back into a message for the env, and renders the next observation, so multi-turn games
  * and single-turn prompts are written without touching tokens.
  *
- * The token-level shapes below are `@cookbook/rl`'s `InitialObservation`, `StepResult` and `Env`, matched
- * structurally: the adapter lives here, below the loops, so a package that builds RL envs from messages (preference,
- * for one) does not need `@cookbook/rl` to do it, and rl's loops accept the result as an `Env`.
+ * The result is an {@link Env} of the RL protocol (`./env.ts`), so a package that builds RL envs from messages
+ * (preference, for one) needs only this package, and rl's loops accept it as is.
  */
-import { type Message, ModelInput, type StopCondition } from '@cookbook/core';
+import { type Message, ModelInput } from '@cookbook/core';
 import { ConversationFormatter, logFormatter } from '@cookbook/logging';
 import { isCleanTermination, type Renderer, safeParseResponse } from '@cookbook/renderers';
+import type { Env, InitialObservation, StepResult } from './env.js';
 import type { MessageEnv } from './message-env.js';
-
-/** rl's `InitialObservation`: the first prompt and where sampling stops. */
-export interface TokenObservation {
-  observation: ModelInput;
-  stopCondition: StopCondition;
-}
-
-/** rl's `StepResult`. */
-export interface TokenStepResult {
-  reward: number;
-  episodeDone: boolean;
-  nextObservation: ModelInput;
-  nextStopCondition: StopCondition;
-  metrics: Record<string, number>;
-  logs?: Record<string, string | number>;
-}
-
-/** rl's `Env`: a single-use token-level environment. */
-export interface TokenEnv {
-  initialObservation(): Promise<TokenObservation>;
-  step(action: number[], extra?: { stopReason?: 'stop' | 'length' }): Promise<TokenStepResult>;
-}
 
 /** Options of {@link EnvFromMessageEnv}. */
 export interface EnvFromMessageEnvOptions {
@@ -45,7 +23,7 @@ export interface EnvFromMessageEnvOptions {
  * The conversation, with every reply as parsed, is rendered again for the next observation, so with renderers that
  * have the extension property the turns merge into one datum.
  */
-export class EnvFromMessageEnv implements TokenEnv {
+export class EnvFromMessageEnv implements Env {
   readonly renderer: Renderer;
   readonly messageEnv: MessageEnv;
   readonly maxTrajectoryTokens: number | undefined;
@@ -62,7 +40,7 @@ export class EnvFromMessageEnv implements TokenEnv {
     return this.messages;
   }
 
-  async initialObservation(): Promise<TokenObservation> {
+  async initialObservation(): Promise<InitialObservation> {
     this.messages = await this.messageEnv.initialMessages();
     return {
       observation: this.renderer.buildGenerationPrompt(this.messages),
@@ -70,7 +48,7 @@ export class EnvFromMessageEnv implements TokenEnv {
     };
   }
 
-  async step(action: number[]): Promise<TokenStepResult> {
+  async step(action: number[]): Promise<StepResult> {
     const parsed = safeParseResponse(this.renderer, action);
     const reply: Message = { ...parsed.message, role: 'assistant' };
     this.messages.push(reply);
@@ -88,7 +66,7 @@ export class EnvFromMessageEnv implements TokenEnv {
       metrics.context_overflow = 1;
     }
     if (done) logFormatter(new ConversationFormatter(this.messages));
-    const step: TokenStepResult = {
+    const step: StepResult = {
       reward: result.reward,
       episodeDone: done,
       nextObservation,
