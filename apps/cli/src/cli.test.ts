@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runLoop } from '@cookbook/logging';
 import { getRegisteredRendererNames, getRenderer, registerRenderer, unregisterRenderer } from '@cookbook/renderers';
+import { runLoop } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runCli } from './cli.js';

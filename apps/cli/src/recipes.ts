@@ -13,10 +13,12 @@ import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
 import { rlhfPipeline } from './recipes/rlhf-pipeline.js';
+import { searchTool } from './recipes/search-tool.js';
 import { serve } from './recipes/serve.js';
 import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
+import { toolUse } from './recipes/tool-use.js';
 
 export const recipes: Recipe[] = [
   slBasic,
@@ -26,6 +28,8 @@ export const recipes: Recipe[] = [
   rlLoop,
   mathRl,
   multiplayer,
+  toolUse,
+  searchTool,
   gem,
   evalRecipe,
   evalCompare,

@@ -12,7 +12,7 @@ import { ConfigError } from '@cookbook/core';
 import { getRegisteredRendererNames, isRendererRegistered } from '@cookbook/renderers';
 
 /** Imports `specifier` (a package name or a path) from the CLI, else from the current directory's project. */
-async function importPackage(specifier: string): Promise<boolean> {
+export async function importPackage(specifier: string): Promise<boolean> {
   if (specifier.startsWith('.') || isAbsolute(specifier)) {
     const path = resolve(specifier);
     if (!existsSync(path)) return false;
@@ -35,15 +35,17 @@ async function importPackage(specifier: string): Promise<boolean> {
   }
 }
 
-/** `@scope/cookbook-renderer-<name>` packages installed in a node_modules folder at or above the current directory. */
-function scopedCandidates(name: string): string[] {
+/**
+ * `@scope/<prefix><name>` packages (default prefix `cookbook-renderer-`) installed in a node_modules folder at or above
+ * the current directory.
+ */
+export function scopedCandidates(name: string, prefix = 'cookbook-renderer-'): string[] {
   const out: string[] = [];
   for (let dir = process.cwd(); ; dir = dirname(dir)) {
     const modules = join(dir, 'node_modules');
     if (existsSync(modules)) {
       for (const scope of readdirSync(modules).filter((d) => d.startsWith('@'))) {
-        if (existsSync(join(modules, scope, `cookbook-renderer-${name}`)))
-          out.push(`${scope}/cookbook-renderer-${name}`);
+        if (existsSync(join(modules, scope, `${prefix}${name}`))) out.push(`${scope}/${prefix}${name}`);
       }
     }
     if (dirname(dir) === dir) return out;

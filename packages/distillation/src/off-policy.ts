@@ -10,82 +10,35 @@
  * `infrequentEvalEvery` steps whatever the infrequent evaluators report (sampling ones sample the student).
  */
 import { performance } from 'node:perf_hooks';
-import {
-  computeScheduleLrMultiplier,
-  configToKeyStyle,
-  DataError,
-  type Datum,
-  DEFAULT_MODEL_NAME,
-  resolveLearningRate,
-} from '@cookbook/core';
-import {
-  computeMeanNll,
-  datumWeights,
-  type Evaluator,
-  type EvaluatorOrBuilder,
-  infrequentEvalEveryField,
-  NLLEvaluator,
-  resolveEvaluators,
-  runEvaluators,
-} from '@cookbook/eval';
-import {
-  appendCheckpointRecord,
-  type CheckpointRecord,
-  checkpointConfigShape,
-  checkpointName,
-  loopService,
-  openTrainingClient,
-  type RunOutputDeps,
-  type RunResult,
-  runConfigShape,
-  runLoop,
-  runOutputOptions,
-  submitCheckpointSave,
-} from '@cookbook/logging';
+import { DataError, type Datum } from '@cookbook/core';
+import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
+import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
-  type SamplingClientLike,
-  ServiceClient,
-  type ServiceClientLike,
-  type TrainingClientLike,
-} from '@cookbook/tinker-client';
+  type EpochLoop,
+  type EvaluatorOrBuilder,
+  openTrainingClient,
+  type RunResult,
+  runEpochs,
+  runTrainingLoop,
+  runUserMetadata,
+  type TrainingLoopDeps,
+  trainingConfigShape,
+  trainingLearningRate,
+} from '@cookbook/training';
 import { z } from 'zod';
 import { mapLimit } from './internal/concurrency.js';
 import { createTeacher, type TeacherServiceClient, teacherConfigShape } from './teacher.js';
 import { distillationDatum, fullSequence, type TopkRow, weightSum } from './topk.js';
 
-/** The off-policy distillation config. */
+/** The off-policy distillation config: the shared training fields (the student's), the teacher's and K. */
 export const OffPolicyDistillationConfigSchema = z.object({
-  ...runConfigShape,
-  ...checkpointConfigShape,
+  ...trainingConfigShape,
   ...teacherConfigShape,
-  modelName: z
-    .string()
-    .default(DEFAULT_MODEL_NAME)
-    .describe('Student base model, trained with LoRA (hosted example: Qwen/Qwen3-8B)'),
-  loadCheckpointPath: z
-    .string()
-    .nullable()
-    .default(null)
-    .describe('Start the student from these weights (tinker://…/weights/…), fresh optimizer; ignored when resuming'),
-  loraRank: z.number().int().positive().default(32).describe('LoRA rank of the student'),
-  learningRate: z
-    .number()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe('Base learning rate; null = 1e-2 for local/* tiny models, else the hyperparam_utils.get_lr heuristic'),
-  lrSchedule: z.enum(['linear', 'cosine', 'constant']).default('linear').describe('Learning-rate schedule'),
-  numEpochs: z.number().int().positive().default(1).describe('Passes over the training text'),
-  maxSteps: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe('Stop after this many steps in total (across resumes); null = all epochs'),
-  evalEvery: z.number().int().nonnegative().default(10).describe('Steps between evaluations (0 = never)'),
-  infrequentEvalEvery: infrequentEvalEveryField,
+  modelName: trainingConfigShape.modelName.describe(
+    'Student base model, trained with LoRA (hosted example: Qwen/Qwen3-8B)',
+  ),
+  numEpochs: trainingConfigShape.numEpochs.describe('Passes over the training text'),
   nTeacherTargets: z
     .number()
     .int()
@@ -121,15 +74,12 @@ export interface OffPolicyServiceClient extends TeacherServiceClient {
 }
 
 /** What the loop needs besides its config. */
-export interface OffPolicyDistillationDeps extends RunOutputDeps {
-  /** The text to distil on (supervised datums; weights mark the trained tokens), or a builder run before any write. */
+export interface OffPolicyDistillationDeps extends TrainingLoopDeps<OffPolicyServiceClient> {
+  /**
+   * The text to distil on (supervised datums; weights mark the trained tokens), or a builder run before any write;
+   * `test/nll` on its test set joins `evaluators`.
+   */
   dataset: SupervisedDatasetBuilder | SupervisedDatasets;
-  /** Extra evaluators (or builders) run every `evalEvery` steps; `test/nll` on the test set is added. */
-  evaluators?: readonly EvaluatorOrBuilder[];
-  /** Evaluators (or builders) run every `infrequentEvalEvery` steps (e.g. a benchmark of the student's samples). */
-  infrequentEvaluators?: readonly EvaluatorOrBuilder[];
-  /** Default: a ServiceClient on `baseUrl` (or the environment / embedded service), closed at the end. */
-  serviceClient?: OffPolicyServiceClient;
   /** Called after each step's metrics are logged. */
   onStep?: (step: number, metrics: Record<string, number>) => void;
 }
@@ -199,149 +149,96 @@ export async function trainOffPolicyDistillation(
   deps: OffPolicyDistillationDeps,
 ): Promise<OffPolicyDistillationResult> {
   const config = OffPolicyDistillationConfigSchema.parse(input);
-  const learningRate = resolveLearningRate(config.modelName, config.learningRate, {
-    tinyModelLr: 1e-2,
-    heuristicDivisor: 1,
-  });
+  const learningRate = trainingLearningRate(config);
   const K = config.nTeacherTargets;
   let datasets: SupervisedDatasets | undefined;
-  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = loopService<OffPolicyServiceClient>(
-    deps.serviceClient,
-    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-  );
-  return runLoop(
-    {
-      connect: connection.connect,
-      ...config,
-      ...runOutputOptions(deps, () =>
-        configToKeyStyle(OffPolicyDistillationConfigSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
-      ),
-      prepare: async () => {
-        datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
-        if (datasets.train.length === 0) {
-          throw new DataError('the training text has fewer examples than one batch; lower batch_size or add data', {
-            field: 'batch_size',
-          });
-        }
-      },
-    },
-    async (run) => {
+  const prepare = async () => {
+    datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
+    if (datasets.train.length === 0) {
+      throw new DataError('the training text has fewer examples than one batch; lower batch_size or add data', {
+        field: 'batch_size',
+      });
+    }
+  };
+  return runTrainingLoop(
+    config,
+    deps,
+    { schema: OffPolicyDistillationConfigSchema, resolved: { learningRate }, prepare },
+    async (run, service: OffPolicyServiceClient) => {
       const { train, test } = datasets!;
       const nBatches = train.length;
-      const totalSteps = Math.min(nBatches * config.numEpochs, config.maxSteps ?? Number.POSITIVE_INFINITY);
-      const startStep = run.startStep;
-      if (startStep >= totalSteps) return { totalSteps, endStep: startStep, finalCheckpoint: run.resumeFrom };
-      run.setTotalSteps(totalSteps);
-      const service: OffPolicyServiceClient = connection.get();
-      const { client } = await openTrainingClient(run, service, {
-        modelName: config.modelName,
-        loraRank: config.loraRank,
-        loadCheckpointPath: config.loadCheckpointPath,
-      });
-      const teacher = await createTeacher(
-        service,
-        { baseModel: config.teacherModel, checkpoint: config.teacherCheckpoint },
-        config.modelName,
-      );
-      run.log(`teacher: ${teacher.description}; top-${K} targets, ${config.teacherConcurrency} calls in flight`);
-
-      const evaluators: Evaluator[] = await resolveEvaluators(deps.evaluators);
-      if (test !== undefined) evaluators.push(new NLLEvaluator(test, 'test'));
-      const infrequent = await resolveEvaluators(deps.infrequentEvaluators);
-      const evaluate = (list: readonly Evaluator[], step: number) =>
-        runEvaluators(
-          list,
-          { training: client, sampler: client.saveWeightsAndGetSamplingClient?.bind(client) },
-          { step, logPath: config.logPath, log: run.log },
-        );
-      const testData = test === undefined ? [] : Array.from({ length: test.length }, (_, i) => test.getBatch(i)).flat();
-
-      let currentEpoch = -1;
-      const batchAt = (step: number): Datum[] => {
-        const epoch = Math.floor(step / nBatches);
-        if (epoch !== currentEpoch) {
-          train.setEpoch(epoch);
-          currentEpoch = epoch;
-        }
-        return train.getBatch(step % nBatches);
-      };
-      const fetch = (step: number) => {
-        const p = teacherTargets(teacher.sampler, batchAt(step), K, config.teacherConcurrency);
-        p.catch(() => undefined);
-        return p;
-      };
-      const record = (done: number): Omit<CheckpointRecord, 'name'> => ({
-        epoch: Math.floor(done / nBatches),
-        batch: done % nBatches,
-        step: done,
-      });
-
-      let step = startStep;
-      let next = fetch(step);
-      for (; step < totalSteps && !run.signal.aborted; step++) {
-        const stepStart = performance.now();
-        const metrics: Record<string, number> = {};
-        if (step === startStep && testData.length > 0) {
-          metrics['test/teacher_nll'] = await teacherNll(teacher.sampler, testData, config.teacherConcurrency);
-        }
-        if (config.evalEvery > 0 && step % config.evalEvery === 0 && evaluators.length > 0) {
-          Object.assign(metrics, await evaluate(evaluators, step));
-        }
-        if (config.infrequentEvalEvery > 0 && step % config.infrequentEvalEvery === 0 && infrequent.length > 0) {
-          Object.assign(metrics, await evaluate(infrequent, step));
-        }
-        const tWait = performance.now();
-        const batch = await next;
-        metrics['time/teacher_wait'] = (performance.now() - tWait) / 1000;
-        if (step + 1 < totalSteps) next = fetch(step + 1);
-        const lr = learningRate * computeScheduleLrMultiplier(config.lrSchedule, step, totalSteps);
-        const fb = client.forwardBackward(batch.data, 'cross_entropy');
-        const optim = client.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
-        const [out] = await Promise.all([fb, optim]);
-        const weight = batch.data.reduce((a, d) => a + weightSum(d), 0);
-        Object.assign(metrics, {
-          'train/distill_loss': weight > 0 ? (out.metrics['loss:sum'] ?? Number.NaN) / weight : 0,
-          'teacher/tokens_per_s': batch.seconds > 0 ? batch.tokens / batch.seconds : 0,
-          'time/teacher': batch.seconds,
-          num_sequences: batch.data.length,
-          num_tokens: batch.tokens,
-          learning_rate: lr,
-          progress: (step + 1) / totalSteps,
+      return runEpochs(run, { ...config, nBatches, learningRate }, async (startStep): Promise<EpochLoop> => {
+        const { client } = await openTrainingClient(run, service, {
+          modelName: config.modelName,
+          loraRank: config.loraRank,
+          loadCheckpointPath: config.loadCheckpointPath,
+          userMetadata: runUserMetadata(config),
         });
-        const done = step + 1;
-        if (config.saveEvery > 0 && done % config.saveEvery === 0 && done < totalSteps) {
-          const name = checkpointName(done);
-          const paths = await submitCheckpointSave(client, name, { kind: 'both', ttlSeconds: config.ttlSeconds });
-          appendCheckpointRecord(config.logPath, { name, ...record(done), ...paths });
-        }
-        metrics['time/total'] = (performance.now() - stepStart) / 1000;
-        run.logger.logMetrics(metrics, step);
-        deps.onStep?.(step, metrics);
-      }
-      await Promise.allSettled([next]);
+        const teacher = await createTeacher(
+          service,
+          { baseModel: config.teacherModel, checkpoint: config.teacherCheckpoint },
+          config.modelName,
+        );
+        run.log(`teacher: ${teacher.description}; top-${K} targets, ${config.teacherConcurrency} calls in flight`);
+        const evaluators: EvaluatorOrBuilder[] = [...(deps.evaluators ?? [])];
+        if (test !== undefined) evaluators.push(new NLLEvaluator(test, 'test'));
+        const testData =
+          test === undefined ? [] : Array.from({ length: test.length }, (_, i) => test.getBatch(i)).flat();
 
-      if (step < totalSteps) {
-        if (step > startStep && !(config.saveEvery > 0 && step % config.saveEvery === 0)) {
-          const name = checkpointName(step);
-          const paths = await submitCheckpointSave(client, name, { kind: 'both', ttlSeconds: config.ttlSeconds });
-          appendCheckpointRecord(config.logPath, { name, ...record(step), ...paths });
-        }
-        return { totalSteps, endStep: step };
-      }
-      const finalEvals = [
-        ...(config.evalEvery > 0 ? evaluators : []),
-        ...(config.infrequentEvalEvery > 0 ? infrequent : []),
-      ];
-      if (finalEvals.length > 0) {
-        const m = await evaluate(finalEvals, totalSteps);
-        run.logger.logMetrics({ ...m, progress: 1 }, totalSteps);
-        deps.onStep?.(totalSteps, m);
-      }
-      const paths = await submitCheckpointSave(client, 'final', { kind: 'both', ttlSeconds: null });
-      const finalCheckpoint: CheckpointRecord = { name: 'final', ...record(totalSteps), final: true, ...paths };
-      appendCheckpointRecord(config.logPath, finalCheckpoint);
-      return { totalSteps, endStep: totalSteps, finalCheckpoint };
+        // The teacher targets of the next batch are fetched while the current one trains.
+        let currentEpoch = -1;
+        const fetch = (step: number) => {
+          const epoch = Math.floor(step / nBatches);
+          if (epoch !== currentEpoch) {
+            train.setEpoch(epoch);
+            currentEpoch = epoch;
+          }
+          const p = teacherTargets(teacher.sampler, train.getBatch(step % nBatches), K, config.teacherConcurrency);
+          p.catch(() => undefined);
+          return p;
+        };
+        let next = fetch(startStep);
+        return {
+          client,
+          evaluators,
+          infrequentEvaluators: deps.infrequentEvaluators ?? [],
+          ...(deps.onStep ? { onLogged: (step, m) => deps.onStep!(step, m) } : {}),
+          stop: async () => {
+            await Promise.allSettled([next]);
+          },
+          // The teacher's NLL on the held-out text, once: the floor the student approaches.
+          preStep: async (at): Promise<Record<string, number>> =>
+            at.step === at.startStep && testData.length > 0
+              ? { 'test/teacher_nll': await teacherNll(teacher.sampler, testData, config.teacherConcurrency) }
+              : {},
+          async submit(at, metrics) {
+            const tWait = performance.now();
+            const batch = await next;
+            metrics['time/teacher_wait'] = (performance.now() - tWait) / 1000;
+            if (at.step + 1 < at.totalSteps) next = fetch(at.step + 1);
+            const fb = client.forwardBackward(batch.data, 'cross_entropy');
+            const optim = client.optimStep({ learningRate: at.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+            const both = Promise.all([fb, optim]);
+            both.catch(() => undefined);
+            return {
+              inFlight: [both],
+              collect: async () => {
+                const [out] = await both;
+                const weight = batch.data.reduce((a, d) => a + weightSum(d), 0);
+                return {
+                  'train/distill_loss': weight > 0 ? (out.metrics['loss:sum'] ?? Number.NaN) / weight : 0,
+                  'teacher/tokens_per_s': batch.seconds > 0 ? batch.tokens / batch.seconds : 0,
+                  'time/teacher': batch.seconds,
+                  num_sequences: batch.data.length,
+                  num_tokens: batch.tokens,
+                  learning_rate: at.learningRate,
+                  progress: (at.step + 1) / at.totalSteps,
+                };
+              },
+            };
+          },
+        };
+      });
     },
   );
 }

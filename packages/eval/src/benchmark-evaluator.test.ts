@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
+import { resolveEvaluators } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import { arithmeticBenchmark, arithmeticRespond, FakeSampler, renderer } from './__fixtures__/fake-sampler.js';
 import { BenchmarkEvaluator } from './benchmark-evaluator.js';
-import { resolveEvaluators } from './evaluator.js';
 
 describe('BenchmarkEvaluator', () => {
   it('logs eval/<benchmark>/… metrics and writes a transcript per evaluation', async () => {

@@ -4,8 +4,8 @@
  * graded. A JSONL task file, a Hub dataset and a hand-written env all end up as a {@link Benchmark}.
  */
 import { ConfigError, getTextContent, type Message } from '@cookbook/core';
+import type { MessageEnv, MessageStepResult } from '@cookbook/training';
 import type { InstructionSpec } from './graders/instructions.js';
-import type { MessageEnv, MessageStepResult } from './message-env.js';
 
 /** What a turn is graded against. */
 export interface GradeTarget {

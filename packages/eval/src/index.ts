@@ -14,30 +14,6 @@ export {
 } from './benchmark.js';
 export { BenchmarkEvaluator, type BenchmarkEvaluatorOptions } from './benchmark-evaluator.js';
 export {
-  EnvFromMessageEnv,
-  type EnvFromMessageEnvOptions,
-  type TokenEnv,
-  type TokenObservation,
-  type TokenStepResult,
-} from './env-from-message-env.js';
-export {
-  type EvalContext,
-  type EvalTrainingClient,
-  type Evaluator,
-  type EvaluatorBuilder,
-  type EvaluatorClients,
-  type EvaluatorOrBuilder,
-  infrequentEvalEveryField,
-  type RunEvaluatorsOptions,
-  resolveEvaluators,
-  runEvaluators,
-  type SamplingClientEvaluator,
-  type SamplingClientEvaluatorBuilder,
-  type TrainingClientEvaluator,
-  type TrainingClientEvaluatorBuilder,
-  trainingClientEvaluation,
-} from './evaluator.js';
-export {
   answerLetter,
   autoGraderName,
   boxedMath,
@@ -65,7 +41,6 @@ export {
 } from './graders/instructions.js';
 export { extractBoxed, extractGsm8kAnswer, gradeAnswer, normalizeAnswer } from './graders/math-grading.js';
 export { isScreenedExpression, symbolicEqual } from './graders/math-symbolic.js';
-export type { MessageEnv, MessageStepResult } from './message-env.js';
 export {
   type ModelRequest,
   type ResolutionSource,

@@ -1,8 +1,8 @@
 import { datumFromTokensWeights } from '@cookbook/core';
 import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
+import type { EvalTrainingClient } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
-import type { EvalTrainingClient } from './evaluator.js';
 import { bitsPerByte, computeMeanNll, NLLEvaluator, nllTotals } from './nll.js';
 
 describe('computeMeanNll', () => {

@@ -4,8 +4,8 @@
  * those tokens decode to, so models with different tokenizers compare.
  */
 import { type Datum, type TensorData, tensorToNumbers } from '@cookbook/core';
-import type { EvalContext, EvalTrainingClient, TrainingClientEvaluator } from './evaluator.js';
-import { deferred } from './internal/deferred.js';
+import { deferred } from '@cookbook/logging';
+import type { EvalContext, EvalTrainingClient, TrainingClientEvaluator } from '@cookbook/training';
 
 /**
  * Mean negative log-likelihood over a batch: −Σ(logprob·weight) / Σweight, NaN when every weight is 0.

@@ -24,7 +24,7 @@ console.log(
 );
 
 console.log('env steps/s (pure env, random actions):');
-for (const id of registeredEnvIds().filter((x) => x.startsWith('game:'))) {
+for (const id of registeredEnvIds().filter((x) => x.startsWith('game:') && !x.startsWith('game:WikiGame'))) {
   const env = make(id, { seed: 0 });
   await env.reset(0);
   let n = 0;

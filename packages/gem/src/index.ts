@@ -1,14 +1,9 @@
 /**
  * @cookbook/gem — GEM-style text environments for RL of language models: the env API and registry, vector envs,
- * wrappers, dataset envs, the games, an adapter to `@cookbook/rl`'s env interfaces, and the GEM trainer.
+ * wrappers, dataset envs, the games, an adapter to the RL env protocol of `@cookbook/training`, and the GEM trainer.
  */
 
 export {
-  type CookbookEnv,
-  type CookbookEnvGroupBuilder,
-  type CookbookInitialObservation,
-  type CookbookRLDataset,
-  type CookbookStepResult,
   type GemAdapterOptions,
   GemCookbookEnv,
   GemEnvGroupBuilder,
@@ -21,6 +16,17 @@ export { LanguageGameReward, TERMINAL_STATE } from './core/env.js';
 export type { EnvFactory, EnvOptions } from './core/registry.js';
 export { make, registerEnv, registeredEnvIds } from './core/registry.js';
 export { Rng } from './core/rng.js';
+export {
+  CodeEnv,
+  type CodeEnvOptions,
+  type CodeItem,
+  extractCode,
+  hasForbiddenCode,
+  MAX_CODE_DATASET_BYTES,
+  type RunLimits,
+  readCodeDataset,
+  runPythonProgram,
+} from './dataset/code-env.js';
 export {
   DatasetEnv,
   type DatasetEnvOptions,

@@ -1,12 +1,6 @@
 import { datumFromTokensWeights } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import {
-  BadRequestError,
-  ConflictError,
-  RequestFailedError,
-  ServiceClient,
-  type TrainingClient,
-} from '@cookbook/tinker-client';
+import { BadRequestError, RequestFailedError, ServiceClient, type TrainingClient } from '@cookbook/tinker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL, startPair, tempRoot } from './helpers.js';
 
@@ -194,9 +188,10 @@ describe('the service rejects bad input with a 400 that names the problem', () =
     expect((await post('create_model', { session_id: 'nope', model_seq_id: 0, base_model: MODEL })).status).toBe(404);
   });
 
-  it('a duplicate checkpoint name is a 409', async () => {
+  it('a duplicate checkpoint name fails the save as a user error; overwrite replaces it', async () => {
     await tc.saveState('dup');
-    await expect(tc.saveState('dup')).rejects.toBeInstanceOf(ConflictError);
+    await expect(tc.saveState('dup')).rejects.toThrow(/user error.*already exists.*overwrite/);
+    expect((await tc.saveState('dup', { overwrite: true })).path).toMatch(/\/weights\/dup$/);
   });
 
   it('load_weights is refused unless it is a model’s first request', async () => {

@@ -1,3 +1,4 @@
+export { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
 export { ClockCycle, type ClockCycleOptions, type CycleRecord } from './clock-cycle.js';
 export {
@@ -18,7 +19,7 @@ export {
   type LocalTinkerOptions,
   startLocalTinker,
 } from './local-tinker.js';
-export { decodeForwardBackwardRequest, encodeResult, ForwardBackwardRequestProto } from './proto.js';
+export { decodeForwardBackwardRequest, encodeResult } from './proto.js';
 export { LocalTinkerService } from './service.js';
 export type { ServiceOptions } from './service-state.js';
 export { type CheckpointRecord, ROOT_LOCK_FILE, type RunRecord, Storage } from './storage.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ConfigError } from '@cookbook/core';
 import { createHttpServer, listen } from './http-server.js';
 import type { ServiceLimits } from './limits.js';
-import { LocalTinkerService } from './service.js';
+import { LocalTinkerService, type ProtocolOptions } from './service.js';
 
 /** Options of {@link startLocalTinker}. */
 export interface LocalTinkerOptions {
@@ -47,6 +47,8 @@ export interface LocalTinkerOptions {
    * registered names) when bound beyond it, so a remote key holder cannot make the service read arbitrary folders.
    */
   modelRoots?: readonly string[] | 'any';
+  /** What `client/config` answers and JWT mode (`protocol-config.ts`). Default: the SDK's default flags. */
+  protocol?: ProtocolOptions;
 }
 
 /** A running embedded service. */
@@ -113,6 +115,7 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     ...(options.clockCycleMs ? { clockCycleMs: options.clockCycleMs } : {}),
     ...(options.clockCycleLogPath !== undefined ? { clockCycleLogPath: options.clockCycleLogPath } : {}),
     modelRoots: options.modelRoots ?? defaultModelRoots(host),
+    ...(options.protocol ? { protocol: options.protocol } : {}),
   });
   await service.init();
   const server = createHttpServer(service);

@@ -9,6 +9,7 @@ import { listBuiltinModels } from '@cookbook/engine';
 import { FutureFailure } from './futures.js';
 import { HttpError, ok, type ServiceReply, type ServiceRequest } from './http-errors.js';
 import { bodyHash, SeqConflictError, SeqRangeError } from './model-queue.js';
+import { JwtIssuer, type ProtocolOptions, RAW_KEY_ROUTES, resolveClientFlags } from './protocol-config.js';
 import { loadWeights, saveWeights, saveWeightsForSampler, weightsInfo } from './routes/checkpoints.js';
 import { download, listSessions, listTrainingRuns, listUserCheckpoints, restRoute } from './routes/rest.js';
 import { asample, createSamplingSession, retrieveFuture } from './routes/sampling.js';
@@ -26,6 +27,7 @@ import { type ServiceOptions, ServiceState } from './service-state.js';
 import { UnsafeNameError } from './storage.js';
 
 export { HttpError, parseCheckpointPath, type ServiceReply, type ServiceRequest } from './http-errors.js';
+export type { ProtocolOptions } from './protocol-config.js';
 export type { ServiceOptions } from './service-state.js';
 
 /** A route: the shared state and the request in, a reply out. */
@@ -33,8 +35,6 @@ type Route = (state: ServiceState, req: ServiceRequest) => ServiceReply | Promis
 
 /** Every fixed route, by `METHOD path` (REST routes with path parameters are matched in `routes/rest.ts`). */
 const ROUTES: Record<string, Route> = {
-  'POST /api/v1/client/config': () => ok({ pjwt_auth_enabled: false }),
-  'POST /api/v1/client/dynamic_config': () => ok({ refresh_interval_sec: 300 }),
   'POST /api/v1/telemetry': () => ok({ status: 'accepted' }),
   'POST /api/v1/create_session': createSession,
   'POST /api/v1/session_heartbeat': sessionHeartbeat,
@@ -71,9 +71,23 @@ const PUBLIC: Record<string, Route> = {
 export class LocalTinkerService {
   private readonly state: ServiceState;
   private readonly idempotent = new Map<string, { hash: string; reply: ServiceReply }>();
+  private readonly clientFlags: Record<string, unknown>;
+  private readonly jwt: JwtIssuer | undefined;
+  private readonly dynamicRefreshIntervalS: number;
 
-  constructor(options: ServiceOptions) {
+  constructor(options: ServiceOptions & { protocol?: ProtocolOptions }) {
     this.state = new ServiceState(options);
+    this.clientFlags = resolveClientFlags(options.protocol);
+    this.jwt =
+      this.clientFlags.pjwt_auth_enabled === true
+        ? new JwtIssuer(this.state.secret, options.protocol?.jwtTtlS ?? 3600)
+        : undefined;
+    this.dynamicRefreshIntervalS = options.protocol?.dynamicRefreshIntervalS ?? 300;
+  }
+
+  /** The flags `client/config` answers. */
+  get flags(): Readonly<Record<string, unknown>> {
+    return this.clientFlags;
   }
 
   get storage() {
@@ -182,6 +196,33 @@ export class LocalTinkerService {
     return timingSafeEqual(a, b);
   }
 
+  /**
+   * The credential check. Without JWT mode: the API key (when one is set). In JWT mode the handshake routes
+   * (`client/config`, `auth/token`) take the API key and every other route a JWT minted by `auth/token`.
+   */
+  private authenticate(key: string, given: string | undefined): void {
+    if (this.jwt !== undefined && !RAW_KEY_ROUTES.has(key)) {
+      if (given === undefined || !this.jwt.verify(given)) {
+        throw new HttpError(401, 'Invalid JWT: exchange the API key at POST /api/v1/auth/token and send the JWT');
+      }
+      return;
+    }
+    if (!this.checkApiKey(given)) throw new HttpError(401, 'missing or invalid X-API-Key');
+  }
+
+  /** `client/config`, `client/dynamic_config` and `auth/token`. */
+  private protocolRoute(key: string): ServiceReply | undefined {
+    if (key === 'POST /api/v1/client/config') return ok(this.clientFlags);
+    if (key === 'POST /api/v1/client/dynamic_config') return ok({ refresh_interval_sec: this.dynamicRefreshIntervalS });
+    if (key === 'POST /api/v1/auth/token') {
+      if (this.jwt === undefined) {
+        throw new HttpError(404, 'JWT auth is off on this service (client/config answers pjwt_auth_enabled false)');
+      }
+      return ok({ jwt: this.jwt.mint() });
+    }
+    return undefined;
+  }
+
   private async route(req: ServiceRequest): Promise<ServiceReply> {
     const { method, path } = req;
     const key = `${method} ${path}`;
@@ -189,9 +230,9 @@ export class LocalTinkerService {
     if (open !== undefined) return open(this.state, req);
     if (method === 'GET' && path.startsWith('/api/v1/_download/')) return download(this.state, req);
     const apiKey = req.headers['x-api-key'];
-    if (!this.checkApiKey(Array.isArray(apiKey) ? apiKey[0] : apiKey)) {
-      throw new HttpError(401, 'missing or invalid X-API-Key');
-    }
+    this.authenticate(key, Array.isArray(apiKey) ? apiKey[0] : apiKey);
+    const handshake = this.protocolRoute(key);
+    if (handshake !== undefined) return handshake;
     if (this.state.closing && method !== 'GET' && path !== '/api/v1/retrieve_future') {
       throw new HttpError(503, 'the service is shutting down');
     }

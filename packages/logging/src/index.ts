@@ -22,6 +22,8 @@ export {
   type TextSink,
 } from './console-logger.js';
 export { ConversationFormatter, type FormattableMessage, formatMessageHtml } from './conversation-formatter.js';
+export { deferred } from './internal/deferred.js';
+export { isHeadlineMetric } from './internal/report-data.js';
 export {
   appendJsonLine,
   type JsonlContents,
@@ -57,7 +59,6 @@ export {
   TranscriptSection,
   tableHtml,
 } from './logtree.js';
-export { type LoopService, loopService } from './loop-service.js';
 export {
   CONFIG_FILE,
   JsonLogger,
@@ -68,29 +69,7 @@ export {
   type SetupLoggingOptions,
   setupLogging,
 } from './metrics-logger.js';
-export {
-  loadCheckpointOptimizerField,
-  type OpenTrainingClientOptions,
-  openTrainingClient,
-  type TrainingClientOrigin,
-  type TrainingClientSource,
-} from './open-training-client.js';
 export { type ProgressBar, type ProgressBarOptions, printAboveProgress, progressBar } from './progress-bar.js';
-export {
-  type Closeable,
-  checkpointConfigShape,
-  type LoopOutcome,
-  type RunConfig,
-  RunConfigSchema,
-  type RunContext,
-  type RunLoopOptions,
-  type RunResult,
-  type RunStatus,
-  resumeStepOf,
-  runConfigShape,
-  runLoop,
-} from './run.js';
-export { type RunOutputDeps, runOutputOptions } from './run-output.js';
 export {
   buildRunReport,
   findTranscripts,

@@ -4,36 +4,23 @@
  * completions in a tournament (every ordered pair, or every unordered pair once) and each completion's reward is
  * wins − losses averaged over its matchups, so rewards lie in [−1, 1] and sum to zero within a group.
  *
- * The builders and the dataset have the shapes of `@cookbook/rl`'s `EnvGroupBuilder` and `RLDataset`, matched
- * structurally (the envs are `@cookbook/eval`'s `EnvFromMessageEnv` over a one-turn message env): this package does
- * not depend on rl, and rl's `train` accepts a {@link PairwisePreferenceDataset} as its dataset (a test passes one
- * to rl's own rollout code).
+ * The builders and the dataset implement the RL env protocol of `@cookbook/training` (`EnvGroupBuilder`,
+ * `RLDataset`; the envs are its `EnvFromMessageEnv` over a one-turn message env): this package does not depend on
+ * rl, and rl's `train` accepts a {@link PairwisePreferenceDataset} as its dataset (a test passes one to rl's own
+ * rollout code).
  */
 import { DataError, type Message } from '@cookbook/core';
-import { EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
 import { seededPermutation } from '@cookbook/supervised';
+import {
+  EnvFromMessageEnv,
+  type EnvGroupBuilder,
+  type GroupReward,
+  type MessageEnv,
+  type MessageStepResult,
+  type RLDataset,
+} from '@cookbook/training';
 import type { PreferenceModel } from './preference-model.js';
-
-/** rl's `GroupReward`: a reward given to one rollout once the whole group is done. */
-export interface PreferenceGroupReward {
-  reward: number;
-  metrics: Record<string, number>;
-}
-
-/** rl's `EnvGroupBuilder`, as far as a pairwise-preference group fills it in. */
-export interface PreferenceEnvGroupBuilder {
-  makeEnvs(): Promise<EnvFromMessageEnv[]>;
-  /** Rewards of the group's rollouts, in order (rl passes its trajectories; only their number is used). */
-  computeGroupRewards(trajectories_G: readonly unknown[]): Promise<PreferenceGroupReward[]>;
-  logtreeTag(): string;
-}
-
-/** rl's `RLDataset`. */
-export interface PreferenceRLDataset {
-  getBatch(index: number): PreferenceEnvGroupBuilder[];
-  readonly length: number;
-}
 
 /** Which pairs of a group the preference model compares. */
 export type TournamentPattern = 'all_pairs_both_ways' | 'all_pairs_one_way';
@@ -99,7 +86,7 @@ export interface PairwisePreferenceGroupOptions {
 }
 
 /** One prompt's group: `groupSize` single-turn envs, rewarded by a preference tournament among their replies. */
-export class PairwisePreferenceGroupBuilder implements PreferenceEnvGroupBuilder {
+export class PairwisePreferenceGroupBuilder implements EnvGroupBuilder {
   private readonly options: PairwisePreferenceGroupOptions;
   private envs: PromptReplyEnv[] = [];
 
@@ -117,7 +104,7 @@ export class PairwisePreferenceGroupBuilder implements PreferenceEnvGroupBuilder
     return this.envs.map((e) => new EnvFromMessageEnv(this.options.renderer, e));
   }
 
-  async computeGroupRewards(trajectories_G: readonly unknown[]): Promise<PreferenceGroupReward[]> {
+  async computeGroupRewards(trajectories_G: readonly unknown[]): Promise<GroupReward[]> {
     const n = trajectories_G.length;
     const replies = this.envs.map((e) => [e.reply ?? { role: 'assistant', content: '' }]);
     const pairs = tournamentPairs(n, this.options.tournament ?? 'all_pairs_both_ways');
@@ -158,7 +145,7 @@ export interface PairwisePreferenceDatasetOptions {
 }
 
 /** Batches of pairwise-preference groups over a list of prompts (an `RLDataset`). */
-export class PairwisePreferenceDataset implements PreferenceRLDataset {
+export class PairwisePreferenceDataset implements RLDataset {
   readonly length: number;
   private readonly options: PairwisePreferenceDatasetOptions;
   private readonly order: number[];

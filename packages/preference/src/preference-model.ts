@@ -7,10 +7,10 @@
  * temperature 0 (A → −1, B → +1, anything else → 0).
  */
 import { DataError, type Datum, datumFromModelInputWeights, type Message, ModelInput } from '@cookbook/core';
-import type { SamplingClientEvaluator } from '@cookbook/eval';
 import { type Renderer, TrainOnWhat } from '@cookbook/renderers';
 import { SupervisedDatasetFromRows, type SupervisedDatasets, seededRandom } from '@cookbook/supervised';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
+import type { SamplingClientEvaluator } from '@cookbook/training';
 import { type Comparison, type LabeledComparison, swapLabeled } from './comparison.js';
 import type { ComparisonDatasets } from './dpo-data.js';
 

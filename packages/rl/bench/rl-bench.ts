@@ -14,7 +14,7 @@ import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { digitTask, evenDigitDataset, warmStartOnDigits } from '../src/__fixtures__/digit-task.js';
 import type { RLTrainConfigInput } from '../src/train/config.js';
-import { train } from '../src/train.js';
+import { train } from '../src/train/train.js';
 
 // 16 steps: a pipelined loop needs a few steps to reach its steady state (async's first steps overlap sampling with
 // training and overrun their cycles); over 8 steps that start-up was half of the measured span.

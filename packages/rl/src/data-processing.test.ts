@@ -1,4 +1,5 @@
 import { ModelInput, tensorToNumbers } from '@cookbook/core';
+import { type Trajectory, TrajectoryGroup, type Transition } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import {
   assembleTrainingData,
@@ -9,7 +10,6 @@ import {
   trajectoryToData,
   transformAdvantages,
 } from './data-processing.js';
-import { type Trajectory, TrajectoryGroup, type Transition } from './types.js';
 
 function tr(ob: number[], ac: number[], reward = 0, metrics: Record<string, number> = {}): Transition {
   return {

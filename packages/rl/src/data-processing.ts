@@ -13,7 +13,7 @@ import {
   tensorFromInt64,
 } from '@cookbook/core';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
-import type { Trajectory, TrajectoryGroup } from './types.js';
+import type { Trajectory, TrajectoryGroup } from '@cookbook/training';
 
 /**
  * Advantages per group: each trajectory's total reward minus its group's mean (no std scaling, as upstream).

@@ -4,12 +4,12 @@
  */
 import { getTextContent, type Message } from '@cookbook/core';
 import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import type { Env, RLDataset } from '@cookbook/training';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectDemonstrations } from './demonstrations.js';
 import { GuessNumberDataset, GuessNumberGroupBuilder } from './envs/guess-number-env.js';
 import { buildMathDatasets } from './envs/math-env.js';
 import { ruleGameConversations, ruleMove, TicTacToeDataset, TicTacToeGroupBuilder } from './envs/tic-tac-toe-env.js';
-import type { Env, RLDataset } from './types.js';
 
 let renderer: Renderer;
 let reply: (text: string) => number[];

@@ -4,7 +4,7 @@
  * can, produces them (`EnvGroupBuilder.demonstrations`); this walks a dataset's batches to collect a number of them.
  */
 import { ConfigError, type Message } from '@cookbook/core';
-import type { RLDataset } from './types.js';
+import type { RLDataset } from '@cookbook/training';
 
 /**
  * The first `count` demonstrations of `dataset`, batch after batch (use a dataset built with another seed than the

@@ -4,13 +4,18 @@
  * interface every loop accepts; it lives here because it needs RL's rollouts (eval sits below rl).
  */
 import type { TokenCompleter } from '@cookbook/core';
-import type { EvalContext, SamplingClientEvaluator } from '@cookbook/eval';
 import { initTrace, scopeHeader } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
+import type {
+  EnvGroupBuilder,
+  EvalContext,
+  RLDataset,
+  SamplingClientEvaluator,
+  TrajectoryGroup,
+} from '@cookbook/training';
 import type { RLSamplingClient } from './clients.js';
 import { computeTrajectoryMetrics } from './metrics.js';
 import { doGroupRollout } from './rollouts.js';
-import type { EnvGroupBuilder, RLDataset, TrajectoryGroup } from './types.js';
 
 /** How {@link RLTestSetEvaluator} turns a sampler into a policy. */
 export interface RLTestSetEvaluatorOptions {

@@ -1,5 +1,26 @@
 /** The math graders are `@cookbook/eval`'s (one implementation); re-exported for RL env authors. */
 export { extractBoxed, extractGsm8kAnswer, gradeAnswer, normalizeAnswer } from '@cookbook/eval';
+export {
+  type Action,
+  type Env,
+  EnvFromMessageEnv,
+  type EnvFromMessageEnvOptions,
+  type EnvGroupBuilder,
+  type GroupReward,
+  type InitialObservation,
+  type Logs,
+  type MessageEnv,
+  type MessageStepResult,
+  type Metrics,
+  type Observation,
+  type RLDataset,
+  type RLDatasetBuilder,
+  type SampleStopReason,
+  type StepResult,
+  type Trajectory,
+  TrajectoryGroup,
+  type Transition,
+} from '@cookbook/training';
 export type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 export {
   assembleTrainingData,
@@ -16,13 +37,35 @@ export {
 } from './data-processing.js';
 export { collectDemonstrations } from './demonstrations.js';
 export {
+  type AgentEndReason,
+  type AgentFinalState,
+  type AgentReward,
+  AgentToolEnv,
+  type AgentToolEnvOptions,
+  AgentToolGroupBuilder,
+  PARSE_RETRY_MESSAGE,
+} from './envs/agent-tool-env.js';
+export {
+  GUESS_NUMBER_WARM_START_STEPS,
   GuessNumberDataset,
   GuessNumberGroupBuilder,
   GuessNumberMessageEnv,
   type GuessNumberOptions,
+  guessNumberEnv,
   judgeGuess,
   playBisection,
 } from './envs/guess-number-env.js';
+export {
+  LOOKUP_KEYS,
+  type LookupProblem,
+  LookupToolDataset,
+  type LookupToolOptions,
+  lookupDemonstration,
+  lookupEnv,
+  lookupProblem,
+  lookupQuestion,
+  lookupTool,
+} from './envs/lookup-tool-env.js';
 export {
   ArithmeticEnv,
   buildMathDatasets,
@@ -41,6 +84,23 @@ export {
   parseGsm8kRow,
   standardFewshotPrefix,
 } from './envs/math-env.js';
+export { maxTurnsField } from './envs/max-turns-field.js';
+export {
+  generateMultiHopWorld,
+  type MultiHopQuestion,
+  type MultiHopWorld,
+  type MultiHopWorldOptions,
+} from './envs/multi-hop-world.js';
+export { BUILT_IN_ENVS } from './envs/registry.js';
+export {
+  answerMatches,
+  normalizeQaAnswer,
+  SEARCH_QA_SYSTEM_PROMPT,
+  SearchQaDataset,
+  type SearchQaOptions,
+  searchQaDemonstration,
+  searchQaEnv,
+} from './envs/search-qa-env.js';
 export {
   type Cell,
   type GameOutcome,
@@ -56,6 +116,7 @@ export {
   type TicTacToeObservation,
   TicTacToePlayerEnv,
   ticTacToeBoardPrompt,
+  ticTacToeEnv,
   ticTacToePrompt,
   winnerOf,
 } from './envs/tic-tac-toe-env.js';
@@ -70,15 +131,10 @@ export {
   TwentyQuestionsGroupBuilder,
   TwentyQuestionsMessageEnv,
   type TwentyQuestionsOptions,
+  twentyQuestionsEnv,
 } from './envs/twenty-questions-env.js';
 export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators.js';
 export { deriveSeed } from './internal/random.js';
-export {
-  EnvFromMessageEnv,
-  type EnvFromMessageEnvOptions,
-  type MessageEnv,
-  type MessageStepResult,
-} from './message-env.js';
 export { computeKlSampleTrain, computePostKl, computeTrajectoryMetrics } from './metrics.js';
 export { ProblemDataset, type ProblemDatasetOptions } from './problem-dataset.js';
 export {
@@ -87,6 +143,19 @@ export {
   ProblemGroupBuilder,
   safeParseResponse,
 } from './problem-env.js';
+export {
+  type Clock,
+  LimitedEnv,
+  limitDataset,
+  type RolloutLimits,
+  RolloutLimitsSchema,
+  RolloutLimitTracker,
+  TRUNCATION_REASONS,
+  type TruncationReason,
+  truncationMetrics,
+  validateRolloutLimits,
+  withRolloutLimits,
+} from './rollout-limits.js';
 export { type RolloutSummary, rolloutSummaries, writeRolloutSummaries } from './rollout-summaries.js';
 export {
   doGroupRollout,
@@ -110,7 +179,7 @@ export {
   StreamMinibatchConfigSchema,
   TINY_MODEL_RL_LR,
 } from './train/config.js';
-export { train } from './train.js';
+export { train } from './train/train.js';
 export {
   collectTrainStep,
   outputLogprobs,
@@ -121,20 +190,3 @@ export {
   type TrainStepOptions,
   trainStep,
 } from './train-step.js';
-export {
-  type Action,
-  type Env,
-  type EnvGroupBuilder,
-  type GroupReward,
-  type InitialObservation,
-  type Logs,
-  type Metrics,
-  type Observation,
-  type RLDataset,
-  type RLDatasetBuilder,
-  type SampleStopReason,
-  type StepResult,
-  type Trajectory,
-  TrajectoryGroup,
-  type Transition,
-} from './types.js';

@@ -1,8 +1,8 @@
 import { ModelInput } from '@cookbook/core';
+import { type Trajectory, TrajectoryGroup } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import { trajectoryToData } from './data-processing.js';
 import { computeKlSampleTrain, computeTrajectoryMetrics } from './metrics.js';
-import { type Trajectory, TrajectoryGroup } from './types.js';
 
 function traj(ob: number[], ac: number[], reward: number, metrics: Record<string, number> = {}): Trajectory {
   return {

@@ -3,8 +3,8 @@
  * sampler-vs-learner KL on the trained tokens, and the KL between the policy before and after an update.
  */
 import type { Datum } from '@cookbook/core';
+import type { TrajectoryGroup } from '@cookbook/training';
 import { datumFullSequence, type LogprobComputer, lossInput } from './data-processing.js';
-import type { TrajectoryGroup } from './types.js';
 
 function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -3,8 +3,8 @@
  * `batchSize` problems, each rolled out `groupSize` times.
  */
 import { ConfigError } from '@cookbook/core';
+import type { Env, EnvGroupBuilder, RLDataset } from '@cookbook/training';
 import { ProblemGroupBuilder } from './problem-env.js';
-import type { Env, EnvGroupBuilder, RLDataset } from './types.js';
 
 /** Options of {@link ProblemDataset}. */
 export interface ProblemDatasetOptions<P> {

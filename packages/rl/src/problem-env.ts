@@ -6,7 +6,7 @@
 import { getTextContent, type Message, ModelInput, type StopCondition } from '@cookbook/core';
 import { logTable, logText } from '@cookbook/logging';
 import { isCleanTermination, type Renderer, safeParseResponse } from '@cookbook/renderers';
-import type { Action, Env, EnvGroupBuilder, InitialObservation, StepResult } from './types.js';
+import type { Action, Env, EnvGroupBuilder, InitialObservation, StepResult } from '@cookbook/training';
 
 /** Options of {@link ProblemEnv}. */
 export interface ProblemEnvOptions {

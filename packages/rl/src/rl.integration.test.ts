@@ -11,7 +11,7 @@ import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DigitTask, digitTask, evenDigitDataset, warmStartOnDigits } from './__fixtures__/digit-task.js';
-import { train } from './train.js';
+import { train } from './train/train.js';
 
 /**
  * The digit fixture is built for a random-initialised model (it starts near 50 % even digits): qwen3-tiny's pretrained

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { TrajectoryGroup } from './types.js';
+import type { TrajectoryGroup } from '@cookbook/training';
 
 /** One line of a rollout summaries file. */
 export interface RolloutSummary {

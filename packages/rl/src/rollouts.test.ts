@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initTrace } from '@cookbook/logging';
+import type { Env } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import { CountingEnv, ListGroupBuilder, ScriptedPolicy } from './__fixtures__/fakes.js';
 import { assembleTrainingData, computeAdvantages } from './data-processing.js';
 import { doGroupRollout, doSingleRollout } from './rollouts.js';
-import type { Env } from './types.js';
 
 describe('rollouts', () => {
   it('runs a multi-turn episode until done, recording each transition', async () => {

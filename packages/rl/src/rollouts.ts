@@ -7,8 +7,6 @@
 import type { TokenCompleter } from '@cookbook/core';
 import { TrainingError } from '@cookbook/core';
 import { logTable, scopeHeader } from '@cookbook/logging';
-import { mapWithConcurrency } from './internal/concurrency.js';
-import { deriveSeed } from './internal/random.js';
 import {
   type Env,
   type EnvGroupBuilder,
@@ -16,7 +14,9 @@ import {
   type Trajectory,
   TrajectoryGroup,
   type Transition,
-} from './types.js';
+} from '@cookbook/training';
+import { mapWithConcurrency } from './internal/concurrency.js';
+import { deriveSeed } from './internal/random.js';
 
 /** Options of {@link doSingleRollout}. */
 export interface SingleRolloutOptions {

@@ -4,10 +4,10 @@
  */
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
-import type { EvalContext, SamplingClientEvaluator } from '@cookbook/eval';
 import { ConversationFormatter, Transcript } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
+import type { EvalContext, SamplingClientEvaluator } from '@cookbook/training';
 
 /** Options of {@link SampleTranscriptEvaluator}. */
 export interface SampleTranscriptOptions {

@@ -6,12 +6,14 @@
 import {
   CompleteMetadataResponseSchema,
   type FutureRequestType,
+  PROTO_CONTENT_TYPE,
   RequestFailedResponseSchema,
   TryAgainResponseSchema,
 } from '@cookbook/tinker-wire';
 import type { z } from 'zod';
 import {
   APIConnectionError,
+  APIError,
   APITimeoutError,
   FutureExpiredError,
   FutureTimeoutError,
@@ -103,13 +105,20 @@ export interface PollOptions {
   /** Seconds it took to submit the request (sent on the first poll). */
   submitSeconds?: number;
   signal?: AbortSignal;
+  /**
+   * Ask for a protobuf result (`Accept: application/x-protobuf`, SDK 0.25.0 `lib/api_future_impl.py`) and decode
+   * it to the JSON shape the schema reads. Set for SampleResponse and ForwardBackwardOutput on servers that speak
+   * the current protocol; a JSON answer is still read (the service decides).
+   */
+  decodeProto?: (bytes: Uint8Array) => unknown;
 }
 
 const QUEUE_LOG_INTERVAL_MS = 60_000;
 const MAX_CONNECTION_FAILURES = 8;
 
 /**
- * Poll `retrieve_future` for `requestId` until it yields a result, then validate it with `schema`.
+ * Poll `retrieve_future` for `requestId` until it yields a result, then validate it with `schema`. The first poll
+ * allows a metadata-only answer (`allow_metadata_only: true`); after one, polls ask for the payload (SDK 0.25.0).
  * try_again / 408 / 5xx / a timed-out poll: poll again at once. 429 and connection errors: back off
  * min(2^k, 30) s. 400: up to 3 retries. 402: billing pause of 5 s, up to `billingMaxPauseMs`.
  * 410: FutureExpiredError. `{error, category}`: RequestFailedError. Any other status: its typed error.
@@ -122,18 +131,20 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
   let badRequests = 0;
   let billingPausedMs = 0;
   let lastQueueLog = Number.NEGATIVE_INFINITY;
-  const req = {
+  let allowMetadataOnly = true;
+  const base = {
     method: 'POST' as const,
     path: '/api/v1/retrieve_future',
-    body: { request_id: requestId, allow_metadata_only: false },
     timeoutMs: options.pollTimeoutMs ?? 45_000,
     ...(options.signal ? { signal: options.signal } : {}),
   };
   for (let iteration = 0; ; iteration++) {
+    const req = { ...base, body: { request_id: requestId, allow_metadata_only: allowMetadataOnly } };
     const headers: Record<string, string> = {
       'X-Tinker-Request-Iteration': String(iteration),
       'X-Tinker-Request-Type': options.requestType,
     };
+    if (options.decodeProto) headers.Accept = PROTO_CONTENT_TYPE;
     if (iteration === 0 && options.submitSeconds !== undefined) {
       headers['X-Tinker-Create-Promise-Roundtrip-Time'] = String(options.submitSeconds);
     }
@@ -152,6 +163,15 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
       throw err;
     }
     connectionFailures = 0;
+    if (res.status === 200 && res.bytes !== undefined) {
+      if (!options.decodeProto) {
+        throw new APIError(`${options.requestType} request ${requestId}: a protobuf result was not asked for`, {
+          status: 200,
+        });
+      }
+      const json = options.decodeProto(res.bytes);
+      return http.parse({ ...req, schema }, { ...res, json });
+    }
     if (res.status === 200) {
       const tryAgain = TryAgainResponseSchema.safeParse(res.json);
       if (tryAgain.success) {
@@ -164,7 +184,10 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
         }
         continue;
       }
-      if (CompleteMetadataResponseSchema.safeParse(res.json).success) continue;
+      if (CompleteMetadataResponseSchema.safeParse(res.json).success) {
+        allowMetadataOnly = false;
+        continue;
+      }
       const failed = RequestFailedResponseSchema.safeParse(res.json);
       if (failed.success && typeof (res.json as Record<string, unknown>).error === 'string') {
         throw new RequestFailedError(

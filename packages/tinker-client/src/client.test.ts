@@ -158,8 +158,9 @@ describe('futures: every retrieve_future reply of tinker-api.md §2.5', () => {
 describe('submission', () => {
   it('sends X-API-Key, the handshake and the session before anything else', async () => {
     await client().createLoraTrainingClient({ baseModel: 'local/qwen3-tiny', rank: 4 });
-    expect(server.requests.slice(0, 3).map((r) => r.path)).toEqual([
+    expect(server.requests.slice(0, 4).map((r) => r.path)).toEqual([
       '/api/v1/client/config',
+      '/api/v1/client/dynamic_config',
       '/api/v1/create_session',
       '/api/v1/create_model',
     ]);
@@ -295,14 +296,19 @@ describe('submission', () => {
       gradLogprobs: [Array.from(lps[0]!, (v) => 2 * v)],
       metrics: { 'custom:mean': 7 },
     }));
-    const fwd = server.calls('POST /api/v1/forward')[0]!.body as { seq_id: number };
-    const bwd = server.calls('POST /api/v1/forward_backward')[0]!.body as {
-      seq_id: number;
-      forward_backward_input: { data: { loss_fn_inputs: { weights: { data: number[] } } }[] };
-    };
-    expect([fwd.seq_id, bwd.seq_id]).toEqual([1, 2]);
+    // SDK 0.25: the forward pass is a forward_backward with forward_only.
+    const [fwd, bwd] = server.calls('POST /api/v1/forward_backward').map(
+      (c) =>
+        c.body as {
+          seq_id: number;
+          forward_only: boolean;
+          forward_backward_input: { data: { loss_fn_inputs: { weights: { data: number[] } } }[] };
+        },
+    );
+    expect([fwd!.seq_id, bwd!.seq_id]).toEqual([1, 2]);
+    expect([fwd!.forward_only, bwd!.forward_only]).toEqual([true, false]);
     // logprobs are −1 each → gradient 2·(−1) = −2 → weights +2.
-    expect(bwd.forward_backward_input.data[0]!.loss_fn_inputs.weights.data).toEqual([2, 2, 2]);
+    expect(bwd!.forward_backward_input.data[0]!.loss_fn_inputs.weights.data).toEqual([2, 2, 2]);
     expect(out.metrics['custom:mean']).toBe(7);
     expect(out.metrics['custom_loss:sum']).toBe(3);
   });
@@ -318,7 +324,7 @@ describe('sampling', () => {
       samplingParams: { maxTokens: 4, stop: ['\n'] },
     });
     await sampler.sample({ prompt: ModelInput.fromInts([1]), samplingParams: { maxTokens: 1 } });
-    expect(r1.sequences[0]).toEqual({ tokens: [1, 2], logprobs: [-0.1, -0.2], stopReason: 'stop' });
+    expect(r1.sequences[0]).toEqual({ tokens: [1, 2], logprobs: [-0.5, -0.25], stopReason: 'stop' });
     const bodies = server.calls('POST /api/v1/asample').map((r) => r.body as Record<string, unknown>);
     expect(bodies.map((b) => b.seq_id)).toEqual([0, 1]);
     expect(bodies[0]).toMatchObject({

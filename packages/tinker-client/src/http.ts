@@ -15,8 +15,18 @@ import {
   RESUME_HINT,
 } from './errors.js';
 
-/** Version reported to servers as `sdk_version`; servers resolve feature flags per version. */
-export const SDK_VERSION = '0.24.1';
+/**
+ * The official SDK version whose protocol this client speaks, announced as `sdk_version` (servers resolve feature
+ * flags per version): protobuf forward_backward, protobuf results, `client/config` flags (SDK 0.25.0).
+ */
+export const SDK_VERSION = '0.25.0';
+
+/**
+ * The version announced to a server that has no `client/config` route (an older service, or another
+ * Tinker-compatible engine): the client then speaks the JSON protocol of SDK 0.16.1, the last SDK that never asked
+ * for `client/config` (JSON `forward` / `forward_backward` bodies, JSON results).
+ */
+export const LEGACY_SDK_VERSION = '0.16.1';
 
 /** Options of {@link HttpClient}. */
 export interface HttpClientOptions {
@@ -45,7 +55,7 @@ export interface RequestOptions<T> {
   path: string;
   /** JSON body. */
   body?: unknown;
-  /** Raw body with its own content type (protobuf seam). */
+  /** Raw body with its own content type (protobuf). */
   rawBody?: { data: Uint8Array | string; contentType: string; contentEncoding?: string };
   query?: Record<string, string | number | boolean | undefined>;
   headers?: Record<string, string>;
@@ -53,6 +63,8 @@ export interface RequestOptions<T> {
   maxRetries?: number;
   /** Validates the JSON response. */
   schema?: z.ZodType<T>;
+  /** Send the API key itself even when a credential provider is set (the JWT exchange). */
+  rawCredential?: boolean;
   /** `manual` returns 3xx responses instead of following them. */
   redirect?: 'follow' | 'manual';
   signal?: AbortSignal;
@@ -70,6 +82,8 @@ export interface RawResponse {
   text: string;
   /** The parsed JSON body, or undefined when the body is empty or not JSON. */
   json: unknown;
+  /** The raw bytes, when the body is protobuf (`Content-Type: application/x-protobuf`). */
+  bytes?: Uint8Array;
   requestId: string | undefined;
 }
 
@@ -129,6 +143,7 @@ function errorMessageFromBody(json: unknown, text: string): string {
 export class HttpClient {
   readonly baseURL: string;
   private readonly apiKey: string | undefined;
+  private credential: (() => Promise<string | undefined>) | undefined;
   readonly timeoutMs: number;
   readonly maxRetries: number;
   readonly backoffScale: number;
@@ -147,9 +162,18 @@ export class HttpClient {
     this.warn = options.warn ?? ((m) => console.warn(m));
   }
 
+  /**
+   * Replace what travels in `X-API-Key` (JWT mode: the short-lived token from `auth/token`, SDK 0.25.0
+   * `lib/_jwt_auth.py`); `undefined` goes back to the API key.
+   */
+  setCredentialProvider(provider: (() => Promise<string | undefined>) | undefined): void {
+    this.credential = provider;
+  }
+
   /** The credential header, for requests made outside this client (archive downloads from the same server). */
-  authHeaders(): Record<string, string> {
-    return this.apiKey ? { 'X-API-Key': this.apiKey } : {};
+  async authHeaders(): Promise<Record<string, string>> {
+    const key = this.credential ? await this.credential() : this.apiKey;
+    return key ? { 'X-API-Key': key } : {};
   }
 
   /** Replace the API key (and anything that looks like a Tinker key) in `text` with `***`. */
@@ -159,20 +183,33 @@ export class HttpClient {
     return out.replace(/tml-[A-Za-z0-9_-]{4,}/g, 'tml-***');
   }
 
-  private headersFor(options: RequestOptions<unknown>, attempt: number, idempotencyKey: string | undefined) {
+  /**
+   * Headers as SDK 0.25.0 `_base_client.py` builds them: `Accept` and `Content-Type: application/json` by default
+   * (on every non-GET request, body or not), the `X-Stainless-*` platform headers, `X-Stainless-Retry-Count` (the
+   * HTTP layer's retries of this request: 0 on a new request), `X-Idempotency-Key` on every non-GET request.
+   */
+  private headersFor(
+    options: RequestOptions<unknown>,
+    attempt: number,
+    idempotencyKey: string | undefined,
+    key: string | undefined,
+  ) {
     const h: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': `Cookbook/TypeScript ${SDK_VERSION}`,
       'X-Stainless-Package-Version': SDK_VERSION,
+      'X-Stainless-OS': process.platform,
+      'X-Stainless-Arch': process.arch,
       'X-Stainless-Runtime': 'node',
       'X-Stainless-Runtime-Version': process.version,
+      'X-Stainless-Async': 'async:node',
       'X-Stainless-Retry-Count': String(attempt),
       ...this.defaultHeaders,
       ...options.headers,
     };
-    if (this.apiKey) h['X-API-Key'] = this.apiKey;
+    if (key) h['X-API-Key'] = key;
     if (idempotencyKey) h['X-Idempotency-Key'] = idempotencyKey;
-    if (options.body !== undefined) h['Content-Type'] = 'application/json';
+    if (options.method !== 'GET') h['Content-Type'] = 'application/json';
     if (options.rawBody) {
       h['Content-Type'] = options.rawBody.contentType;
       if (options.rawBody.contentEncoding) h['Content-Encoding'] = options.rawBody.contentEncoding;
@@ -180,7 +217,15 @@ export class HttpClient {
     return h;
   }
 
-  /** One attempt, no retries. Network failures become APIConnectionError / APITimeoutError. */
+  /** A fresh idempotency key (one per request; the HTTP layer's own retries keep it). */
+  static idempotencyKey(): string {
+    return `stainless-node-retry-${randomUUID()}`;
+  }
+
+  /**
+   * One attempt, no retries. Network failures become APIConnectionError / APITimeoutError. A non-GET request
+   * without a given idempotency key gets a fresh one (a new request).
+   */
   async send(options: RequestOptions<unknown>, attempt = 0, idempotencyKey?: string): Promise<RawResponse> {
     const url = new URL(this.baseURL + options.path);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -190,7 +235,13 @@ export class HttpClient {
     try {
       const res = await ky(url, {
         method: options.method,
-        headers: this.headersFor(options, attempt, idempotencyKey),
+        headers: this.headersFor(
+          options,
+          attempt,
+          idempotencyKey ?? (options.method === 'GET' ? undefined : HttpClient.idempotencyKey()),
+          // Only JWT mode waits for its credential: a plain key goes out in the same tick.
+          options.rawCredential || !this.credential ? this.apiKey : await this.credential(),
+        ),
         body,
         timeout: options.timeoutMs ?? this.timeoutMs,
         retry: 0,
@@ -199,7 +250,18 @@ export class HttpClient {
         ...(this.fetchImpl ? { fetch: this.fetchImpl } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      const text = await res.text();
+      const buf = new Uint8Array(await res.arrayBuffer());
+      if ((res.headers.get('content-type') ?? '').includes('application/x-protobuf')) {
+        return {
+          status: res.status,
+          headers: res.headers,
+          text: '',
+          json: undefined,
+          bytes: buf,
+          requestId: res.headers.get('x-request-id') ?? undefined,
+        };
+      }
+      const text = new TextDecoder().decode(buf);
       let json: unknown;
       if (text.length > 0) {
         try {
@@ -249,7 +311,7 @@ export class HttpClient {
    */
   async request<T>(options: RequestOptions<T>): Promise<{ data: T; raw: RawResponse }> {
     const maxRetries = options.maxRetries ?? this.maxRetries;
-    const idempotencyKey = options.method === 'GET' ? undefined : `stainless-node-retry-${randomUUID()}`;
+    const idempotencyKey = options.method === 'GET' ? undefined : HttpClient.idempotencyKey();
     let warned = false;
     const beforeRetry = (attempt: number, waitMs: number, error: APIError, serious: boolean) => {
       const info = { attempt: attempt + 2, attempts: maxRetries + 1, waitMs: waitMs * this.backoffScale, error };

@@ -6,12 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { DataError } from '@cookbook/core';
 import {
+  AuditLogResponseSchema,
+  BillingUsageResponseSchema,
   CheckpointArchiveUrlResponseSchema,
   CheckpointsListResponseSchema,
   SamplerInfoSchema,
   SessionInfoSchema,
   SessionsListResponseSchema,
   splitCheckpointPath,
+  TraceExportResponseSchema,
   TrainingRunSchema,
   TrainingRunsResponseSchema,
   WeightsInfoResponseSchema,
@@ -84,20 +87,26 @@ export class RestClient {
       .join('/')}`;
   }
 
-  /** Training runs, newest first. */
+  /** Training runs, newest first; `projectId` keeps only the runs of one project (SDK 0.25.0). */
   async listTrainingRuns(
-    options: { limit?: number; offset?: number; accessScope?: 'owned' | 'accessible' } = {},
+    options: { limit?: number; offset?: number; accessScope?: 'owned' | 'accessible'; projectId?: string } = {},
   ): Promise<{ trainingRuns: TrainingRun[]; cursor: Cursor }> {
     const r = await this.get('/api/v1/training_runs', TrainingRunsResponseSchema, {
       limit: options.limit ?? 20,
       offset: options.offset ?? 0,
       access_scope: options.accessScope ?? 'owned',
+      project_id: options.projectId,
     });
     return { trainingRuns: r.training_runs, cursor: r.cursor };
   }
 
-  async getTrainingRun(trainingRunId: string): Promise<TrainingRun> {
-    return this.get(`/api/v1/training_runs/${encodeURIComponent(trainingRunId)}`, TrainingRunSchema);
+  async getTrainingRun(
+    trainingRunId: string,
+    options: { accessScope?: 'owned' | 'accessible' } = {},
+  ): Promise<TrainingRun> {
+    return this.get(`/api/v1/training_runs/${encodeURIComponent(trainingRunId)}`, TrainingRunSchema, {
+      access_scope: options.accessScope ?? 'owned',
+    });
   }
 
   /** The checkpoints of one run. */
@@ -179,7 +188,7 @@ export class RestClient {
   async downloadCheckpointArchive(tinkerPath: string, destFile: string): Promise<number> {
     const { url } = await this.getCheckpointArchiveUrl(tinkerPath);
     const sameServer = url.startsWith(this.http.baseURL);
-    const res = await fetch(url, sameServer ? { headers: this.http.authHeaders() } : {});
+    const res = await fetch(url, sameServer ? { headers: await this.http.authHeaders() } : {});
     if (!res.ok)
       throw new APIError(`downloading the archive of ${tinkerPath} failed with HTTP ${res.status}`, {
         status: res.status,
@@ -212,17 +221,72 @@ export class RestClient {
     return this.get(`/api/v1/samplers/${encodeURIComponent(samplerId)}`, SamplerInfoSchema);
   }
 
-  async listSessions(options: { limit?: number; offset?: number } = {}): Promise<string[]> {
+  async listSessions(
+    options: { limit?: number; offset?: number; accessScope?: 'owned' | 'accessible' } = {},
+  ): Promise<string[]> {
     return (
       await this.get('/api/v1/sessions', SessionsListResponseSchema, {
         limit: options.limit ?? 20,
         offset: options.offset ?? 0,
+        access_scope: options.accessScope ?? 'owned',
       })
     ).sessions;
   }
 
-  async getSession(sessionId: string): Promise<{ trainingRunIds: string[]; samplerIds: string[] }> {
-    const r = await this.get(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionInfoSchema);
+  async getSession(
+    sessionId: string,
+    options: { accessScope?: 'owned' | 'accessible' } = {},
+  ): Promise<{ trainingRunIds: string[]; samplerIds: string[] }> {
+    const r = await this.get(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionInfoSchema, {
+      access_scope: options.accessScope ?? 'owned',
+    });
     return { trainingRunIds: r.training_run_ids, samplerIds: r.sampler_ids };
+  }
+
+  /** Move a session (with its runs and samplers) into a project: `PUT /sessions/{id}/project` (SDK 0.25.0). */
+  async assignSessionProject(sessionId: string, projectId: string): Promise<void> {
+    await this.http.request({
+      method: 'PUT',
+      path: `/api/v1/sessions/${encodeURIComponent(sessionId)}/project`,
+      body: { project_id: projectId },
+    });
+  }
+
+  /**
+   * A download URL of the session's timeline as a trace: polls `GET /sessions/{id}/trace_export` every 5 s
+   * (SDK 0.25.0) until it is `ready`; `failed` throws with the server's error.
+   */
+  async exportSessionTrace(sessionId: string, options: { pollMs?: number } = {}): Promise<string> {
+    const path = `/api/v1/sessions/${encodeURIComponent(sessionId)}/trace_export`;
+    for (;;) {
+      const r = await this.get(path, TraceExportResponseSchema);
+      if (r.status === 'ready') {
+        if (r.url === undefined) throw new APIError(`GET ${path}: status ready without a url`);
+        return r.url;
+      }
+      if (r.status === 'failed') throw new APIError(`trace export of session ${sessionId} failed: ${r.error ?? ''}`);
+      await sleep((options.pollMs ?? 5_000) * this.http.backoffScale);
+    }
+  }
+
+  /** The account's audit log: `GET /audit?event_type=all|checkpoints&day=YYYY-MM-DD` (SDK 0.25.0). */
+  async getAuditLog(
+    options: { eventType?: 'all' | 'checkpoints'; day?: string } = {},
+  ): Promise<z.infer<typeof AuditLogResponseSchema>> {
+    return this.get('/api/v1/audit', AuditLogResponseSchema, {
+      event_type: options.eventType ?? 'all',
+      day: options.day,
+    });
+  }
+
+  /**
+   * Hourly billing usage in [startingOn, endingBefore) (RFC 3339 times on UTC hour boundaries, at most 14 days):
+   * `GET /billing/usage/events` (SDK 0.25.0).
+   */
+  async getBillingUsage(startingOn: string, endingBefore: string): Promise<z.infer<typeof BillingUsageResponseSchema>> {
+    return this.get('/api/v1/billing/usage/events', BillingUsageResponseSchema, {
+      starting_on: startingOn,
+      ending_before: endingBefore,
+    });
   }
 }

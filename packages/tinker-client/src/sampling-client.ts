@@ -7,7 +7,7 @@ import { ModelInput } from '@cookbook/core';
 import { SampleResponseSchema, SamplerInfoSchema, UntypedAPIFutureSchema } from '@cookbook/tinker-wire';
 import { APIFuture } from './api-future.js';
 import { APIConnectionError, FutureExpiredError, TinkerError } from './errors.js';
-import { retryDelayMs, sleep } from './http.js';
+import { sleep } from './http.js';
 import type { ClientHolder } from './internal/holder.js';
 import { type SampleResponse, type SamplingParams, sampleResponseFromWire, samplingParamsToWire } from './types.js';
 
@@ -23,7 +23,11 @@ export interface SampleArgs {
   topkPromptLogprobs?: number;
 }
 
+/** Whole-sample retries after the attempt's future expired (410). */
 const MAX_SAMPLE_RETRIES = 10;
+
+/** How long an attempt resubmits after retryable failures (`execute_with_retries`: 5 minutes). */
+const RESUBMIT_WINDOW_MS = 300_000;
 
 /** Samples from a base model or a saved checkpoint through one sampling session. */
 export class SamplingClient {
@@ -65,60 +69,98 @@ export class SamplingClient {
       : { samplerId: data.sampler_id, baseModel: data.base_model, modelPath: data.model_path };
   }
 
+  /**
+   * One sample as SDK 0.25.0 `sampling_client.py` and `lib/retry_handler.py` run it. An attempt takes one seq id and
+   * keeps it for every resubmission of that attempt: after a 429 / 402 (backpressure: every sample dispatch of the
+   * session pauses 1 s, or 5 s for a prompt over 128 KiB) and after a 408 / 409 / 5xx / connection failure (backoff
+   * min(2^k, 30) s, as `execute_with_retries`). Each resubmission is a new request: a fresh `X-Idempotency-Key` and
+   * `X-Stainless-Retry-Count: 0`. A whole new attempt, with a new seq id, follows only a failure of the attempt
+   * itself (the future expired, 410), and not at all when the server sets `sample_no_retries`. In-flight samples of
+   * one client are capped at the server's `sample_max_concurrent_requests`.
+   */
   private async runSample(args: SampleArgs): Promise<SampleResponse> {
+    await this.acquireSlot();
+    try {
+      const prompt = args.prompt instanceof ModelInput ? args.prompt : ModelInput.fromJSON(args.prompt);
+      const retries = this.holder.flags.sample_no_retries ? 0 : MAX_SAMPLE_RETRIES;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.sampleAttempt(args, prompt, this.seqId++);
+        } catch (err) {
+          if (err instanceof FutureExpiredError && attempt < retries) continue;
+          throw err;
+        }
+      }
+    } finally {
+      this.releaseSlot();
+    }
+  }
+
+  private async sampleAttempt(args: SampleArgs, prompt: ModelInput, seqId: number): Promise<SampleResponse> {
     const http = this.holder.http;
-    const prompt = args.prompt instanceof ModelInput ? args.prompt : ModelInput.fromJSON(args.prompt);
     const promptBytes = prompt.length * 10;
     const req = { method: 'POST' as const, path: '/api/v1/asample' };
-    let failures = 0;
+    const body = {
+      num_samples: args.numSamples ?? 1,
+      prompt: prompt.toJSON(),
+      sampling_params: samplingParamsToWire(args.samplingParams ?? {}),
+      prompt_logprobs: args.includePromptLogprobs ?? false,
+      topk_prompt_logprobs: args.topkPromptLogprobs ?? 0,
+      sampling_session_id: this.samplingSessionId,
+      seq_id: seqId,
+      type: 'sample',
+    };
+    const started = Date.now();
+    let backoffK = 0;
+    const backoff = async (what: () => Error) => {
+      if (Date.now() - started > RESUBMIT_WINDOW_MS * http.backoffScale) throw what();
+      await sleep(Math.min(2 ** backoffK++, 30) * 1000 * http.backoffScale);
+    };
     for (;;) {
       await this.holder.waitForSamplingPause();
-      const body = {
-        num_samples: args.numSamples ?? 1,
-        prompt: prompt.toJSON(),
-        sampling_params: samplingParamsToWire(args.samplingParams ?? {}),
-        ...(args.includePromptLogprobs ? { prompt_logprobs: true } : {}),
-        topk_prompt_logprobs: args.topkPromptLogprobs ?? 0,
-        sampling_session_id: this.samplingSessionId,
-        seq_id: this.seqId++,
-        type: 'sample',
-      };
       const start = performance.now();
       let res: Awaited<ReturnType<typeof http.send>>;
       try {
-        res = await http.send({ ...req, body, headers: { 'X-Tinker-Sampling-Backpressure': '1' } }, failures);
+        res = await http.send({ ...req, body, headers: { 'X-Tinker-Sampling-Backpressure': '1' } });
       } catch (err) {
-        if (!(err instanceof APIConnectionError) || failures >= MAX_SAMPLE_RETRIES) throw err;
-        await sleep(retryDelayMs(failures++) * http.backoffScale);
+        if (!(err instanceof APIConnectionError)) throw err;
+        await backoff(() => err);
         continue;
       }
       if (res.status === 429 || res.status === 402) {
-        // Backpressure: hold every sample dispatch of the session, then resubmit.
+        // Backpressure: hold every sample dispatch of the session, then resubmit with the same seq id.
         this.holder.pauseSampling(promptBytes <= 128 * 1024 ? 1000 : 5000);
         continue;
       }
       if (res.status === 408 || res.status === 409 || res.status >= 500) {
-        if (failures >= MAX_SAMPLE_RETRIES) throw http.errorFor(req, res);
-        await sleep(retryDelayMs(failures++) * http.backoffScale);
+        await backoff(() => http.errorFor(req, res));
         continue;
       }
       if (res.status < 200 || res.status >= 300) throw http.errorFor(req, res);
       const future = http.parse({ ...req, schema: UntypedAPIFutureSchema }, res);
-      try {
-        const wire = await this.holder.poll(
-          { requestId: future.request_id, submitSeconds: (performance.now() - start) / 1000 },
-          'Sample',
-          SampleResponseSchema,
-        );
-        return sampleResponseFromWire(wire);
-      } catch (err) {
-        // An expired sample is resubmitted whole, with a new seq id.
-        if (err instanceof FutureExpiredError && failures < MAX_SAMPLE_RETRIES) {
-          failures++;
-          continue;
-        }
-        throw err;
-      }
+      const wire = await this.holder.poll(
+        { requestId: future.request_id, submitSeconds: (performance.now() - start) / 1000 },
+        'Sample',
+        SampleResponseSchema,
+      );
+      return sampleResponseFromWire(wire);
     }
+  }
+
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  private async acquireSlot(): Promise<void> {
+    if (this.inFlight < this.holder.flags.sample_max_concurrent_requests) {
+      this.inFlight++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight--;
   }
 }

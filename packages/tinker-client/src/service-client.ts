@@ -11,13 +11,18 @@ import {
   CreateModelResponseSchema,
   CreateSamplingSessionResponseSchema,
   CreateSessionResponseSchema,
+  DynamicConfigResponseSchema,
   HealthzResponseSchema,
+  LoadWeightsResponseSchema,
   ServerCapabilitiesSchema,
   WeightsInfoResponseSchema,
 } from '@cookbook/tinker-wire';
+import type { z } from 'zod';
 import { APIConnectionError, APIError } from './errors.js';
 import { HttpClient, SDK_VERSION } from './http.js';
 import { ClientHolder } from './internal/holder.js';
+import { JwtAuth } from './internal/jwt-auth.js';
+import { type ProtocolMode, sdkVersionFor } from './internal/protocol.js';
 import { RestClient } from './rest-client.js';
 import { SamplingClient } from './sampling-client.js';
 import { TrainingClient } from './training-client.js';
@@ -55,8 +60,13 @@ export interface ServiceClientOptions {
   userMetadata?: Record<string, unknown>;
   /** Where warnings and notices go. Default: console.warn. */
   warn?: (message: string) => void;
-  /** Encode forward_backward bodies (e.g. protobuf for servers that require it). Default: JSON. */
+  /**
+   * Replace how forward_backward bodies are encoded (a test seam). Default: the protocol the server speaks
+   * (protobuf when it answers `client/config`, else JSON).
+   */
   forwardBackwardEncoder?: ForwardBackwardEncoder;
+  /** Scales the `client/dynamic_config` refresh interval (tests use small values). Default 1. */
+  dynamicConfigScale?: number;
 }
 
 /** How the embedded service is started when no server is configured. */
@@ -114,6 +124,8 @@ export class ServiceClient {
   private closed = false;
   private httpPromise: Promise<HttpClient> | undefined;
   private releaseEmbedded: (() => Promise<void>) | undefined;
+  private dynamicTimer: ReturnType<typeof setTimeout> | undefined;
+  private jwt: JwtAuth | undefined;
   readonly warn: (message: string) => void;
 
   constructor(options: ServiceClientOptions = {}) {
@@ -158,9 +170,20 @@ export class ServiceClient {
     return this.holderPromise;
   }
 
+  /**
+   * The handshake of SDK 0.25.0 `lib/internal_client_holder.py`: `client/config` (its answer picks the protocol and
+   * the flags), the JWT exchange when `pjwt_auth_enabled`, `client/dynamic_config` (a 404 keeps its defaults), then
+   * `create_session` with `user_metadata` always present (`{}` when none: the SDK's model requires the field).
+   */
   private async connect(): Promise<ClientHolder> {
     const http = await this.http();
-    const flags = await this.firstContact(http);
+    const { flags, mode } = await this.firstContact(http);
+    if (flags.pjwt_auth_enabled) {
+      this.jwt = new JwtAuth(http);
+      await this.jwt.init();
+    }
+    let dynamicConfig: z.infer<typeof DynamicConfigResponseSchema> | undefined;
+    if (mode === 'proto') dynamicConfig = await this.fetchDynamicConfig(http, true);
     const tags =
       this.options.tags ?? (process.env.TINKER_TAGS ? process.env.TINKER_TAGS.split(',').map((t) => t.trim()) : []);
     const projectId = this.options.projectId ?? (process.env.TINKER_PROJECT_ID || undefined);
@@ -169,8 +192,8 @@ export class ServiceClient {
       path: '/api/v1/create_session',
       body: {
         tags,
-        ...(this.options.userMetadata ? { user_metadata: this.options.userMetadata } : {}),
-        sdk_version: SDK_VERSION,
+        user_metadata: this.options.userMetadata ?? {},
+        sdk_version: sdkVersionFor(mode),
         ...(projectId ? { project_id: projectId } : {}),
         type: 'create_session',
       },
@@ -179,15 +202,57 @@ export class ServiceClient {
     if (session.info_message) this.warn(session.info_message);
     if (session.warning_message) this.warn(session.warning_message);
     if (session.error_message) this.warn(session.error_message);
-    const holder = new ClientHolder(
-      http,
-      session.session_id,
-      flags as ClientConfigResponse,
-      this.options.pollTimeoutMs ?? 45_000,
-    );
+    const holder = new ClientHolder(http, session.session_id, flags, this.options.pollTimeoutMs ?? 45_000, mode);
     holder.forwardBackwardEncoder = this.options.forwardBackwardEncoder;
+    if (dynamicConfig !== undefined) {
+      holder.dynamicConfig = dynamicConfig;
+      this.scheduleDynamicConfig(holder);
+    }
     this.startHeartbeat(holder);
     return holder;
+  }
+
+  /**
+   * `POST client/dynamic_config` (`{sdk_version}`), no HTTP-layer retries and a 10 s timeout as the SDK sends it.
+   * The first fetch retries transient failures and reads a 404 as "no such route": the defaults.
+   */
+  private async fetchDynamicConfig(
+    http: HttpClient,
+    first: boolean,
+  ): Promise<z.infer<typeof DynamicConfigResponseSchema>> {
+    try {
+      const { data } = await http.request({
+        method: 'POST',
+        path: '/api/v1/client/dynamic_config',
+        body: { sdk_version: SDK_VERSION },
+        schema: DynamicConfigResponseSchema,
+        timeoutMs: 10_000,
+        maxRetries: first ? (this.options.connectRetries ?? 4) : 0,
+      });
+      return data;
+    } catch (err) {
+      if (first && err instanceof APIError && err.status === 404) return { refresh_interval_sec: 300 };
+      throw err;
+    }
+  }
+
+  /** Re-fetch `client/dynamic_config` every max(`refresh_interval_sec`, 10) s; a failure keeps the last answer. */
+  private scheduleDynamicConfig(holder: ClientHolder): void {
+    if (this.closed) return;
+    const seconds = Math.max(holder.dynamicConfig.refresh_interval_sec, 10);
+    this.dynamicTimer = setTimeout(
+      () => {
+        this.fetchDynamicConfig(holder.http, false).then(
+          (cfg) => {
+            holder.dynamicConfig = cfg;
+            this.scheduleDynamicConfig(holder);
+          },
+          () => this.scheduleDynamicConfig(holder),
+        );
+      },
+      seconds * 1000 * (this.options.dynamicConfigScale ?? 1),
+    );
+    this.dynamicTimer.unref();
   }
 
   /**
@@ -195,7 +260,7 @@ export class ServiceClient {
    * connects, one line per retry with the attempt and the wait, and a bounded total after which the error names the
    * URL and what to check.
    */
-  private async firstContact(http: HttpClient): Promise<ClientConfigResponse> {
+  private async firstContact(http: HttpClient): Promise<{ flags: ClientConfigResponse; mode: ProtocolMode }> {
     const attemptTimeoutMs = this.options.connectTimeoutMs ?? 5_000;
     const maxRetries = this.options.connectRetries ?? 4;
     const started = Date.now();
@@ -214,8 +279,12 @@ export class ServiceClient {
             `cookbook: connecting to ${http.baseURL} (attempt ${attempt}/${attempts}, retrying in ${Math.max(1, Math.round(waitMs / 1000))} s): ${error.message}`,
           ),
       });
-      return data as ClientConfigResponse;
+      return { flags: data, mode: 'proto' };
     } catch (err) {
+      // No client/config route: a server that predates it (or another engine) gets the JSON protocol.
+      if (err instanceof APIError && err.status === 404) {
+        return { flags: ClientConfigResponseSchema.parse({}), mode: 'json' };
+      }
       if (!(err instanceof APIConnectionError) && !(err instanceof APIError && (err.status ?? 0) >= 500)) throw err;
       const seconds = Math.round((Date.now() - started) / 1000);
       const hint = http.baseURL.startsWith(DEFAULT_BASE_URL)
@@ -322,23 +391,49 @@ export class ServiceClient {
    */
   async createTrainingClientFromState(
     path: string,
-    options: { optimizer?: boolean; userMetadata?: Record<string, unknown> } = {},
+    options: {
+      optimizer?: boolean;
+      userMetadata?: Record<string, unknown>;
+      /** Override of the checkpoint's base model (must be compatible with it). */
+      baseModel?: string;
+      weightsAccessToken?: string;
+    } = {},
   ): Promise<TrainingClient> {
     const holder = await this.holder();
+    if (holder.flags.create_model_via_load_weights) {
+      // One session-addressed load_weights creates the model (SDK 0.25.0 `service_client.py`): the server derives
+      // the LoRA config from the checkpoint and the model id from (session_id, model_seq_id).
+      const modelSeqId = holder.nextModelSeqId();
+      const submitted = await holder.submit('/api/v1/load_weights', {
+        session_id: holder.sessionId,
+        model_seq_id: modelSeqId,
+        ...(options.baseModel !== undefined ? { base_model: options.baseModel } : {}),
+        ...(options.userMetadata ? { user_metadata: options.userMetadata } : {}),
+        path,
+        optimizer: options.optimizer ?? false,
+        ...(options.weightsAccessToken !== undefined ? { weights_access_token: options.weightsAccessToken } : {}),
+        type: 'load_weights',
+      });
+      await holder.poll(submitted, 'LoadWeights', LoadWeightsResponseSchema);
+      return new TrainingClient(holder, `${holder.sessionId}:train:${modelSeqId}`);
+    }
     const { data: info } = await holder.http.request({
       method: 'POST',
       path: '/api/v1/weights_info',
       body: { tinker_path: path },
       schema: WeightsInfoResponseSchema,
     });
-    const lora: CreateLoraTrainingClientArgs = { baseModel: info.base_model };
+    const lora: CreateLoraTrainingClientArgs = { baseModel: options.baseModel ?? info.base_model };
     if (info.lora_rank !== undefined) lora.rank = info.lora_rank;
     if (info.train_attn !== undefined) lora.trainAttn = info.train_attn;
     if (info.train_mlp !== undefined) lora.trainMlp = info.train_mlp;
     if (info.train_unembed !== undefined) lora.trainUnembed = info.train_unembed;
     if (options.userMetadata) lora.userMetadata = options.userMetadata;
     const client = await this.createLoraTrainingClient(lora);
-    await client.loadState(path, { optimizer: options.optimizer ?? false });
+    await client.loadState(path, {
+      optimizer: options.optimizer ?? false,
+      ...(options.weightsAccessToken !== undefined ? { weightsAccessToken: options.weightsAccessToken } : {}),
+    });
     return client;
   }
 
@@ -387,6 +482,8 @@ export class ServiceClient {
     this.closed = true;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    if (this.dynamicTimer !== undefined) clearTimeout(this.dynamicTimer);
+    this.jwt?.stop();
     const release = this.releaseEmbedded;
     this.releaseEmbedded = undefined;
     await release?.();

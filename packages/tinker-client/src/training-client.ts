@@ -22,6 +22,7 @@ import type { z } from 'zod';
 import { APIFuture } from './api-future.js';
 import { chunkData, combineChunkOutputs } from './chunking.js';
 import type { ClientHolder, Submitted } from './internal/holder.js';
+import { forwardBackwardBody } from './internal/protocol.js';
 import { SamplingClient } from './sampling-client.js';
 import {
   type AdamParams,
@@ -95,6 +96,13 @@ export class TrainingClient {
     return data.map(datumToWire);
   }
 
+  /**
+   * POST one call's chunks. `proto` mode (SDK 0.25.0 `training_client.py`, `resources/training.py`): every chunk is a
+   * protobuf forward_backward, a forward pass sets `forward_only`. `json` mode (SDK 0.16.1): JSON bodies to
+   * `/forward` or `/forward_backward`. With `parallel_fwdbwd_chunks` (the default) the chunks go out together, the
+   * first one last (the server waits for the first seq id, so the batch starts whole); without it, one after another
+   * in seq order.
+   */
   private runBatch(
     kind: 'forward' | 'forward_backward',
     lossFn: LossFnType,
@@ -102,17 +110,19 @@ export class TrainingClient {
     seqIds: number[],
     chunks: WireDatum[][],
   ): Promise<Submitted[]> {
-    const post = (chunk: WireDatum[], seqId: number) => {
+    const post = async (chunk: WireDatum[], seqId: number) => {
       const input = { data: chunk, loss_fn: lossFn, ...(lossFnConfig ? { loss_fn_config: lossFnConfig } : {}) };
       const encoder = this.holder.forwardBackwardEncoder;
-      if (encoder) {
-        // Binary bodies always go to /forward_backward; forward_only selects a forward pass.
-        const rawBody = encoder.encode({
+      if (encoder || this.holder.mode === 'proto') {
+        const request = {
           model_id: this.modelId,
           seq_id: seqId,
           forward_backward_input: input,
           forward_only: kind === 'forward',
-        });
+        };
+        const rawBody = encoder
+          ? encoder.encode(request)
+          : await forwardBackwardBody(request, this.holder.flags.proto_compress_fwdbwd);
         return this.holder.submit('/api/v1/forward_backward', undefined, { rawBody });
       }
       const body =
@@ -122,6 +132,11 @@ export class TrainingClient {
       return this.holder.submit(`/api/v1/${kind}`, body);
     };
     return (async () => {
+      if (!this.holder.flags.parallel_fwdbwd_chunks) {
+        const out: Submitted[] = [];
+        for (const [i, c] of chunks.entries()) out.push(await post(c, seqIds[i]!));
+        return out;
+      }
       const rest = await Promise.all(chunks.slice(1).map((c, i) => post(c, seqIds[i + 1]!)));
       const first = await post(chunks[0]!, seqIds[0]!);
       return [first, ...rest];
@@ -136,11 +151,7 @@ export class TrainingClient {
   ): APIFuture<ForwardBackwardOutput> {
     const wireData = this.checkData(data, lossFn);
     const flags = this.holder.flags;
-    const chunks = chunkData(
-      wireData,
-      flags.fwdbwd_max_chunk_len ?? 1024,
-      flags.fwdbwd_max_chunk_bytes_count ?? 5_000_000,
-    );
+    const chunks = chunkData(wireData, flags.fwdbwd_max_chunk_len, flags.fwdbwd_max_chunk_bytes_count);
     const seqIds = this.reserve(chunks.length);
     const submitted = this.inTurn(() => this.runBatch(kind, lossFn, lossFnConfig, seqIds, chunks));
     const requestType = kind === 'forward' ? 'Forward' : 'ForwardBackward';
@@ -198,8 +209,8 @@ export class TrainingClient {
     }));
     const wireData = this.checkData(withWeights, 'cross_entropy');
     const flags = this.holder.flags;
-    const maxLen = flags.fwdbwd_max_chunk_len ?? 1024;
-    const maxBytes = flags.fwdbwd_max_chunk_bytes_count ?? 5_000_000;
+    const maxLen = flags.fwdbwd_max_chunk_len;
+    const maxBytes = flags.fwdbwd_max_chunk_bytes_count;
     const fwdChunks = chunkData(wireData, maxLen, maxBytes);
     const fwdIds = this.reserve(fwdChunks.length);
     const bwdIds = this.reserve(fwdChunks.length);
@@ -277,13 +288,17 @@ export class TrainingClient {
     return new APIFuture(result.then((r) => ({ metrics: r.metrics ?? {} })));
   }
 
-  /** Save weights and optimizer state as `tinker://<run>/weights/<name>`. */
-  saveState(name: string, options: { ttlSeconds?: number } = {}): APIFuture<{ path: string }> {
+  /**
+   * Save weights and optimizer state as `tinker://<run>/weights/<name>`. A name already saved is a 409 unless
+   * `overwrite` (default false, SDK 0.25.0 `SaveWeightsRequest.overwrite`).
+   */
+  saveState(name: string, options: { ttlSeconds?: number; overwrite?: boolean } = {}): APIFuture<{ path: string }> {
     const result = this.ordered(
       '/api/v1/save_weights',
       {
         path: name,
         ...(options.ttlSeconds !== undefined ? { ttl_seconds: options.ttlSeconds } : {}),
+        overwrite: options.overwrite ?? false,
         type: 'save_weights',
       },
       'SaveWeights',
@@ -296,10 +311,18 @@ export class TrainingClient {
    * Load a training checkpoint (`tinker://…/weights/…`). The service allows this only as a model's first
    * request; use {@link ServiceClient.createTrainingClientFromState} to resume.
    */
-  loadState(path: string, options: { optimizer?: boolean } = {}): APIFuture<{ path?: string }> {
+  loadState(
+    path: string,
+    options: { optimizer?: boolean; weightsAccessToken?: string } = {},
+  ): APIFuture<{ path?: string }> {
     const result = this.ordered(
       '/api/v1/load_weights',
-      { path, optimizer: options.optimizer ?? false, type: 'load_weights' },
+      {
+        path,
+        optimizer: options.optimizer ?? false,
+        ...(options.weightsAccessToken !== undefined ? { weights_access_token: options.weightsAccessToken } : {}),
+        type: 'load_weights',
+      },
       'LoadWeights',
       LoadWeightsResponseSchema,
     );

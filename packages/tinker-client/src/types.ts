@@ -146,8 +146,9 @@ export interface ForwardBackwardWireRequest {
 }
 
 /**
- * The seam for binary forward_backward bodies (SDK ≥ 0.25 sends protobuf, optionally zstd-compressed): given the
- * request, return the bytes and their content type. The client sends JSON unless an encoder is configured.
+ * A replacement forward_backward body encoder (a test seam): given the request, return the bytes and their content
+ * type. Without one the client encodes as the server's protocol asks (protobuf, zstd when flagged, for servers that
+ * answer `client/config`; JSON for those that do not).
  */
 export interface ForwardBackwardEncoder {
   encode(request: ForwardBackwardWireRequest): { data: Uint8Array; contentType: string; contentEncoding?: string };

@@ -20,21 +20,45 @@ import {
 
 export const ClientConfigRequestSchema = z.object({ sdk_version: z.string() });
 
-/** Feature flags; every field is optional and a server may return `{}` (§3.12). */
+/**
+ * Feature flags resolved for the caller's `sdk_version`, each with the SDK's default (SDK 0.25.0
+ * `types/client_config_response.py`); a server may return `{}`, and flags this client does not know are ignored.
+ * `proto_write_fwdbwd` / `fwd_via_fwdbwd` are the SDK 0.19–0.24 flags (read, not needed by a 0.25 client).
+ */
 export const ClientConfigResponseSchema = z.looseObject({
-  pjwt_auth_enabled: opt(z.boolean()),
-  credential_default_source: opt(z.string()),
-  parallel_fwdbwd_chunks: opt(z.boolean()),
-  proto_compress_fwdbwd: opt(z.boolean()),
+  pjwt_auth_enabled: z.boolean().default(false),
+  credential_default_source: z.string().default('api_key'),
+  sample_dispatch_bytes_semaphore_size: z
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
+  inflight_response_bytes_semaphore_size: z
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
+  parallel_fwdbwd_chunks: z.boolean().default(true),
+  proto_compress_fwdbwd: z.boolean().default(false),
+  fwdbwd_max_chunk_len: z.number().int().positive().default(1024),
+  fwdbwd_max_chunk_bytes_count: z.number().int().positive().default(5_000_000),
+  fwdbwd_dispatch_bytes_semaphore_size: z.number().int().positive().default(50_000_000),
+  billing_exception_max_pause_duration_sec: z.number().int().nonnegative().default(3600),
+  sample_no_retries: z.boolean().default(false),
+  sample_enable_stuck_detection: z.boolean().default(true),
+  sample_max_concurrent_requests: z.number().int().positive().default(2000),
+  use_pyqwest_transport: z.boolean().default(true),
+  create_model_via_load_weights: z.boolean().default(false),
   proto_write_fwdbwd: opt(z.boolean()),
-  fwdbwd_max_chunk_len: opt(z.number().int().positive()),
-  fwdbwd_max_chunk_bytes_count: opt(z.number().int().positive()),
-  sample_max_concurrent_requests: opt(z.number().int().positive()),
-  create_model_via_load_weights: opt(z.boolean()),
+  fwd_via_fwdbwd: opt(z.boolean()),
 });
 export type ClientConfigResponse = z.infer<typeof ClientConfigResponseSchema>;
 
-export const DynamicConfigResponseSchema = z.looseObject({ refresh_interval_sec: z.number().default(300) });
+/** Flags re-fetched every `max(refresh_interval_sec, 10)` s (SDK 0.25.0 `types/client_dynamic_config_response.py`). */
+export const DynamicConfigResponseSchema = z.looseObject({ refresh_interval_sec: z.number().int().default(300) });
+
+/** `POST /api/v1/auth/token` → the short-lived JWT (SDK 0.25.0 `types/auth_token_response.py`). */
+export const AuthTokenResponseSchema = z.looseObject({ jwt: z.string().min(1) });
 
 export const HealthzResponseSchema = z.looseObject({ status: z.string() });
 
@@ -340,6 +364,24 @@ export const SessionsListResponseSchema = z.looseObject({ sessions: z.array(z.st
 export const SessionInfoSchema = z.looseObject({
   training_run_ids: z.array(z.string()),
   sampler_ids: z.array(z.string()),
+});
+
+/** `PUT /api/v1/sessions/{id}/project` body (SDK 0.25.0 `rest_client.py` `assign_session_project`). */
+export const SessionProjectRequestSchema = z.object({ project_id: z.string().min(1) });
+
+/** `GET /api/v1/sessions/{id}/trace_export`, polled until `ready` or `failed` (SDK 0.25.0 `rest_client.py`). */
+export const TraceExportResponseSchema = z.looseObject({
+  status: z.enum(['pending', 'ready', 'failed']),
+  url: opt(z.string()),
+  error: opt(z.string()),
+});
+
+/** `GET /api/v1/audit` (SDK 0.25.0 `types/audit_log_response.py`); entries are passed through as the server sends them. */
+export const AuditLogResponseSchema = z.looseObject({ entries: z.array(z.record(z.string(), z.unknown())) });
+
+/** `GET /api/v1/billing/usage/events` (SDK 0.25.0 `types/billing_usage_response.py`), passed through. */
+export const BillingUsageResponseSchema = z.looseObject({
+  data: z.array(z.record(z.string(), z.unknown())),
 });
 
 /** Error body: FastAPI-style `{detail}` (a string or anything JSON). */

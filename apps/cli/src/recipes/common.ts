@@ -2,7 +2,8 @@
  * Pieces shared by every training recipe, supervised and RL: the renderer field recipes add to their library schema
  * and the service connection (hosted, configured, or the embedded fallback).
  */
-import { ServiceClient } from '@cookbook/tinker-client';
+import type { ServiceClient } from '@cookbook/tinker-client';
+import { serviceClientFor } from '@cookbook/training';
 import { z } from 'zod';
 
 /** The chat-format field every training recipe adds to its library schema. */
@@ -17,5 +18,5 @@ export const rendererNameField = z
  * local service (the CLI depends on `@cookbook/local-tinker`), so the recipes run offline.
  */
 export function connectService(baseUrl: string | null): ServiceClient {
-  return new ServiceClient(baseUrl === null ? {} : { baseURL: baseUrl });
+  return serviceClientFor({ baseUrl });
 }

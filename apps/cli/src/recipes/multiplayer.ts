@@ -4,76 +4,37 @@
  * model with answerer=model) and tic-tac-toe self-play (both seats in one group; test against a random player).
  */
 
-import type { MessageCompleter } from '@cookbook/core';
-import { TinkerMessageCompleter } from '@cookbook/renderers';
-import {
-  collectDemonstrations,
-  GuessNumberDataset,
-  type RLDataset,
-  RuleBasedAnswerer,
-  TINY_MODEL_RL_LR,
-  TicTacToeDataset,
-  TwentyQuestionsDataset,
-} from '@cookbook/rl';
+import { BUILT_IN_ENVS, collectDemonstrations, TINY_MODEL_RL_LR } from '@cookbook/rl';
+import type { SamplingClientLike } from '@cookbook/tinker-client';
+import { getEnvSpec, mergedEnvConfigShape, parseEnvConfig } from '@cookbook/training';
 import { z } from 'zod';
+import { ensureEnvPlugin } from '../env-plugins.js';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
 import { GAME_MAX_STEPS, GAME_WARM_START, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';
 import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
-/**
- * guess_number's warm-start length. Measured on the first pretrained stand-in (its layers did not read a chat's last
- * message; seeds 0/1/2, exact expected win rate of the warm-started policy): at 100 steps one seed of two read "Too
- * low" / "Too high" at all; at 200 steps seed 0 did (0.54, RL then 0.59 → 0.73) and seed 2 did not. The stand-in now
- * pretrains on chats too; with 200 steps RL's win rate rises in all three seeds (first third 0.61–0.66, last
- * 0.71–0.77).
- */
-const GUESS_NUMBER_WARM_START_STEPS = 200;
-
-/** A positive integer setting whose null default is resolved per game in `run` (and recorded resolved). */
-const perGame = (description: string) => z.number().int().positive().nullable().default(null).describe(description);
+/** A positive integer setting whose null default is resolved per env in `run` (and recorded resolved). */
+const perEnv = (description: string) => z.number().int().positive().nullable().default(null).describe(description);
 
 export const multiplayerSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/multiplayer'),
-  env: z.enum(['guess_number', 'twenty_questions', 'tic_tac_toe']).default('guess_number').describe('The game'),
-  guessHigh: z
-    .number()
-    .int()
-    .positive()
-    .default(3)
-    .describe('guess_number: secrets are in [0, guess_high] (offline default: a range the tiny model can climb)'),
-  maxTurns: perGame(
-    'guess_number guesses / twenty_questions questions; null = 2 for guess_number, 4 for twenty_questions',
-  ),
-  demonstrationEpsilon: z
-    .number()
-    .min(0)
-    .max(1)
-    .default(0.5)
+  env: z
+    .string()
+    .regex(/^[a-z0-9_]+$/)
+    .default('guess_number')
     .describe(
-      'guess_number warm start: chance that the demonstration player ignores the answers on a guess after its first ' +
-        'and picks uniformly from the whole range (0 = pure bisection, which the warm start may imitate to the ceiling)',
+      `The game, by its name in the env registry: ${BUILT_IN_ENVS.map((e) => e.name).join(' | ')}, or a ` +
+        'cookbook-env-<name> package (imported by name)',
     ),
-  answerer: z
-    .enum(['rule_based', 'model'])
-    .default('rule_based')
-    .describe('twenty_questions: the scripted answerer, or answerer_model through the service'),
-  answererModel: z.string().nullable().default(null).describe('twenty_questions answerer model; null = model_name'),
-  opponent: z
-    .enum(['random', 'self'])
-    .default('random')
-    .describe(
-      'tic_tac_toe: train X against a seeded random O (its win rate env/all/win is the headline) or self-play ' +
-        '(both seats trained; the test set then plays X against a random O every eval_every steps)',
-    ),
-  observation: z
-    .enum(['board', 'conversation'])
-    .default('board')
-    .describe(
-      'tic_tac_toe: what a player sees each turn — board = a fresh prompt with the rules, the last move and the ' +
-        'current board (short, Markov); conversation = one growing conversation of every turn',
-    ),
-  groupsPerBatch: perGame(
+  envConfig: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .default(null)
+    .describe('Settings of an env from a package, as JSON (the built-in games take theirs as the keys below)'),
+  // Every built-in env's settings, each declared once in its env's file.
+  ...mergedEnvConfigShape(BUILT_IN_ENVS),
+  groupsPerBatch: perEnv(
     'Groups per training step; null = 4 for guess_number (with guess_high 3 every step then plays every secret ' +
       'once: secrets are drawn balanced), 2 for the other games',
   ),
@@ -84,82 +45,63 @@ export const multiplayerSchema = rlRecipeSchema.extend({
   // A tic-tac-toe move is `[5]` (3 tokens) and the stop token.
   maxTokens: rlRecipeSchema.shape.maxTokens.default(4),
   ...warmStartFields(GAME_WARM_START),
-  warmStartSteps: perGame(
-    `Warm start: SFT steps; null = ${GUESS_NUMBER_WARM_START_STEPS} for guess_number (reading "Too low" / ` +
-      `"Too high" is slower to learn than the opening), ${GAME_WARM_START.steps} otherwise`,
+  warmStartSteps: perEnv(
+    'Warm start: SFT steps; null = 200 for guess_number (reading "Too low" / "Too high" is slower to learn than the ' +
+      `opening), ${GAME_WARM_START.steps} otherwise`,
   ),
 });
 
 export const multiplayer = defineRecipe({
   name: 'multiplayer',
-  description: 'Multi-turn / multi-agent RL: guess_number | twenty_questions | tic_tac_toe (offline defaults)',
+  description: `Multi-turn / multi-agent RL: ${BUILT_IN_ENVS.map((e) => e.name).join(' | ')} or an env package (offline defaults)`,
   schema: multiplayerSchema,
   notes: offlineRlNotes(
     'multiplayer',
     'model_name=Qwen/Qwen3-8B env=guess_number guess_high=1024 max_turns=10 max_tokens=64 max_steps=100 learning_rate=3e-5',
   ),
   async run(config, io) {
+    await ensureEnvPlugin(config.env);
+    const spec = getEnvSpec(config.env);
     const renderer = rlRenderer(config);
-    let answerer: MessageCompleter = new RuleBasedAnswerer();
-    let answererService: { close(): Promise<void> } | undefined;
+    let service: { close(): Promise<void> } | undefined;
     try {
-      if (config.env === 'twenty_questions' && config.answerer === 'model') {
-        const service = await connectService(config.baseUrl);
-        answererService = service;
-        const sampler = await service.createSamplingClient({ baseModel: config.answererModel ?? config.modelName });
-        answerer = new TinkerMessageCompleter({ samplingClient: sampler, renderer, maxTokens: 5, temperature: 0 });
-      }
+      // The settings left null take the env's defaults, then the recipe's, so config.json records the values used.
+      const withEnvDefaults: Record<string, unknown> = { ...config };
+      for (const [key, value] of Object.entries(spec.runDefaults ?? {})) withEnvDefaults[key] ??= value;
+      const groupsPerBatch = (withEnvDefaults.groupsPerBatch as number | null) ?? 2;
+      const warmStartSteps = (withEnvDefaults.warmStartSteps as number | null) ?? GAME_WARM_START.steps;
+      const source = await spec.build(parseEnvConfig(spec, withEnvDefaults, config.envConfig ?? {}), {
+        renderer,
+        groupSize: config.groupSize,
+        groupsPerBatch,
+        modelName: config.modelName,
+        samplingClient: async (baseModel: string): Promise<SamplingClientLike> => {
+          const s = connectService(config.baseUrl);
+          service = s;
+          return s.createSamplingClient({ baseModel });
+        },
+      });
       const n = numBatches(config);
-      const { groupSize } = config;
-      const groupsPerBatch = config.groupsPerBatch ?? (config.env === 'guess_number' ? 4 : 2);
-      const maxTurns = config.maxTurns ?? (config.env === 'guess_number' ? 2 : 4);
-      const trainSet = (seed: number, batches: number): RLDataset => {
-        if (config.env === 'guess_number') {
-          const opts = { low: 0, high: config.guessHigh, maxTurns, demonstrationEpsilon: config.demonstrationEpsilon };
-          return new GuessNumberDataset(renderer, groupsPerBatch, groupSize, batches, seed, opts);
-        }
-        if (config.env === 'twenty_questions') {
-          const opts = { maxQuestions: maxTurns };
-          return new TwentyQuestionsDataset(renderer, answerer, groupsPerBatch, groupSize, batches, seed, opts);
-        }
-        // Against random: group_size games per group. Self-play: group_size / 2 games, both seats trained.
-        if (config.opponent === 'random') {
-          return new TicTacToeDataset(renderer, groupsPerBatch, groupSize, batches, 'random', seed, config.observation);
-        }
-        const games = Math.max(1, Math.floor(groupSize / 2));
-        return new TicTacToeDataset(renderer, groupsPerBatch, games, batches, 'self', seed, config.observation);
-      };
       const datasetBuilder = async () => {
-        const train = trainSet(config.seed, n);
-        if (config.env !== 'tic_tac_toe' || config.opponent === 'random') return { train };
-        // The test set plays X against a random O: its win rate is the headline of self-play.
-        return {
-          train,
-          test: new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', config.seed + 1, config.observation),
-        };
+        const train = source.train(config.seed, n);
+        return source.test === undefined ? { train } : { train, test: source.test(config.seed) };
       };
-      const demoSet = () => trainSet(config.seed + DEMONSTRATION_SEED_OFFSET, 1_000);
       // The run's config.json records the resolved game settings, not null (the library's default for local/* models).
       const learningRate = config.learningRate ?? (config.modelName.startsWith('local/') ? TINY_MODEL_RL_LR : null);
-      const warmStartSteps =
-        config.warmStartSteps ??
-        (config.env === 'guess_number' ? GUESS_NUMBER_WARM_START_STEPS : GAME_WARM_START.steps);
-      const resolved = { ...config, groupsPerBatch, maxTurns, learningRate, warmStartSteps };
+      const resolved = { ...(withEnvDefaults as typeof config), groupsPerBatch, learningRate, warmStartSteps };
       await runRlRecipe(multiplayerSchema, resolved, datasetBuilder, io, {
         warmStartName: `multiplayer-${config.env}`,
-        demonstrations:
-          config.env === 'twenty_questions'
-            ? undefined
-            : () => collectDemonstrations(demoSet(), config.warmStartExamples),
-        headline:
-          config.env !== 'tic_tac_toe'
-            ? 'env/all/reward/total'
-            : config.opponent === 'random'
-              ? 'env/all/win'
-              : 'test/env/all/win',
+        demonstrations: source.demonstrations
+          ? () =>
+              collectDemonstrations(
+                source.train(config.seed + DEMONSTRATION_SEED_OFFSET, 1_000),
+                config.warmStartExamples,
+              )
+          : undefined,
+        headline: source.headline,
       });
     } finally {
-      await answererService?.close();
+      await service?.close();
     }
   },
 });

@@ -12,7 +12,7 @@ import { OffPolicyDistillationConfigSchema, trainOffPolicyDistillation } from '@
 import { loadModelSetup } from '@cookbook/renderers';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
-import { connectService, rendererNameField } from './common.js';
+import { connectService } from './common.js';
 import { distillationDataShape, readDistillationConversations, resolveTeacher } from './distillation-common.js';
 import { datasetFromArg } from './sl-common.js';
 
@@ -20,7 +20,6 @@ const lib = OffPolicyDistillationConfigSchema.shape;
 
 export const offPolicyDistillationSchema = OffPolicyDistillationConfigSchema.extend({
   logPath: lib.logPath.default('.cookbook-runs/off_policy_distillation'),
-  rendererName: rendererNameField,
   ...distillationDataShape,
   batchSize: z.number().int().positive().default(8).describe('Conversations per step (hosted example: 64)'),
   maxLength: z.number().int().positive().default(512).describe('Tokens per conversation (cut from the end)'),

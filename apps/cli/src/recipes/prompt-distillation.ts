@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, configToKeyStyle, getTextContent, type Message } from '@cookbook/core';
-import { loopService, runLoop, writeFileAtomicSync } from '@cookbook/logging';
+import { writeFileAtomicSync } from '@cookbook/logging';
 import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import {
   fromConversationFile,
@@ -21,6 +21,7 @@ import {
   SampleTranscriptEvaluator,
 } from '@cookbook/supervised';
 import type { ServiceClient, ServiceClientLike } from '@cookbook/tinker-client';
+import { loopService, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';

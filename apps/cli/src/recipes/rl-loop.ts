@@ -15,14 +15,7 @@ import {
   tensorFromFloat32,
   tensorFromInt64,
 } from '@cookbook/core';
-import {
-  appendCheckpointRecord,
-  loopService,
-  openTrainingClient,
-  REPORT_FILE,
-  readMetrics,
-  runLoop,
-} from '@cookbook/logging';
+import { appendCheckpointRecord, REPORT_FILE, readMetrics } from '@cookbook/logging';
 import {
   deriveSeed,
   extractBoxed,
@@ -38,6 +31,7 @@ import {
   transformAdvantages,
 } from '@cookbook/rl';
 import type { ServiceClient } from '@cookbook/tinker-client';
+import { loopService, openTrainingClient, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';

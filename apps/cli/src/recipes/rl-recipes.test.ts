@@ -262,11 +262,14 @@ describe('RL recipes on the embedded service', () => {
       if (name !== 'rl_loop') expect(existsSync(join(logPath, 'checkpoints.jsonl'))).toBe(true);
       if (args.includes('eval_every=1')) expect(JSON.parse(rows[0]!)).toHaveProperty(['test/env/all/reward/total']);
       if (name === 'multiplayer') {
-        // The game's settings left null are recorded resolved: the offline learning rate, the game's turns and
-        // warm-start length.
+        // The settings left null are recorded resolved: the offline learning rate, the env's groups per step and
+        // warm-start length; max_turns is guess_number's and twenty_questions' setting, so tic-tac-toe leaves it null.
         const hparams = JSON.parse(readFileSync(join(logPath, 'config.json'), 'utf8')) as Record<string, unknown>;
         expect(hparams.learning_rate).toBe(1e-3);
-        if (args.includes('env=tic_tac_toe')) expect(hparams.max_turns).toBe(4);
+        if (args.includes('env=tic_tac_toe')) {
+          expect(hparams.groups_per_batch).toBe(2);
+          expect(hparams.max_turns).toBeNull();
+        }
         expect(hparams.warm_start_steps).toBe(args.includes('env=guess_number') ? 200 : 100);
       }
     });

@@ -79,9 +79,13 @@ export function demonstrationDatums(conversations: readonly (readonly Message[])
   for (const conversation of conversations) {
     conversation.forEach((m, i) => {
       if (m.role !== 'assistant' || m.trainable !== true) return;
-      const prompt = renderer.buildGenerationPrompt(conversation.slice(0, i).map(({ trainable: _t, ...rest }) => rest));
-      const completion = [...renderer.tokenizer.encode(getTextContent(m)), ...stopTokens];
+      const history = conversation.slice(0, i).map(({ trainable: _t, ...rest }) => rest);
+      const prompt = renderer.buildGenerationPrompt(history);
       const promptTokens = prompt.toInts();
+      const completion =
+        m.tool_calls !== undefined && m.tool_calls.length > 0
+          ? toolCallCompletion(renderer, history, m, promptTokens)
+          : [...renderer.tokenizer.encode(getTextContent(m)), ...stopTokens];
       out.push(
         datumFromTokensWeights(
           [...promptTokens, ...completion],
@@ -91,6 +95,28 @@ export function demonstrationDatums(conversations: readonly (readonly Message[])
     });
   }
   return out;
+}
+
+/**
+ * The sampled form of an assistant turn with tool calls: the renderer's rendering of the turn (its tool-call framing
+ * is format-specific, not the message text) after the generation prompt, which it must extend.
+ */
+function toolCallCompletion(
+  renderer: Renderer,
+  history: readonly Message[],
+  message: Message,
+  promptTokens: readonly number[],
+): number[] {
+  const { trainable: _t, ...turn } = message;
+  const full = renderer.buildSupervisedExample([...history, turn]).modelInput.toInts();
+  if (full.length <= promptTokens.length || promptTokens.some((t, k) => full[k] !== t)) {
+    throw new ConfigError(
+      'a demonstration turn with tool calls does not extend its generation prompt in this renderer; ' +
+        'warm-start with a renderer whose assistant turns start with the generation header',
+      { key: 'renderer_name' },
+    );
+  }
+  return full.slice(promptTokens.length);
 }
 
 /** Offset of the demonstrations' seed from the run's: demonstrations come from other problems than training. */

@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle, type Message } from '@cookbook/core';
-import { getLastCheckpoint, REPORT_FILE, readMetrics, runConfigShape } from '@cookbook/logging';
+import { getLastCheckpoint, REPORT_FILE, readMetrics } from '@cookbook/logging';
 import {
   ComparisonEvaluator,
   chatPreferenceModel,
@@ -29,6 +29,7 @@ import {
 import { loadModelSetup, TrainOnWhat } from '@cookbook/renderers';
 import { train as trainRl } from '@cookbook/rl';
 import { conversationDatumFn, SupervisedDatasetFromRows, trainSupervised } from '@cookbook/supervised';
+import { runConfigShape } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe, type RecipeIO } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';

@@ -6,6 +6,8 @@
  * second Ctrl-C) stops at once, failing unfinished requests with "the service is stopping", within
  * {@link STOP_DEADLINE_MS}.
  */
+
+import { ConfigError } from '@cookbook/core';
 import {
   DEFAULT_LIMITS,
   defaultRoot,
@@ -120,6 +122,19 @@ export const serveSchema = z.object({
     .string()
     .default('')
     .describe('With clock_cycle_ms: append one JSON line per cycle (start, duration, operations) to this file'),
+  jwtAuth: z
+    .boolean()
+    .default(false)
+    .describe(
+      'JWT mode (client/config pjwt_auth_enabled): clients exchange the API key at /api/v1/auth/token and send the JWT',
+    ),
+  jwtTtlS: positiveInt().default(3600).describe('Lifetime of a JWT minted by /api/v1/auth/token in JWT mode, s'),
+  clientFlags: z
+    .string()
+    .default('')
+    .describe(
+      'More client/config flags as a JSON object, e.g. {"proto_compress_fwdbwd":true,"create_model_via_load_weights":true}',
+    ),
 });
 
 export type ServeConfig = z.infer<typeof serveSchema>;
@@ -170,8 +185,28 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
                   .map((r) => r.trim())
                   .filter((r) => r !== ''),
         }),
+    protocol: {
+      clientFlags: { ...parseClientFlags(config.clientFlags), ...(config.jwtAuth ? { pjwt_auth_enabled: true } : {}) },
+      jwtTtlS: config.jwtTtlS,
+    },
     log,
   };
+}
+
+function parseClientFlags(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`client_flags is not JSON: ${err instanceof Error ? err.message : String(err)}`, {
+      key: 'client_flags',
+    });
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new ConfigError('client_flags must be a JSON object of client/config flags', { key: 'client_flags' });
+  }
+  return v as Record<string, unknown>;
 }
 
 export const serve = defineRecipe({

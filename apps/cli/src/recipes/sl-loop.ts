@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
 import { computeMeanNll, datumWeights } from '@cookbook/eval';
-import { checkpointName, loopService, openTrainingClient, runLoop, saveCheckpoint } from '@cookbook/logging';
+import { checkpointName, saveCheckpoint } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
 import {
   type ConversationRow,
@@ -15,6 +15,7 @@ import {
   seededPermutation,
 } from '@cookbook/supervised';
 import type { ServiceClient } from '@cookbook/tinker-client';
+import { loopService, openTrainingClient, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';

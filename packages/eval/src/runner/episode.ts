@@ -6,8 +6,8 @@
 import { CookbookError, type Message, type ModelInput } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
+import type { MessageEnv } from '@cookbook/training';
 import { type Benchmark, type BenchmarkExample, GradedEnv, graderOf, replyText } from '../benchmark.js';
-import type { MessageEnv } from '../message-env.js';
 
 /** How to sample. */
 export interface SamplingSettings {

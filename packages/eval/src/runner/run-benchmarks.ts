@@ -9,17 +9,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle } from '@cookbook/core';
-import {
-  type CheckLogDirOptions,
-  checkLogDir,
-  type RunResult,
-  runConfigShape,
-  runLoop,
-  type TextSink,
-  writeFileAtomicSync,
-} from '@cookbook/logging';
+import { type CheckLogDirOptions, checkLogDir, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { loadModelSetup, type Renderer } from '@cookbook/renderers';
-import { type RestClient, type SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
+import type { RestClient, SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
+import { type RunResult, runConfigShape, runLoop, serviceClientFor } from '@cookbook/training';
 import { z } from 'zod';
 import type { Benchmark } from '../benchmark.js';
 import { type ResolvedModel, resolveModel } from '../model-resolution.js';
@@ -255,7 +248,7 @@ export async function runBenchmarks(
                 }
               : await resolveModel(config, () => {
                   if (service === undefined) {
-                    createdService = new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {});
+                    createdService = serviceClientFor(config);
                     service = createdService;
                   }
                   return service.createRestClient();
@@ -269,7 +262,7 @@ export async function runBenchmarks(
           // The sampler's server answers (its session opens) before the folder is created or an old one deleted.
           if (deps.samplingClient === undefined) {
             if (service === undefined) {
-              createdService = new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {});
+              createdService = serviceClientFor(config);
               service = createdService;
             }
             if ('sessionId' in service && typeof service.sessionId === 'function') await service.sessionId();
@@ -284,7 +277,7 @@ export async function runBenchmarks(
       if (createdService !== undefined) run.own(createdService);
       const getService = () => {
         if (service === undefined) {
-          createdService = run.own(new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}));
+          createdService = run.own(serviceClientFor(config));
           service = createdService;
         }
         return service;

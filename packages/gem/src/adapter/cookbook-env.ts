@@ -1,10 +1,8 @@
 /**
- * A GEM env as a cookbook RL env (the shapes of `@cookbook/rl`'s `Env`, `EnvGroupBuilder` and `RLDataset`), so the
- * cookbook's RL loops (`train` of `@cookbook/rl`: GRPO-style groups, KL penalty, streaming/async) train on GEM games.
- *
- * The interfaces are matched structurally: `@cookbook/gem` does not depend on `@cookbook/rl` (it installs over core,
- * eval, logging, renderers and tinker-client), and a `GemRLDataset` is accepted wherever rl asks for an `RLDataset`
- * (a test passes one to rl's own rollout code). Each turn's prompt is the template applied to the (wrapped)
+ * A GEM env as a cookbook RL env (`Env`, `EnvGroupBuilder` and `RLDataset` of `@cookbook/training`, the protocol
+ * rl's loops take), so the cookbook's RL loops (`train` of `@cookbook/rl`: GRPO-style groups, KL penalty,
+ * streaming/async) train on GEM games. `@cookbook/gem` does not depend on `@cookbook/rl`; a test passes a
+ * `GemRLDataset` to rl's own rollout code. Each turn's prompt is the template applied to the (wrapped)
  * observation, exactly as the GEM trainer builds it; the sampled tokens are decoded and stepped as text.
  *
  * Groups: the `groupSize` envs of a group are reset with the same seed, so they play the same game (same target,
@@ -12,32 +10,16 @@
  * dataset envs; seeded games make groups possible for every game.
  */
 import { type Message, ModelInput, TrainingError } from '@cookbook/core';
-import type { TokenEnv, TokenObservation, TokenStepResult } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
+import type {
+  Env as CookbookEnv,
+  EnvGroupBuilder,
+  InitialObservation,
+  RLDataset,
+  StepResult,
+} from '@cookbook/training';
 import type { Env } from '../core/env.js';
 import { promptTokens, stopCondition, type TemplateName } from '../trainer/templates.js';
-
-/** rl's `InitialObservation` (the token-level shapes are defined once, in `@cookbook/eval`). */
-export type CookbookInitialObservation = TokenObservation;
-
-/** rl's `StepResult`. */
-export type CookbookStepResult = TokenStepResult;
-
-/** rl's `Env`. */
-export type CookbookEnv = TokenEnv;
-
-/** rl's `EnvGroupBuilder`. */
-export interface CookbookEnvGroupBuilder {
-  makeEnvs(): Promise<CookbookEnv[]>;
-  logtreeTag?(): string;
-  demonstrations?(): Promise<Message[][]>;
-}
-
-/** rl's `RLDataset`. */
-export interface CookbookRLDataset {
-  getBatch(index: number): CookbookEnvGroupBuilder[];
-  readonly length: number;
-}
 
 /** A scripted player: the observation the policy sees → the next action text. */
 export type GemPlayer = (observation: string) => string;
@@ -73,12 +55,12 @@ export class GemCookbookEnv implements CookbookEnv {
     return promptTokens(this.template, observation, this.renderer);
   }
 
-  async initialObservation(): Promise<CookbookInitialObservation> {
+  async initialObservation(): Promise<InitialObservation> {
     const r = await this.env.reset(this.seed);
     return { observation: this.prompt(r.observation), stopCondition: stopCondition(this.renderer) };
   }
 
-  async step(action: number[]): Promise<CookbookStepResult> {
+  async step(action: number[]): Promise<StepResult> {
     if (this.done) throw new TrainingError('GemCookbookEnv: the episode is over (make a new env per rollout)');
     const r = await this.env.step(this.renderer.tokenizer.decode(action));
     this.done = r.terminated || r.truncated;
@@ -94,7 +76,7 @@ export class GemCookbookEnv implements CookbookEnv {
 }
 
 /** `groupSize` copies of one seeded game. */
-export class GemEnvGroupBuilder implements CookbookEnvGroupBuilder {
+export class GemEnvGroupBuilder implements EnvGroupBuilder {
   constructor(
     readonly options: GemAdapterOptions,
     readonly seed: number,
@@ -145,7 +127,7 @@ function userContent(template: TemplateName, observation: string): string {
 }
 
 /** Batches of seeded GEM groups: batch i holds `groupsPerBatch` games, each played by `groupSize` rollouts. */
-export class GemRLDataset implements CookbookRLDataset {
+export class GemRLDataset implements RLDataset {
   constructor(
     readonly options: GemAdapterOptions & {
       groupsPerBatch: number;

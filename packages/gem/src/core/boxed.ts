@@ -22,7 +22,7 @@ export function lastMatch(text: string, pattern: RegExp): RegExpMatchArray | und
 }
 
 /** Python's `str()` of a list of numbers or strings, as GEM observations print them: `[1, 2]`, `['G', 'X']`. */
-export function pyList(items: readonly (string | number)[]): string {
+export function pyList(items: readonly (string | number | bigint)[]): string {
   return `[${items.map((x) => (typeof x === 'string' ? `'${x}'` : String(x))).join(', ')}]`;
 }
 

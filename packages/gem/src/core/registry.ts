@@ -6,7 +6,7 @@
  */
 import { ConfigError, closestMatch } from '@cookbook/core';
 import { DATASET_SPECS } from '../dataset/specs.js';
-import { GAME_SPECS } from '../games/index.js';
+import { GAME_SPECS, ONLINE_GAME_SPECS } from '../games/index.js';
 import type { Env } from './env.js';
 
 /** Options passed to an env factory (registered defaults merged with the caller's). */
@@ -28,7 +28,7 @@ let builtinsLoaded = false;
 function ensureBuiltins(): void {
   if (builtinsLoaded) return;
   builtinsLoaded = true;
-  for (const spec of [...GAME_SPECS, ...DATASET_SPECS]) registry.set(spec.id, { ...spec });
+  for (const spec of [...GAME_SPECS, ...ONLINE_GAME_SPECS, ...DATASET_SPECS]) registry.set(spec.id, { ...spec });
 }
 
 /** Registers `id`. Throws {@link ConfigError} if the id is taken. */

@@ -6,6 +6,7 @@
 import { ConfigError } from '@cookbook/core';
 import type { Env } from '../core/env.js';
 import type { EnvOptions } from '../core/registry.js';
+import { CodeEnv, type CodeItem, readCodeDataset } from './code-env.js';
 import { type DatasetItem, MathEnv, QaEnv, readJsonlDataset } from './dataset-env.js';
 
 function datasetOf(options: EnvOptions, id: string): DatasetItem[] {
@@ -41,6 +42,30 @@ export const DATASET_SPECS: { id: string; factory: (options: EnvOptions) => Env;
         ...seedOf(o),
         extractor: o.extractor === 'boxed' ? 'boxed' : 'answer_tag',
       }),
+    defaults: {},
+  },
+  {
+    id: 'code:jsonl',
+    factory: (o) => {
+      let dataset: CodeItem[];
+      if (Array.isArray(o.dataset)) dataset = o.dataset as CodeItem[];
+      else if (typeof o.path === 'string') {
+        dataset = readCodeDataset(o.path, {
+          ...(typeof o.questionKey === 'string' ? { questionKey: o.questionKey } : {}),
+          ...(typeof o.testKey === 'string' ? { testKey: o.testKey } : {}),
+        });
+      } else {
+        throw new ConfigError('code:jsonl needs a path option (a JSONL file of {problem, tests: {inputs, outputs}})', {
+          key: 'path',
+        });
+      }
+      return new CodeEnv({
+        dataset,
+        ...seedOf(o),
+        ...(typeof o.maxTests === 'number' ? { maxTests: o.maxTests } : {}),
+        ...(typeof o.timeoutSeconds === 'number' ? { timeoutSeconds: o.timeoutSeconds } : {}),
+      });
+    },
     defaults: {},
   },
 ];

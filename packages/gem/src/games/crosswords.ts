@@ -6,11 +6,14 @@
  * non-word cells show `.`, word cells `_`. `\boxed{r c L}` (0-based, one letter): out of bounds, a `.` cell or a
  * filled cell is invalid (0); a wrong letter pays 0; a right one pays `1 / letter cells`; a full grid wins.
  */
+import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyIndex, pyInt, pyLastMatch, pyRegExp, pyUpper } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
-import { CROSSWORD_ENTRIES } from './internal/crossword-clues.js';
+import { readCrosswordBank } from './internal/crossword-bank.js';
+import { CROSSWORD_ENTRIES, type CrosswordEntry } from './internal/crossword-clues.js';
 import { GameEnv } from './internal/game-env.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
 import { type LetterGrid, placeWords, type WordDirection, type WordPlacement } from './internal/word-placement.js';
@@ -19,10 +22,16 @@ export const CrosswordsOptions = z.object({
   hardcore: z.boolean().nullable().default(false).describe('use the hard word bank; null = random variant'),
   maxTurns: z.number().int().min(1).nullable().default(100).describe('turn limit; null = random variant'),
   numWords: z.number().int().min(1).max(50).nullable().default(5).describe('words in the puzzle; null = random'),
+  wordsPath: z
+    .string()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe("GEM's words_clues.jsonl (or a bank in its format); null = this project's own bank"),
   seed: seedOpt,
 });
 
-const GUESS = /\\boxed\{(\d+)\s+(\d+)\s+([a-zA-Z])\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed\{(\d+)\s+(\d+)\s+([a-zA-Z])\}`);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 export class Crosswords extends GameEnv {
@@ -38,6 +47,8 @@ export class Crosswords extends GameEnv {
   /** Clue per sampled word, longest word first (unplaced words keep their number). */
   clues = new Map<string, string>();
   private letterCells = 0;
+  /** The word bank: GEM's file when `wordsPath` names it, else this project's own. */
+  readonly bank: readonly CrosswordEntry[];
 
   constructor(options: EnvOptions = {}) {
     const o = parseGameOptions('Crosswords', CrosswordsOptions, options);
@@ -46,6 +57,7 @@ export class Crosswords extends GameEnv {
     this.hardcore = o.hardcore ?? false;
     this.maxTurns = o.maxTurns ?? 20;
     this.numWords = o.numWords ?? 3;
+    this.bank = o.wordsPath === null ? CROSSWORD_ENTRIES : readCrosswordBank(o.wordsPath);
     this.resetGame();
   }
 
@@ -87,7 +99,12 @@ export class Crosswords extends GameEnv {
       this.numWords = 3;
       this.maxTurns = 20;
     }
-    const bank = CROSSWORD_ENTRIES.filter((e) => e.hardcore === this.hardcore);
+    const bank = this.bank.filter((e) => e.hardcore === this.hardcore);
+    if (bank.length === 0) {
+      throw new ConfigError(`Crosswords: the word bank has no entry with hardcore=${this.hardcore}`, {
+        key: 'wordsPath',
+      });
+    }
     const entries = this.rng
       .sample(bank, Math.min(this.numWords, bank.length))
       .sort((a, b) => b.word.length - a.word.length);
@@ -111,18 +128,20 @@ export class Crosswords extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: RegExpMatchArray | undefined;
-    for (const m of action.matchAll(GUESS)) last = m;
-    if (last === undefined) {
+    const last = pyLastMatch(action, GUESS);
+    // GEM converts with int() outside its try: past 4300 digits its step raises; here that is a format error.
+    const rowBig = last === undefined ? undefined : pyInt(last[1]!);
+    const colBig = last === undefined ? undefined : pyInt(last[2]!);
+    if (last === undefined || rowBig === undefined || colBig === undefined) {
       return this.formatError(`At turn ${k}, you did not provide a valid guess in \\boxed{row column letter} format.`);
     }
-    const row = Number.parseInt(last[1]!, 10);
-    const col = Number.parseInt(last[2]!, 10);
-    const letter = last[3]!.toUpperCase();
-    const at = `place ${letter} at (${row}, ${col})`;
+    const row = pyIndex(rowBig, this.board.length) ?? -1;
+    const col = pyIndex(colBig, this.board[0]?.length ?? 0) ?? -1;
+    const letter = pyUpper(last[3]!);
+    const at = `place ${letter} at (${rowBig}, ${colBig})`;
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    const cell = this.board[row]?.[col];
+    const cell = row < 0 || col < 0 ? undefined : this.board[row]?.[col];
     if (cell === undefined) {
       observation = `At turn ${k}, you tried to ${at}, which is out of bounds.`;
     } else if (cell === '.') {

@@ -190,7 +190,8 @@ export class FifteenPuzzle extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    const move = lastDirection(action, false);
+    // Case-sensitive in GEM: only the four lower-case words parse, so a parsed word is always a direction.
+    const move = lastDirection(action, false)?.direction;
     if (move === undefined) return this.formatError(`At turn ${k}, you did not provide a valid guess`);
     let observation: string;
     if (!this.apply(this.board, move)) {

@@ -158,14 +158,16 @@ export class Game2048 extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    const move = lastDirection(action, true);
-    if (move === undefined) {
+    const parsed = lastDirection(action, true);
+    if (parsed === undefined) {
       return this.formatError(`At turn ${k}, you did not provide a valid move. Please use \\boxed{direction} format.`);
     }
+    const move = parsed.direction;
     let observation: string;
     let reward = 0;
-    if (!this.changes(move)) {
-      observation = `At turn ${k}, you chose move '${move}' which doesn't change the board state. Try a different direction.`;
+    // A word that lower-cases to no direction (`rıght`) changes nothing in GEM either.
+    if (move === undefined || !this.changes(move)) {
+      observation = `At turn ${k}, you chose move '${parsed.word}' which doesn't change the board state. Try a different direction.`;
     } else {
       this.board = slide2048(this.board, move);
       const m = Math.min(this.maxTile(), this.targetTile);

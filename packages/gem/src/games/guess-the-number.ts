@@ -9,6 +9,7 @@ import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyInt, pyLastMatch, pyRegExp } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { GameEnv } from './internal/game-env.js';
 import { intOpt, parseGameOptions, seedOpt } from './internal/options.js';
@@ -20,7 +21,7 @@ export const GuessTheNumberOptions = z.object({
   seed: seedOpt,
 });
 
-const GUESS = /\\boxed\{(\d+)\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed{(\d+)}`);
 
 export class GuessTheNumber extends GameEnv {
   minNumber: number;
@@ -83,33 +84,34 @@ export class GuessTheNumber extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: string | undefined;
-    for (const m of action.matchAll(GUESS)) last = m[1];
-    const guess = last === undefined ? 0 : Number.parseInt(last, 10);
-    // GEM tests the parsed value for truthiness, so \boxed{0} is a format error too.
+    // Python's int(): any Unicode decimal digits, exact at any size; past 4300 digits it raises, which GEM (like
+    // 0, falsy) answers as a format error.
+    const match = pyLastMatch(action, GUESS);
+    const guess = match === undefined ? undefined : pyInt(match[1]!);
     if (!guess) return this.formatError(`At turn ${k}, you did not provide a valid guess.`);
-    const outOfRange = guess < this.minNumber || guess > this.maxNumber;
+    const outOfRange = guess < BigInt(this.minNumber) || guess > BigInt(this.maxNumber);
+    const value = Number(guess);
     let observation: string;
     if (outOfRange) {
       observation = `At turn ${k}, you guessed ${guess}, which is outside the range specified.`;
-    } else if (this.previousGuesses.has(guess)) {
+    } else if (this.previousGuesses.has(value)) {
       observation = `At turn ${k}, you guessed ${guess}, which has been already guessed before.`;
     } else {
-      this.previousGuesses.add(guess);
-      if (guess === this.target) {
+      this.previousGuesses.add(value);
+      if (value === this.target) {
         return this.win(
           `Congratulations! You guessed the correct number ${this.target} in ${k} turns.`,
           LanguageGameReward.success,
         );
       }
-      const hint = guess > this.target ? 'lower' : 'higher';
+      const hint = value > this.target ? 'lower' : 'higher';
       observation = `At turn ${k}, you guessed ${guess}, and the target number is ${hint} than ${guess}.`;
     }
     const reward = outOfRange ? LanguageGameReward.invalidAction : LanguageGameReward.internalStep;
     return this.continueOrTimeout(observation, reward, () =>
       outOfRange
         ? LanguageGameReward.invalidAction
-        : 1 - Math.abs(guess - this.target) / (this.maxNumber - this.minNumber),
+        : 1 - Math.abs(value - this.target) / (this.maxNumber - this.minNumber),
     );
   }
 

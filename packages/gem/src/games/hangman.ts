@@ -1,5 +1,5 @@
 /**
- * Hangman (GEM `hangman.py`): find a secret word (Basic English, or the large web2 list when `hardcore`) by guessing letters or the whole word. There are no
+ * Hangman (GEM `hangman.py`): find a secret word (Basic English, or NLTK's large English list (en) when `hardcore`) by guessing letters or the whole word. There are no
  * lives, only the turn limit.
  *
  * Rewards as in GEM: a new letter in the word pays `0.5 * occurrences / length` (revealing every letter does not
@@ -10,15 +10,16 @@ import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyLastMatch, pyRegExp, pyUpper } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { basicWordsOfLength } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
+import { nltkEnLowerWordsOfLength } from './internal/nltk-en-words.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
-import { web2LowerWordsOfLength } from './internal/web2-words.js';
 
 export const HangmanOptions = z.object({
   wordLength: z.number().int().min(1).nullable().default(5).describe('letters in the secret word; null = random'),
-  hardcore: z.boolean().default(false).describe('draw from the large web2 list instead of Basic English'),
+  hardcore: z.boolean().default(false).describe("draw from NLTK's English word list en instead of Basic English"),
   maxTurns: z.number().int().min(1).default(20).describe('turn limit'),
   seed: seedOpt,
 });
@@ -30,14 +31,14 @@ const RANDOM_SETTINGS: readonly [number, number][] = [
   [7, 20],
 ];
 
-const GUESS = /\\boxed\{([a-zA-Z]+)\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed{([a-zA-Z]+)}`, { ignoreCase: true });
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 export class Hangman extends GameEnv {
   wordLength: number;
   maxTurns: number;
   readonly isRandom: boolean;
-  /** Whether words come from the large web2 list (GEM: NLTK's `en`) rather than Basic English. */
+  /** Whether words come from NLTK's large English list (en) rather than Basic English. */
   readonly hardcore: boolean;
   private secret = '';
   private board: string[] = [];
@@ -53,7 +54,7 @@ export class Hangman extends GameEnv {
     this.hardcore = o.hardcore;
     if (this.wordsOfLength(this.wordLength).length === 0) {
       throw new ConfigError(
-        `Hangman: no word of the ${this.hardcore ? 'web2' : 'Basic English'} list has ${this.wordLength} letters`,
+        `Hangman: no word of the ${this.hardcore ? 'NLTK en' : 'Basic English'} list has ${this.wordLength} letters`,
         {
           key: 'wordLength',
         },
@@ -64,7 +65,7 @@ export class Hangman extends GameEnv {
 
   /** GEM's candidates: alphabetic, all lower-case words of the length. */
   private wordsOfLength(length: number): readonly string[] {
-    return this.hardcore ? web2LowerWordsOfLength(length) : basicWordsOfLength(length);
+    return this.hardcore ? nltkEnLowerWordsOfLength(length) : basicWordsOfLength(length);
   }
 
   /** The secret word, upper-case (for tests). */
@@ -119,13 +120,13 @@ export class Hangman extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: string | undefined;
-    for (const m of action.matchAll(GUESS)) last = m[1];
+    const last = pyLastMatch(action, GUESS)?.[1];
     if (last === undefined) return this.formatError('You did not provide a valid guess.');
-    const guess = last.toUpperCase();
+    // IGNORECASE: `\BOXED{e}` plays E; `ı` / `ſ` match too and upper-case to I / S (Python's str.upper()).
+    const guess = pyUpper(last);
     let observation: string;
     let reward: number = LanguageGameReward.internalStep;
-    if (guess.length > 1) {
+    if ([...guess].length > 1) {
       if (guess === this.secret) {
         const hidden = this.board.filter((c) => c === '_').length / this.board.length;
         return this.win(

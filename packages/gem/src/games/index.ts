@@ -15,6 +15,7 @@ import { Minesweeper } from './minesweeper.js';
 import { Sokoban } from './sokoban.js';
 import { Sudoku } from './sudoku.js';
 import { TowerOfHanoi } from './tower-of-hanoi.js';
+import { WikiGame } from './wiki-game.js';
 import { WordSearch } from './word-search.js';
 import { Wordle } from './wordle.js';
 
@@ -23,6 +24,19 @@ export { type FifteenBoard, FifteenPuzzle, FifteenPuzzleOptions } from './fiftee
 export { Game2048, Game2048Options, slide2048 } from './game-2048.js';
 export { GuessTheNumber, GuessTheNumberOptions } from './guess-the-number.js';
 export { Hangman, HangmanOptions } from './hangman.js';
+export {
+  downloadGemCrosswordBank,
+  GEM_CROSSWORD_BANK_URL,
+  MAX_CROSSWORD_BANK_BYTES,
+  parseCrosswordBank,
+  readCrosswordBank,
+} from './internal/crossword-bank.js';
+export {
+  MediaWikiBackend,
+  type WikiBackend,
+  WikiBackendError,
+  type WikiPage,
+} from './internal/wiki-backend.js';
 export { Mastermind, MastermindOptions, mastermindPegs } from './mastermind.js';
 export { Minesweeper, MinesweeperOptions } from './minesweeper.js';
 export {
@@ -45,6 +59,7 @@ export {
 export { Sokoban, SokobanOptions } from './sokoban.js';
 export { Sudoku, SudokuOptions } from './sudoku.js';
 export { TowerOfHanoi, TowerOfHanoiOptions } from './tower-of-hanoi.js';
+export { extractLastBoxed, WikiGame, WikiGameOptions, WikiGameReward } from './wiki-game.js';
 export { WordSearch, WordSearchOptions } from './word-search.js';
 export { Wordle, WordleOptions, wordleFeedback } from './wordle.js';
 
@@ -190,4 +205,11 @@ export const GAME_SPECS: GameSpec[] = [
     factory: (o) => new Sokoban(o),
     defaults: { dimRoom: null, numBoxes: null, maxTurns: null },
   },
+];
+
+/** Games that need the network (GEM's WikiGame reads live Wikipedia); registered like the others, kept apart so the
+ * offline test suites that play every game id do not reach for the network. */
+export const ONLINE_GAME_SPECS: GameSpec[] = [
+  { id: 'game:WikiGame-v0-easy', factory: (o) => new WikiGame(o), defaults: { maxTurns: 30 } },
+  { id: 'game:WikiGame-v0-hard', factory: (o) => new WikiGame(o), defaults: { maxTurns: 15 } },
 ];

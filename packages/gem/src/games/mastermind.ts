@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { pyList } from '../core/boxed.js';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyInt, pyLastMatch, pyRegExp, pySplit } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { GameEnv } from './internal/game-env.js';
 import { intOpt, parseGameOptions, seedOpt } from './internal/options.js';
@@ -30,7 +31,7 @@ const RANDOM_SETTINGS: readonly [number, number, number][] = [
   [4, 8, 30],
 ];
 
-const GUESS = /\\boxed\{(\d+(?:\s+\d+)*)\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed{(\d+(?:\s+\d+)*)}`);
 
 /** Black pegs (right digit, right place) and white pegs (right digit, wrong place, counted with multiplicity). */
 export function mastermindPegs(code: readonly number[], guess: readonly number[]): [number, number] {
@@ -122,22 +123,26 @@ export class Mastermind extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: string | undefined;
-    for (const m of action.matchAll(GUESS)) last = m[1];
-    if (last === undefined) return this.formatError(`At turn ${k}, you did not provide a valid guess.`);
-    const guess = last.split(/\s+/).map((d) => Number.parseInt(d, 10));
-    const shown = pyList(guess);
+    // Python: list(map(int, group.split())): exact integers of any size; a part past 4300 digits raises, which GEM
+    // answers as a format error.
+    const match = pyLastMatch(action, GUESS);
+    const parsed = match === undefined ? [] : pySplit(match[1]!).map(pyInt);
+    if (parsed.length === 0 || parsed.some((d) => d === undefined)) {
+      return this.formatError(`At turn ${k}, you did not provide a valid guess.`);
+    }
+    const guessBig = parsed as bigint[];
+    const shown = pyList(guessBig);
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    if (guess.length !== this.codeLength) {
-      observation = `At turn ${k}, you guessed ${shown} which has ${guess.length} entries but the code has length ${this.codeLength}.`;
-    } else if (guess.some((d) => d < 1 || d > this.numNumbers)) {
+    if (guessBig.length !== this.codeLength) {
+      observation = `At turn ${k}, you guessed ${shown} which has ${guessBig.length} entries but the code has length ${this.codeLength}.`;
+    } else if (guessBig.some((d) => d < 1n || d > BigInt(this.numNumbers))) {
       observation = `At turn ${k}, you guessed ${shown}, which has numbers outside the range 1 to ${this.numNumbers}.`;
     } else if (this.previousGuesses.has(shown)) {
       observation = `At turn ${k}, you guessed ${shown}, which has been already guessed before.`;
     } else {
       this.previousGuesses.add(shown);
-      const [black, white] = mastermindPegs(this.code, guess);
+      const [black, white] = mastermindPegs(this.code, guessBig.map(Number));
       observation = `At turn ${k}, you guessed ${shown}. This guess receives ${black} black peg(s) and ${white} white peg(s).`;
       reward = 0;
       if (black > this.milestone) {

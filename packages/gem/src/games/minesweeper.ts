@@ -11,6 +11,7 @@ import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyIndex, pyInt, pyLastMatch, pyLower, pyRegExp } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { GameEnv } from './internal/game-env.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
@@ -23,7 +24,7 @@ export const MinesweeperOptions = z.object({
   seed: seedOpt,
 });
 
-const ACTION = /\\boxed\{([a-zA-Z]+)\s(\d+)\s(\d+)\}/g;
+const ACTION = pyRegExp(String.raw`\\boxed{([a-zA-Z]+)\s(\d+)\s(\d+)}`);
 const MINE = -1;
 const NEIGHBOURS: readonly [number, number][] = [
   [-1, -1],
@@ -187,16 +188,19 @@ export class Minesweeper extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: RegExpMatchArray | undefined;
-    for (const m of action.matchAll(ACTION)) last = m;
-    if (last === undefined) return this.formatError(`At turn ${k}, you did not provide a valid guess.`);
-    const verb = last[1]!.toLowerCase();
-    const row = Number.parseInt(last[2]!, 10);
-    const col = Number.parseInt(last[3]!, 10);
+    const last = pyLastMatch(action, ACTION);
+    const rowBig = last === undefined ? undefined : pyInt(last[2]!);
+    const colBig = last === undefined ? undefined : pyInt(last[3]!);
+    if (last === undefined || rowBig === undefined || colBig === undefined) {
+      return this.formatError(`At turn ${k}, you did not provide a valid guess.`);
+    }
+    const verb = pyLower(last[1]!);
+    const row = pyIndex(rowBig, this.rows) ?? -1;
+    const col = pyIndex(colBig, this.cols) ?? -1;
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    if (!this.inBounds(row, col)) {
-      observation = `At turn ${k}, you chose cell (${row}, ${col}), which is outside the bounds of the grid.`;
+    if (row < 0 || col < 0) {
+      observation = `At turn ${k}, you chose cell (${rowBig}, ${colBig}), which is outside the bounds of the grid.`;
     } else if (verb === 'reveal') {
       if (this.firstReveal) {
         this.placeMines(row, col);

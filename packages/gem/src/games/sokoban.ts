@@ -185,10 +185,14 @@ export class Sokoban extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    const move = lastDirection(action, true);
-    if (move === undefined) return this.formatError(`At turn ${k}, your submitted action is not valid.`);
+    const parsed = lastDirection(action, true);
+    if (parsed === undefined) return this.formatError(`At turn ${k}, your submitted action is not valid.`);
+    const move = parsed.direction;
     let observation: string;
-    if (this.blocked(move)) {
+    if (move === undefined) {
+      // GEM raises here (its action list has no `rıght`); an invalid move is the answer that keeps the episode going.
+      observation = `At turn ${k}, invalid move - cannot move to that position.`;
+    } else if (this.blocked(move)) {
       observation = `At turn ${k}, you cannot move ${move} - you would collide with wall or other boxes!`;
     } else {
       const to = this.neighbour(this.player, move);

@@ -10,6 +10,7 @@ import { ConfigError } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyIndex, pyInt, pyLastMatch, pyRegExp } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { GameEnv } from './internal/game-env.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
@@ -32,7 +33,7 @@ const RANDOM_SETTINGS: readonly [4 | 9, number, number][] = [
   [9, 50, 50],
 ];
 
-const MOVE = /\\boxed\{(\d+)\s(\d+)\s(\d+)\}/g;
+const MOVE = pyRegExp(String.raw`\\boxed{(\d+)\s(\d+)\s(\d+)}`);
 
 export class Sudoku extends GameEnv {
   scale: 4 | 9;
@@ -124,15 +125,23 @@ export class Sudoku extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: RegExpMatchArray | undefined;
-    for (const m of action.matchAll(MOVE)) last = m;
-    if (last === undefined) return this.formatError('You did not provide a valid guess.');
-    const [row, col, num] = [last[1], last[2], last[3]].map((x) => Number.parseInt(x!, 10)) as [number, number, number];
+    const last = pyLastMatch(action, MOVE);
+    const parsed = last === undefined ? [] : [last[1]!, last[2]!, last[3]!].map(pyInt);
+    if (parsed.length !== 3 || parsed.some((x) => x === undefined)) {
+      return this.formatError('You did not provide a valid guess.');
+    }
+    const [rowBig, colBig, numBig] = parsed as [bigint, bigint, bigint];
     const n = this.scale;
+    // 1-based: index = value - 1 must lie in [0, n).
+    const [row, col, num] = [rowBig, colBig, numBig].map((x) => (pyIndex(x - 1n, n) ?? -1) + 1) as [
+      number,
+      number,
+      number,
+    ];
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    const where = `${num} at R${row} C${col}`;
-    if (!(row >= 1 && row <= n && col >= 1 && col <= n && num >= 1 && num <= n)) {
+    const where = `${numBig} at R${rowBig} C${colBig}`;
+    if (row === 0 || col === 0 || num === 0) {
       observation = `At turn ${k}, you tried to place ${where}, which is out of bounds.`;
     } else if (this.board[row - 1]![col - 1] !== 0) {
       observation = `At turn ${k}, you tried to place ${where}, which is already filled. You cannot overwrite pre-filled cells.`;

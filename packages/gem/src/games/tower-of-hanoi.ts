@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { pyList } from '../core/boxed.js';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyRegExp } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { GameEnv } from './internal/game-env.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
@@ -26,7 +27,7 @@ const RANDOM_SETTINGS: readonly [number, number][] = [
   [5, 35],
 ];
 
-const MOVE = /\\boxed\{([ABCabc])\s*,?\s*([ABCabc])\}/g;
+const MOVE = pyRegExp(String.raw`\\boxed{([ABCabc])\s*,?\s*([ABCabc])}`);
 type Tower = 'A' | 'B' | 'C';
 const TOWERS: readonly Tower[] = ['A', 'B', 'C'];
 

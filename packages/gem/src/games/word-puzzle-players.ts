@@ -5,10 +5,10 @@
 import { CROSSWORD_ENTRIES } from './internal/crossword-clues.js';
 import { EN_BASIC_WORDS } from './internal/en-basic-words.js';
 import { historyText, lastBlock } from './internal/history.js';
-import { web2Words } from './internal/web2-words.js';
+import { nltkEnWords } from './internal/nltk-en-words.js';
 
 let basicDict: Set<string> | undefined;
-let web2Dict: Set<string> | undefined;
+let nltkEnDict: Set<string> | undefined;
 
 /** Basic English words of 3+ letters, upper-case. */
 function basicDictionary(): Set<string> {
@@ -16,19 +16,19 @@ function basicDictionary(): Set<string> {
   return basicDict;
 }
 
-/** web2 words of 3+ letters, upper-case (the hardcore grids' source). */
-function web2Dictionary(): Set<string> {
-  web2Dict ??= new Set(
-    web2Words()
+/** NLTK en words of 3+ letters, upper-case (the hardcore grids' source). */
+function nltkEnDictionary(): Set<string> {
+  nltkEnDict ??= new Set(
+    nltkEnWords()
       .filter((w) => w.length >= 3)
       .map((w) => w.toUpperCase()),
   );
-  return web2Dict;
+  return nltkEnDict;
 }
 
 /**
  * WordSearch: reads the last grid shown and looks across and down (both ways) for dictionary words of three or
- * more letters not yet claimed (Basic English, or web2 for hardcore grids); plays the longest one not tried, else
+ * more letters not yet claimed (Basic English, or NLTK's en for hardcore grids); plays the longest one not tried, else
  * a straight segment not tried. Random filler letters spell short spurious words, which cost a turn each.
  */
 export function wordSearchPlayer(history: string | readonly string[]): string {
@@ -43,7 +43,7 @@ export function wordSearchPlayer(history: string | readonly string[]): string {
     [...text.matchAll(/coordinates \((\d+), (\d+)\) to \((\d+), (\d+)\)/g)].map((m) => m.slice(1, 5).join(' ')),
   );
   for (const m of text.matchAll(/you tried \((\d+), (\d+)\) to \((\d+), (\d+)\)/g)) tried.add(m.slice(1, 5).join(' '));
-  const dictionary = text.includes('Word Search challenge (Hardcore)') ? web2Dictionary() : basicDictionary();
+  const dictionary = text.includes('Word Search challenge (Hardcore)') ? nltkEnDictionary() : basicDictionary();
   const found: [number, string][] = [];
   for (let i = 0; i < n; i++) {
     for (let a = 0; a < n; a++) {

@@ -1,7 +1,7 @@
 /**
  * Word Search (GEM `word_search.py`, adapted from TextArena): find the hidden words by their start and end cells.
  *
- * As in GEM: `numWords` words are sampled (unfiltered) from Basic English, or from the large web2 list when
+ * As in GEM: `numWords` words are sampled (unfiltered) from Basic English, or from NLTK's large English list (en) when
  * `hardcore`, upper-cased, and placed across or down crossword-style (unplaceable words are dropped); empty
  * cells get random letters. `\boxed{r1 c1 r2 c2}` (0-based): out of bounds, a repeated 4-tuple, or a diagonal is
  * invalid (0); matching a placed word's ends in either order pays `1 / placed words`; finding all wins. GEM quirk
@@ -10,12 +10,13 @@
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyIndex, pyInt, pyLastMatch, pyRegExp } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import type { Rng } from '../core/rng.js';
 import { EN_BASIC_WORDS } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
+import { nltkEnWords } from './internal/nltk-en-words.js';
 import { parseGameOptions, seedOpt } from './internal/options.js';
-import { web2Words } from './internal/web2-words.js';
 import {
   type LetterGrid,
   placeWords,
@@ -25,16 +26,20 @@ import {
 } from './internal/word-placement.js';
 
 export const WordSearchOptions = z.object({
-  hardcore: z.boolean().nullable().default(false).describe('draw from the large web2 list; null = random variant'),
+  hardcore: z
+    .boolean()
+    .nullable()
+    .default(false)
+    .describe("draw from NLTK's English word list en; null = random variant"),
   maxTurns: z.number().int().min(1).nullable().default(20).describe('turn limit; null = random variant'),
   numWords: z.number().int().min(1).max(50).nullable().default(5).describe('words to hide; null = random variant'),
   seed: seedOpt,
 });
 
-const GUESS = /\\boxed\{(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed\{(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\}`);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
-/** `k` distinct items in random order, without copying a large list (web2 has 234,937 words). */
+/** `k` distinct items in random order, without copying a large list (NLTK's en has 235,886 words). */
 function sampleDistinct<T>(rng: Rng, items: readonly T[], k: number): T[] {
   if (items.length <= 4 * k + 64) return rng.sample(items, k);
   const picked = new Set<number>();
@@ -109,7 +114,7 @@ export class WordSearch extends GameEnv {
       this.numWords = 5;
       this.maxTurns = 20;
     }
-    const list = this.hardcore ? web2Words() : EN_BASIC_WORDS;
+    const list = this.hardcore ? nltkEnWords() : EN_BASIC_WORDS;
     const words = sampleDistinct(this.rng, list, Math.min(this.numWords, list.length))
       .map((w) => w.toUpperCase())
       .sort((a, b) => b.length - a.length);
@@ -141,21 +146,24 @@ export class WordSearch extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: RegExpMatchArray | undefined;
-    for (const m of action.matchAll(GUESS)) last = m;
-    if (last === undefined) {
+    const last = pyLastMatch(action, GUESS);
+    // GEM converts with int() outside its try: past 4300 digits its step raises; here that is a format error.
+    const parsed = last === undefined ? [] : last.slice(1, 5).map((x) => pyInt(x));
+    if (parsed.length !== 4 || parsed.some((x) => x === undefined)) {
       return this.formatError(
         `At turn ${k}, you did not provide a valid guess in \\boxed{start_row start_col end_row end_col} format.`,
       );
     }
-    const [r1, c1, r2, c2] = last.slice(1, 5).map((x) => Number.parseInt(x, 10)) as [number, number, number, number];
+    const big = parsed as bigint[];
     const n = this.board.length;
-    const span = `(${r1}, ${c1}) to (${r2}, ${c2})`;
-    const key = `${r1},${c1},${r2},${c2}`;
+    const span = `(${big[0]}, ${big[1]}) to (${big[2]}, ${big[3]})`;
+    const key = big.join(',');
+    const inBounds = big.every((x) => pyIndex(x, n) !== undefined);
+    const [r1, c1, r2, c2] = big.map((x) => pyIndex(x, n) ?? -1) as [number, number, number, number];
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    const word = this.wordAt(r1, c1, r2, c2);
-    if (![r1, c1, r2, c2].every((x) => x >= 0 && x < n)) {
+    const word = inBounds ? this.wordAt(r1, c1, r2, c2) : undefined;
+    if (!inBounds) {
       observation = `At turn ${k}, your tried coordinates ${span} are out of bounds.`;
     } else if (this.attempts.has(key)) {
       observation = `At turn ${k}, you have already tried the coordinates ${span}.`;

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { pyList } from '../core/boxed.js';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
+import { pyLastMatch, pyRegExp, pyUpper } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
 import { basicWordsOfLength } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
@@ -22,7 +23,7 @@ export const WordleOptions = z.object({
   seed: seedOpt,
 });
 
-const GUESS = /\\boxed\{([a-zA-Z]+(?:\s+[a-zA-Z]+)*)\}/g;
+const GUESS = pyRegExp(String.raw`\\boxed{([a-zA-Z]+(?:\s+[a-zA-Z]+)*)}`);
 
 /** GEM's Wordle feedback: `G` exact; then `Y` while the letter is still unmatched (leftmost first); else `X`. */
 export function wordleFeedback(secret: string, guess: string): string[] {
@@ -105,14 +106,14 @@ export class Wordle extends GameEnv {
   protected stepGame(action: string): StepResult {
     this.turnCount += 1;
     const k = this.turnCount;
-    let last: string | undefined;
-    for (const m of action.matchAll(GUESS)) last = m[1];
+    const last = pyLastMatch(action, GUESS)?.[1];
     if (last === undefined) return this.formatError(`At turn ${k}, you did not provide a valid guess.`);
-    const guess = last.replace(/\s+/g, '').toUpperCase();
+    // GEM removes only spaces: a tab or newline between letters stays part of the guess (and of its length).
+    const guess = pyUpper(last).replaceAll(' ', '');
     let observation: string;
     let reward: number = LanguageGameReward.invalidAction;
-    if (guess.length !== this.wordLength) {
-      observation = `At turn ${k}, you guessed ${guess} which has ${guess.length} letters but the secret word has ${this.wordLength} letters.`;
+    if ([...guess].length !== this.wordLength) {
+      observation = `At turn ${k}, you guessed ${guess} which has ${[...guess].length} letters but the secret word has ${this.wordLength} letters.`;
     } else if (this.previousGuesses.has(guess)) {
       observation = `At turn ${k}, you guessed ${guess}, which has been already guessed before.`;
     } else {

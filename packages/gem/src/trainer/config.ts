@@ -4,8 +4,6 @@
  * retries, a starting checkpoint).
  */
 
-import type { RunOutputDeps } from '@cookbook/logging';
-import { loadCheckpointOptimizerField, runConfigShape } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import {
   lossNeedsNoConfig,
@@ -13,6 +11,8 @@ import {
   type PolicyGradientLossFn,
   type ServiceClientLike,
 } from '@cookbook/tinker-client';
+import type { RunOutputDeps } from '@cookbook/training';
+import { loadCheckpointOptimizerField, runConfigShape } from '@cookbook/training';
 import { z } from 'zod';
 import type { Env } from '../core/env.js';
 import { TEMPLATE_NAMES } from './templates.js';
@@ -76,6 +76,13 @@ export const GemTrainConfigSchema = z.object({
   gamma: z.number().min(0).max(1).default(0.9).describe('Discount of the per-turn returns'),
   useRebn: z.boolean().default(true).describe('Return batch-normalisation of the returns over all transitions'),
   lossFn: z.enum(GEM_LOSSES).default('importance_sampling').describe('Policy-gradient loss'),
+  advantageTransform: z
+    .enum(['none', 'negate', 'zero'])
+    .default('none')
+    .describe(
+      'Diagnostic control: negate or zero every advantage before training (none = normal RL). A run with negate ' +
+        'must not improve; if it does, the rise comes from somewhere else than RL',
+    ),
   samplingRetries: z
     .number()
     .int()

@@ -13,19 +13,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
-import {
-  appendCheckpointRecord,
-  type CheckpointRecord,
-  checkpointName,
-  loopService,
-  openTrainingClient,
-  type RunResult,
-  runLoop,
-  runOutputOptions,
-  submitCheckpointSave,
-} from '@cookbook/logging';
+import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
-import { ServiceClient, type TrainingClientLike } from '@cookbook/tinker-client';
+import type { TrainingClientLike } from '@cookbook/tinker-client';
+import { openTrainingClient, type RunResult, runLoop, runOutputOptions, runService } from '@cookbook/training';
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
 import { Rng } from '../core/rng.js';
@@ -88,10 +79,7 @@ export async function trainGem(
   let envs: Env[] = [];
   let templateWarning: string | undefined;
   // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
-  const connection = loopService(
-    deps.serviceClient,
-    () => new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-  );
+  const connection = runService(deps.serviceClient, config);
   return runLoop<GemTrainValue>(
     {
       connect: connection.connect,
@@ -181,7 +169,12 @@ export async function trainGem(
             all.push({ t, g: gs[i]! });
           });
         }
-        const advantages = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
+        const normalised = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
+        // The diagnostic control: negated (or zeroed) advantages must not improve the policy.
+        const advantages =
+          config.advantageTransform === 'none'
+            ? normalised
+            : normalised.map((a) => (config.advantageTransform === 'negate' ? 0 - a : 0));
         const withAdv = all.map((x, i) => ({ t: x.t, a: advantages[i]! }));
         const batch = subsample(withAdv, config.batchSize, new Rng(episodeSeed(config.seed, step, 0x7fff, 0x7fff)));
         const datums = batch.map((x) => transitionDatum(x.t, x.a));

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceReply, ServiceRequest } from '../http-errors.js';
-import { LocalTinkerService } from '../service.js';
+import { LocalTinkerService, type ProtocolOptions } from '../service.js';
 import type { ServiceOptions } from '../service-state.js';
 
 export const MODEL = 'local/qwen3-tiny';
@@ -11,7 +11,9 @@ export const MODEL = 'local/qwen3-tiny';
 export type Json = Record<string, unknown>;
 
 /** A started service on a fresh temp root; `close()` it when done. */
-export async function directService(options: Partial<ServiceOptions> = {}): Promise<LocalTinkerService> {
+export async function directService(
+  options: Partial<ServiceOptions> & { protocol?: ProtocolOptions } = {},
+): Promise<LocalTinkerService> {
   const s = new LocalTinkerService({ root: mkdtempSync(join(tmpdir(), 'lt-test-')), longPollMs: 2_000, ...options });
   await s.init();
   return s;

@@ -26,17 +26,13 @@ import type { ModelState, ServiceState } from '../service-state.js';
 import { type CheckpointKind, type CheckpointRecord, checkName } from '../storage.js';
 import { consumingSeq, loraConfigOf } from './training.js';
 
-async function checkNewCheckpoint(
-  state: ServiceState,
-  runId: string,
-  kind: CheckpointKind,
-  name: string,
-  overwrite: boolean,
-): Promise<void> {
+/**
+ * A checkpoint name is checked at submission (400 when it is not one); a name already saved fails the save's future
+ * as a user error (`writeCheckpoint`), not with a 409 at submission: SDK ≥ 0.20 treats a 409 on submit as retryable
+ * (`execute_with_retries`) and would resend the save for five minutes (SDK 0.25.0 `lib/internal_client_holder.py`).
+ */
+function checkNewCheckpoint(name: string): void {
   checkName(name, 'checkpoint name');
-  if (!overwrite && (await state.storage.checkpointExists(runId, kind, name))) {
-    throw new HttpError(409, `checkpoint tinker://${runId}/${kind}/${name} already exists; choose another name`);
-  }
 }
 
 async function writeCheckpoint(
@@ -49,7 +45,9 @@ async function writeCheckpoint(
   fill: (staging: string) => Promise<void>,
 ): Promise<CheckpointRecord> {
   if (!overwrite && (await state.storage.checkpointExists(runId, kind, name))) {
-    throw userError(`checkpoint tinker://${runId}/${kind}/${name} already exists`);
+    throw userError(
+      `checkpoint tinker://${runId}/${kind}/${name} already exists; choose another name${kind === 'weights' ? ' or save with overwrite' : ''}`,
+    );
   }
   return state.storage.writeCheckpoint(runId, kind, name, fill, {
     overwrite,
@@ -67,7 +65,7 @@ export function saveWeights(state: ServiceState, req: ServiceRequest): Promise<S
     const runId = m.run.training_run_id;
     const replay = m.queue.replayOf(b.seq_id, bodyHash(b));
     if (replay !== undefined) return futureReply(replay, runId);
-    await checkNewCheckpoint(state, runId, 'weights', name, b.overwrite);
+    checkNewCheckpoint(name);
     state.touch(m);
     return state.queueModelOp(m, b.seq_id, b, async () => {
       const record = await writeCheckpoint(state, runId, 'weights', name, b.overwrite, b.ttl_seconds, (dir) =>
@@ -96,7 +94,7 @@ export function saveWeightsForSampler(state: ServiceState, req: ServiceRequest):
     state.touch(m);
     if (b.path !== undefined) {
       const name = b.path;
-      await checkNewCheckpoint(state, runId, 'sampler_weights', name, false);
+      checkNewCheckpoint(name);
       return state.queueModelOp(m, b.seq_id, b, async () => {
         const record = await writeCheckpoint(state, runId, 'sampler_weights', name, false, b.ttl_seconds, (dir) =>
           state

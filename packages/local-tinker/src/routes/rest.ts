@@ -57,7 +57,11 @@ async function trainingRunJson(state: ServiceState, run: RunRecord) {
 
 export async function listTrainingRuns(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
   const { limit, offset } = page(req.query, 20);
-  const runs = (await state.storage.listRuns()).sort((a, b) => b.created_at.localeCompare(a.created_at));
+  // The local service has no projects (SDK 0.25.0 `project_id` filter): a project filter matches no run.
+  const inProject = req.query.get('project_id') === null;
+  const runs = (inProject ? await state.storage.listRuns() : []).sort((a, b) =>
+    b.created_at.localeCompare(a.created_at),
+  );
   const rows = await Promise.all(runs.slice(offset, offset + limit).map((r) => trainingRunJson(state, r)));
   return ok({ training_runs: rows, cursor: { offset, limit, total_count: runs.length } });
 }
@@ -91,6 +95,20 @@ export async function restRoute(state: ServiceState, req: ServiceRequest): Promi
     const s = state.samplers.get(parts[1]!);
     if (!s) throw state.missing('sampler', parts[1]!);
     return ok({ sampler_id: s.id, base_model: s.baseModel, ...(s.modelPath ? { model_path: s.modelPath } : {}) });
+  }
+  if (parts[0] === 'sessions' && parts.length === 3 && (parts[2] === 'project' || parts[2] === 'trace_export')) {
+    throw new HttpError(
+      404,
+      parts[2] === 'project'
+        ? 'the local service has no projects: PUT /api/v1/sessions/{id}/project is a hosted-service route'
+        : 'the local service records no session traces: GET /api/v1/sessions/{id}/trace_export is a hosted-service route',
+    );
+  }
+  if ((parts[0] === 'audit' && parts.length === 1) || (parts[0] === 'billing' && parts[1] === 'usage')) {
+    throw new HttpError(
+      404,
+      `the local service keeps no ${parts[0] === 'audit' ? 'audit log' : 'billing usage'}: ${req.method} ${req.path} is a hosted-service route`,
+    );
   }
   if (parts[0] === 'sessions' && parts.length === 2 && method === 'GET') {
     const id = parts[1]!;

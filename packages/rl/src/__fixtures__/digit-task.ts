@@ -7,7 +7,7 @@
 import { datumFromTokensWeights, ModelInput } from '@cookbook/core';
 import type { Tokenizer } from '@cookbook/renderers';
 import type { TrainingClient } from '@cookbook/tinker-client';
-import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from '../types.js';
+import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from '@cookbook/training';
 
 export interface DigitTask {
   prompt: number[];

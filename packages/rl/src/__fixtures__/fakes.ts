@@ -1,6 +1,6 @@
 /** Test doubles: scripted policies and simple environments. */
 import { type CompleteOptions, ModelInput, type StopCondition, type TokenCompleter, type TokensWithLogprobs } from '@cookbook/core';
-import type { Action, Env, EnvGroupBuilder, InitialObservation, StepResult } from '../types.js';
+import type { Action, Env, EnvGroupBuilder, InitialObservation, StepResult } from '@cookbook/training';
 
 /** A policy that answers each call with the next scripted action (cycling), logprob −0.5 per token. */
 export class ScriptedPolicy implements TokenCompleter {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message, MessageCompleter } from '@cookbook/core';
 import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { EnvFromMessageEnv } from '@cookbook/training';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedPolicy } from '../__fixtures__/fakes.js';
 import { trajectoryToData } from '../data-processing.js';
-import { EnvFromMessageEnv } from '../message-env.js';
 import { doGroupRollout, doSingleRollout } from '../rollouts.js';
 import {
   GuessNumberDataset,

@@ -8,10 +8,10 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError, DataError, type Message } from '@cookbook/core';
 import { extractBoxed, extractGsm8kAnswer, type FetchHubRowsOptions, fetchHubRows, gradeAnswer } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
+import type { RLDataset } from '@cookbook/training';
 import { Rng } from '../internal/random.js';
 import { ProblemDataset } from '../problem-dataset.js';
 import { ProblemEnv, type ProblemEnvOptions } from '../problem-env.js';
-import type { RLDataset } from '../types.js';
 
 /** A question with its reference answer. */
 export interface MathProblem {

@@ -8,9 +8,18 @@
 import { getTextContent, type Message, ModelInput, TrainingError } from '@cookbook/core';
 import { ConversationFormatter, logFormatter } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
+import {
+  type Action,
+  defineEnv,
+  type Env,
+  type EnvGroupBuilder,
+  type InitialObservation,
+  type RLDataset,
+  type StepResult,
+} from '@cookbook/training';
+import { z } from 'zod';
 import { Rng } from '../internal/random.js';
 import { safeParseResponse } from '../problem-env.js';
-import type { Action, Env, EnvGroupBuilder, InitialObservation, RLDataset, StepResult } from '../types.js';
 
 /** A player mark. */
 export type Player = 'X' | 'O';
@@ -359,3 +368,48 @@ export class TicTacToeDataset implements RLDataset {
     );
   }
 }
+
+const ticTacToeShape = {
+  opponent: z
+    .enum(['random', 'self'])
+    .default('random')
+    .describe(
+      'tic_tac_toe: train X against a seeded random O (its win rate env/all/win is the headline) or self-play ' +
+        '(both seats trained; the test set then plays X against a random O every eval_every steps)',
+    ),
+  observation: z
+    .enum(['board', 'conversation'])
+    .default('board')
+    .describe(
+      'tic_tac_toe: what a player sees each turn — board = a fresh prompt with the rules, the last move and the ' +
+        'current board (short, Markov); conversation = one growing conversation of every turn',
+    ),
+};
+
+/** `env=tic_tac_toe`: play X against a seeded random O, or self-play with both seats in one group. */
+export const ticTacToeEnv = defineEnv({
+  name: 'tic_tac_toe',
+  description: 'Tic-tac-toe against a seeded random player, or self-play (both seats trained)',
+  configShape: ticTacToeShape,
+  async build(config, ctx) {
+    const { renderer, groupsPerBatch, groupSize } = ctx;
+    if (config.opponent === 'random') {
+      // group_size games per group.
+      return {
+        train: (seed, batches) =>
+          new TicTacToeDataset(renderer, groupsPerBatch, groupSize, batches, 'random', seed, config.observation),
+        demonstrations: true,
+        headline: 'env/all/win',
+      };
+    }
+    // Self-play: group_size / 2 games per group, both seats trained; the test set plays X against a random O.
+    const games = Math.max(1, Math.floor(groupSize / 2));
+    return {
+      train: (seed, batches) =>
+        new TicTacToeDataset(renderer, groupsPerBatch, games, batches, 'self', seed, config.observation),
+      test: (seed) => new TicTacToeDataset(renderer, 1, groupSize, 1, 'random', seed + 1, config.observation),
+      demonstrations: true,
+      headline: 'test/env/all/win',
+    };
+  },
+});

@@ -5,10 +5,12 @@
  * small attribute table. Reward 1 on a correct guess; the game ends on a correct guess or after `maxQuestions`.
  */
 import { getTextContent, type Message, type MessageCompleter } from '@cookbook/core';
-import type { Renderer } from '@cookbook/renderers';
+import { type Renderer, TinkerMessageCompleter } from '@cookbook/renderers';
+import type { Env, EnvGroupBuilder, RLDataset } from '@cookbook/training';
+import { defineEnv, EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '@cookbook/training';
+import { z } from 'zod';
 import { Rng } from '../internal/random.js';
-import { EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '../message-env.js';
-import type { Env, EnvGroupBuilder, RLDataset } from '../types.js';
+import { maxTurnsField } from './max-turns-field.js';
 
 /** A noun and the attributes that are true of it. */
 export interface Noun {
@@ -204,3 +206,34 @@ export class TwentyQuestionsDataset implements RLDataset {
     });
   }
 }
+
+const twentyQuestionsShape = {
+  maxTurns: maxTurnsField,
+  answerer: z
+    .enum(['rule_based', 'model'])
+    .default('rule_based')
+    .describe('twenty_questions: the scripted answerer, or answerer_model through the service'),
+  answererModel: z.string().nullable().default(null).describe('twenty_questions answerer model; null = model_name'),
+};
+
+/** `env=twenty_questions`: ask yes/no questions about a secret noun, then guess it; a second agent answers. */
+export const twentyQuestionsEnv = defineEnv({
+  name: 'twenty_questions',
+  description: 'Ask yes/no questions about a secret noun, then guess it (a scripted or model answerer replies)',
+  configShape: twentyQuestionsShape,
+  runDefaults: { maxTurns: 4 },
+  async build(config, ctx) {
+    let answerer: MessageCompleter = new RuleBasedAnswerer();
+    if (config.answerer === 'model') {
+      const samplingClient = await ctx.samplingClient(config.answererModel ?? ctx.modelName);
+      answerer = new TinkerMessageCompleter({ samplingClient, renderer: ctx.renderer, maxTokens: 5, temperature: 0 });
+    }
+    const options = { maxQuestions: config.maxTurns ?? 4 };
+    return {
+      train: (seed, batches) =>
+        new TwentyQuestionsDataset(ctx.renderer, answerer, ctx.groupsPerBatch, ctx.groupSize, batches, seed, options),
+      demonstrations: false,
+      headline: 'env/all/reward/total',
+    };
+  },
+});

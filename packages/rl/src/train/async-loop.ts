@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { iterationDir } from '@cookbook/core';
 import { initTrace, logTable, scopeHeader } from '@cookbook/logging';
+import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
 import { AsyncQueue } from '../internal/concurrency.js';
 import { computeTrajectoryMetrics } from '../metrics.js';
 import { doGroupRollout } from '../rollouts.js';
 import { submitTrainStep } from '../train-step.js';
-import type { EnvGroupBuilder, TrajectoryGroup } from '../types.js';
 import type { AsyncConfig } from './config.js';
 import {
   baseMetrics,

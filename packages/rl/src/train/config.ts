@@ -3,20 +3,23 @@
  * and what the loop needs besides it. Non-serialisable inputs (dataset builder, evaluators, service client,
  * callbacks) are {@link RLTrainDeps}.
  */
-import { type Datum, DEFAULT_MODEL_NAME, type TokenCompleter } from '@cookbook/core';
-import { type EvaluatorOrBuilder, infrequentEvalEveryField, type SamplingClientEvaluator } from '@cookbook/eval';
+import type { Datum, TokenCompleter } from '@cookbook/core';
+import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-client';
+import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '@cookbook/training';
 import {
   checkpointConfigShape,
+  type EvaluatorOrBuilder,
+  infrequentEvalEveryField,
   loadCheckpointOptimizerField,
   type RunOutputDeps,
   type RunResult,
   runConfigShape,
-} from '@cookbook/logging';
-import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-client';
+  type SamplingClientEvaluator,
+  trainingConfigShape,
+} from '@cookbook/training';
 import { z } from 'zod';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
 import type { DatumMetadata } from '../data-processing.js';
-import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '../types.js';
 
 /** Streaming minibatches: train on each minibatch of groups as soon as its rollouts finish. */
 export const StreamMinibatchConfigSchema = z.object({
@@ -60,19 +63,13 @@ export type AdvantageTransform = (typeof ADVANTAGE_TRANSFORMS)[number];
 export const RLTrainConfigSchema = z.object({
   ...runConfigShape,
   ...checkpointConfigShape,
-  modelName: z
-    .string()
-    .default(DEFAULT_MODEL_NAME)
-    .describe('Base model to train with LoRA (hosted example: Qwen/Qwen3-8B)'),
-  learningRate: z
-    .number()
-    .positive()
-    .nullable()
-    .default(null)
-    .describe('Adam learning rate (constant); null = 1e-3 for local/* tiny models, else hyperparam_utils.get_lr / 10'),
+  modelName: trainingConfigShape.modelName,
+  learningRate: trainingConfigShape.learningRate.describe(
+    'Adam learning rate (constant); null = 1e-3 for local/* tiny models, else hyperparam_utils.get_lr / 10',
+  ),
   maxTokens: z.number().int().positive().default(256).describe('Most tokens sampled per turn'),
   temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),
-  loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
+  loraRank: trainingConfigShape.loraRank,
   evalEvery: z.number().int().nonnegative().default(20).describe('Evaluate the test set every N steps (0 = never)'),
   infrequentEvalEvery: infrequentEvalEveryField,
   numSubsteps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),

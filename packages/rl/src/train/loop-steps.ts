@@ -6,16 +6,16 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CheckpointError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
-import { runEvaluators, type SamplingClientEvaluator } from '@cookbook/eval';
 import {
   appendCheckpointRecord,
   type CheckpointRecord,
   checkpointName,
   initTrace,
-  type RunContext,
   scopeHeader,
   submitCheckpointSave,
 } from '@cookbook/logging';
+import type { EnvGroupBuilder, RLDataset, RunContext, TrajectoryGroup } from '@cookbook/training';
+import { runEvaluators, type SamplingClientEvaluator } from '@cookbook/training';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import {
   assembleTrainingData,
@@ -31,7 +31,6 @@ import { computeKlSampleTrain, computePostKl } from '../metrics.js';
 import { rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';
 import { doGroupRollout } from '../rollouts.js';
 import { collectTrainStep, type SubmittedTrainStep, submitTrainStep } from '../train-step.js';
-import type { EnvGroupBuilder, RLDataset, TrajectoryGroup } from '../types.js';
 import type { RLTrainConfig, RLTrainDeps } from './config.js';
 
 /** Everything a loop reads while it runs. */

@@ -5,11 +5,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import { ConfigError, type Datum } from '@cookbook/core';
+import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
 import { AsyncQueue } from '../internal/concurrency.js';
 import { computeTrajectoryMetrics } from '../metrics.js';
 import { rlAdamParams, type SubmittedTrainStep, submitForwardBackward } from '../train-step.js';
-import type { EnvGroupBuilder, TrajectoryGroup } from '../types.js';
 import type { StreamMinibatchConfig } from './config.js';
 import {
   baseMetrics,

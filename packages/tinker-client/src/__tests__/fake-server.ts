@@ -4,12 +4,26 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  decodeForwardBackwardRequest,
+  encodeForwardBackwardOutput,
+  encodeSampleResponse,
+  PROTO_CONTENT_TYPE,
+} from '@cookbook/tinker-wire';
+import { decompress } from 'fzstd';
+
+const fail = (m: string): never => {
+  throw new SyntaxError(m);
+};
 
 export interface RecordedRequest {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
+  /** JSON bodies parsed; a protobuf forward_backward decoded to `{forward_backward_input, model_id, seq_id, forward_only}`. */
   body: unknown;
+  /** The body as it travelled (compressed when `Content-Encoding: zstd`). */
+  raw: Buffer;
   at: number;
 }
 
@@ -17,6 +31,8 @@ export interface Reply {
   status?: number;
   json?: unknown;
   text?: string;
+  /** A protobuf body. */
+  bytes?: Uint8Array;
   headers?: Record<string, string>;
   /** Close the socket without answering (a dropped connection). */
   destroy?: boolean;
@@ -56,25 +72,43 @@ export class FakeTinker {
       this.future({ path: `tinker://sess:train:0/weights/${(r.body as { path: string }).path}` }),
     );
     this.routes.set('POST /api/v1/forward_backward', (r) =>
-      this.future(this.fwdResult(r.body, 'forward_backward_input')),
+      this.future(this.fwdResult(r.body, 'forward_backward_input'), undefined, 'ForwardBackward'),
     );
-    this.routes.set('POST /api/v1/forward', (r) => this.future(this.fwdResult(r.body, 'forward_input')));
+    this.routes.set('POST /api/v1/forward', (r) =>
+      this.future(this.fwdResult(r.body, 'forward_input'), undefined, 'ForwardBackward'),
+    );
     this.routes.set('POST /api/v1/asample', () =>
-      this.future({ type: 'sample', sequences: [{ stop_reason: 'stop', tokens: [1, 2], logprobs: [-0.1, -0.2] }] }),
+      this.future(
+        { type: 'sample', sequences: [{ stop_reason: 'stop', tokens: [1, 2], logprobs: [-0.5, -0.25] }] },
+        undefined,
+        'Sample',
+      ),
     );
     this.routes.set('POST /api/v1/retrieve_future', (r) => {
       const id = (r.body as { request_id: string }).request_id;
       const script = this.futureScripts.get(id);
       if (script && script.length > 0) return script.shift()!;
       if (!this.results.has(id)) return { status: 404, json: { detail: `unknown request ${id}` } };
-      return { json: this.results.get(id) };
+      const result = this.results.get(id);
+      const kind = this.kinds.get(id);
+      if (kind !== undefined && String(r.headers.accept ?? '').includes(PROTO_CONTENT_TYPE)) {
+        const bytes =
+          kind === 'Sample'
+            ? encodeSampleResponse(result as Parameters<typeof encodeSampleResponse>[0])
+            : encodeForwardBackwardOutput(result as Parameters<typeof encodeForwardBackwardOutput>[0]);
+        return { bytes };
+      }
+      return { json: result };
     });
   }
 
-  /** Register a result and answer with its future. */
-  future(result: unknown, script?: Reply[]): Reply {
+  private readonly kinds = new Map<string, 'Sample' | 'ForwardBackward'>();
+
+  /** Register a result and answer with its future; `kind` results go out as protobuf when the poll asks. */
+  future(result: unknown, script?: Reply[], kind?: 'Sample' | 'ForwardBackward'): Reply {
     const id = `req-${this.nextRequest++}`;
     this.results.set(id, result);
+    if (kind) this.kinds.set(id, kind);
     if (script) this.futureScripts.set(id, [...script]);
     return { json: { request_id: id } };
   }
@@ -111,12 +145,20 @@ export class FakeTinker {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const raw = Buffer.concat(chunks);
     let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = text;
+    if (String(req.headers['content-type'] ?? '').includes(PROTO_CONTENT_TYPE)) {
+      let bytes: Uint8Array = raw;
+      if (req.headers['content-encoding'] === 'zstd') bytes = decompress(raw);
+      const decoded = decodeForwardBackwardRequest(bytes, fail);
+      body = { ...decoded.body, forward_only: decoded.forwardOnly };
+    } else {
+      const text = raw.toString('utf8');
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = text;
+      }
     }
     const url = new URL(req.url ?? '/', 'http://x');
     const rec: RecordedRequest = {
@@ -124,6 +166,7 @@ export class FakeTinker {
       path: url.pathname,
       headers: req.headers,
       body,
+      raw,
       at: Date.now(),
     };
     this.requests.push(rec);
@@ -136,9 +179,10 @@ export class FakeTinker {
       req.socket.destroy();
       return;
     }
-    const payload = reply.text ?? (reply.json === undefined ? '' : JSON.stringify(reply.json));
+    const payload = reply.bytes ?? reply.text ?? (reply.json === undefined ? '' : JSON.stringify(reply.json));
     res.writeHead(reply.status ?? 200, {
       ...(reply.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...(reply.bytes !== undefined ? { 'Content-Type': PROTO_CONTENT_TYPE } : {}),
       ...reply.headers,
     });
     res.end(payload);

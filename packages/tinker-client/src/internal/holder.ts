@@ -1,13 +1,20 @@
 /**
- * State shared by every client created from one ServiceClient: the HTTP layer, the session, the server's
- * feature flags, the per-session counters, and the sampling backpressure pause.
+ * State shared by every client created from one ServiceClient: the HTTP layer, the session, the protocol spoken
+ * and the server's feature flags (`client/config`, and `client/dynamic_config` as last refreshed), the per-session
+ * counters, and the sampling backpressure pause.
  */
 
-import { type ClientConfigResponse, type FutureRequestType, UntypedAPIFutureSchema } from '@cookbook/tinker-wire';
+import {
+  type ClientConfigResponse,
+  type DynamicConfigResponseSchema,
+  type FutureRequestType,
+  UntypedAPIFutureSchema,
+} from '@cookbook/tinker-wire';
 import type { z } from 'zod';
 import { pollFuture } from '../api-future.js';
 import { type HttpClient, sleep } from '../http.js';
 import type { ForwardBackwardEncoder } from '../types.js';
+import { decodeForwardBackwardResult, decodeSampleResult, type ProtocolMode } from './protocol.js';
 
 /** A submitted request: its id and how long the submission took. */
 export interface Submitted {
@@ -19,6 +26,10 @@ export class ClientHolder {
   readonly http: HttpClient;
   readonly sessionId: string;
   readonly flags: ClientConfigResponse;
+  /** `proto` when the server answered `client/config` (SDK 0.25.0), else `json` (SDK 0.16.1). */
+  readonly mode: ProtocolMode;
+  /** The last `client/dynamic_config` answer (defaults when the server has none). */
+  dynamicConfig: z.infer<typeof DynamicConfigResponseSchema> = { refresh_interval_sec: 300 };
   readonly pollTimeoutMs: number;
   /** Sends forward_backward bodies in a binary encoding (protobuf) instead of JSON, when set. */
   forwardBackwardEncoder: ForwardBackwardEncoder | undefined;
@@ -26,11 +37,18 @@ export class ClientHolder {
   private modelSeqId = 0;
   private samplePauseUntil = 0;
 
-  constructor(http: HttpClient, sessionId: string, flags: ClientConfigResponse, pollTimeoutMs: number) {
+  constructor(
+    http: HttpClient,
+    sessionId: string,
+    flags: ClientConfigResponse,
+    pollTimeoutMs: number,
+    mode: ProtocolMode = 'proto',
+  ) {
     this.http = http;
     this.sessionId = sessionId;
     this.flags = flags;
     this.pollTimeoutMs = pollTimeoutMs;
+    this.mode = mode;
   }
 
   nextSamplingSessionSeqId(): number {
@@ -76,13 +94,26 @@ export class ClientHolder {
     return { requestId: data.request_id, submitSeconds: (performance.now() - start) / 1000 };
   }
 
-  /** Long-poll the result of a submitted request. */
+  /**
+   * Long-poll the result of a submitted request. In `proto` mode Sample / Forward / ForwardBackward results are
+   * asked for as protobuf (SDK 0.25.0 `lib/api_future_impl.py`); everything else is JSON.
+   */
   poll<T>(submitted: Submitted, requestType: FutureRequestType, schema: z.ZodType<T>): Promise<T> {
+    const decodeProto =
+      this.mode !== 'proto'
+        ? undefined
+        : requestType === 'Sample'
+          ? decodeSampleResult
+          : requestType === 'Forward' || requestType === 'ForwardBackward'
+            ? decodeForwardBackwardResult
+            : undefined;
     return pollFuture(submitted.requestId, schema, {
       http: this.http,
       requestType,
       pollTimeoutMs: this.pollTimeoutMs,
       submitSeconds: submitted.submitSeconds,
+      billingMaxPauseMs: this.flags.billing_exception_max_pause_duration_sec * 1000,
+      ...(decodeProto ? { decodeProto } : {}),
     });
   }
 }

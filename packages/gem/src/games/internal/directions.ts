@@ -1,3 +1,5 @@
+import { pyLastMatch, pyLower, pyRegExp } from '../../core/python-text.js';
+
 /** The four move words the sliding games (2048, FifteenPuzzle, Sokoban) accept. */
 export const DIRECTIONS = ['up', 'down', 'left', 'right'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -10,10 +12,23 @@ export const DELTA: Record<Direction, readonly [number, number]> = {
   right: [0, 1],
 };
 
-/** The last `\boxed{up|down|left|right}` of `action` (lower-cased), matching case-insensitively when asked. */
-export function lastDirection(action: string, ignoreCase: boolean): Direction | undefined {
-  const pattern = ignoreCase ? /\\boxed\{(up|down|left|right)\}/gi : /\\boxed\{(up|down|left|right)\}/g;
-  let last: string | undefined;
-  for (const m of action.matchAll(pattern)) last = m[1];
-  return last === undefined ? undefined : (last.toLowerCase() as Direction);
+const DIRECTION_PATTERN = pyRegExp(String.raw`\\boxed\{(up|down|left|right)\}`);
+const DIRECTION_PATTERN_IGNORE_CASE = pyRegExp(String.raw`\\boxed\{(up|down|left|right)\}`, { ignoreCase: true });
+
+/** A parsed move: the lower-cased word GEM echoes, and the direction it names (if it is one of the four). */
+export interface ParsedMove {
+  word: string;
+  direction: Direction | undefined;
+}
+
+/**
+ * The last `\boxed{up|down|left|right}` of `action`, lower-cased with Python's `str.lower()`. With `ignoreCase`
+ * (Python's IGNORECASE) `RIGHT` matches, and so do `rıght` (dotless ı) and `rİght`, whose lower-case forms (`rıght`,
+ * `ri̇ght`) are not direction words: GEM echoes them in its "invalid move" answer.
+ */
+export function lastDirection(action: string, ignoreCase: boolean): ParsedMove | undefined {
+  const m = pyLastMatch(action, ignoreCase ? DIRECTION_PATTERN_IGNORE_CASE : DIRECTION_PATTERN);
+  if (m === undefined) return undefined;
+  const word = pyLower(m[1]!);
+  return { word, direction: (DIRECTIONS as readonly string[]).includes(word) ? (word as Direction) : undefined };
 }

@@ -1,0 +1,142 @@
+/**
+ * A tool-use task a model cannot solve without its tool: each problem holds a fresh random table of keys → digits, the
+ * user asks for one key's value, and only the `lookup(key)` tool can read the table. Reward 1 when the final answer's
+ * last integer is the value, else 0. Small enough for the offline stand-in model: the climb is to call the tool with
+ * the asked key (not another one) and to copy the tool's answer. Its demonstrations (call, result, answer) warm-start
+ * a model that has never seen the tool format.
+ */
+import { ConfigError, getTextContent, type Message } from '@cookbook/core';
+import type { Renderer } from '@cookbook/renderers';
+import { defineTool, type Tool, toolSpecs } from '@cookbook/tools';
+import type { EnvGroupBuilder, RLDataset } from '@cookbook/training';
+import { z } from 'zod';
+import { deriveSeed, Rng } from '../internal/random.js';
+import type { RolloutLimits } from '../rollout-limits.js';
+import { AgentToolEnv, AgentToolGroupBuilder } from './agent-tool-env.js';
+import { lastInteger } from './math-env.js';
+
+/** The keys a table may hold. */
+export const LOOKUP_KEYS = ['apple', 'banana', 'cherry', 'grape', 'lemon', 'mango', 'peach', 'plum'] as const;
+
+/** One problem: the table and the asked key. */
+export interface LookupProblem {
+  table: Record<string, number>;
+  key: string;
+}
+
+/** Options of {@link LookupToolDataset}. */
+export interface LookupToolOptions {
+  /** How many keys a table holds (the first n of {@link LOOKUP_KEYS}). Default 4. */
+  numKeys?: number;
+  /** Values are digits in [0, maxValue]. Default 9. */
+  maxValue?: number;
+  /** Rollout limits of each episode. Default 3 turns. */
+  limits?: RolloutLimits;
+  /** Declare the tool in the prompt (see `AgentToolEnvOptions.declareTools`). Default true. */
+  declareTools?: boolean;
+}
+
+/** A seeded problem. */
+export function lookupProblem(seed: number, numKeys = 4, maxValue = 9): LookupProblem {
+  if (!Number.isInteger(numKeys) || numKeys < 1 || numKeys > LOOKUP_KEYS.length) {
+    throw new ConfigError(`lookup num_keys must be in [1, ${LOOKUP_KEYS.length}], got ${numKeys}`, { key: 'num_keys' });
+  }
+  if (!Number.isInteger(maxValue) || maxValue < 1) {
+    throw new ConfigError(`lookup max_value must be a positive integer, got ${maxValue}`, { key: 'max_value' });
+  }
+  const rng = new Rng(seed);
+  const keys = LOOKUP_KEYS.slice(0, numKeys);
+  const table: Record<string, number> = {};
+  for (const k of keys) table[k] = rng.int(0, maxValue);
+  return { table, key: rng.choice(keys) };
+}
+
+/** The `lookup` tool over one problem's table. */
+export function lookupTool(problem: LookupProblem): Tool {
+  return defineTool({
+    name: 'lookup',
+    description: 'Look up the value stored under a key',
+    parameters: z.object({ key: z.string().describe('The key to look up') }),
+    run: ({ key }) => {
+      const value = problem.table[key.trim().toLowerCase()];
+      return value === undefined
+        ? `No value is stored under "${key}". Keys: ${Object.keys(problem.table).join(', ')}.`
+        : String(value);
+    },
+  });
+}
+
+/** The user's question. */
+export function lookupQuestion(problem: LookupProblem): string {
+  return `What is the value of ${problem.key}? Use the lookup tool, then reply with just the number.`;
+}
+
+/** The agent env of one problem. */
+export function lookupEnv(
+  renderer: Renderer,
+  problem: LookupProblem,
+  limits: RolloutLimits = {},
+  declareTools = true,
+): AgentToolEnv {
+  return new AgentToolEnv({
+    renderer,
+    declareTools,
+    tools: [lookupTool(problem)],
+    messages: [{ role: 'user', content: lookupQuestion(problem) }],
+    limits: { maxTurns: 3, ...limits },
+    reward: ({ finalAnswer }) => {
+      const correct =
+        finalAnswer !== undefined && lastInteger(getTextContent(finalAnswer)) === problem.table[problem.key];
+      return { reward: correct ? 1 : 0, metrics: { correct: correct ? 1 : 0 } };
+    },
+  });
+}
+
+/** The expert's conversation: the tool declaration, the question, the call, the result and the answer. */
+export function lookupDemonstration(renderer: Renderer, problem: LookupProblem, declareTools = true): Message[] {
+  const tool = lookupTool(problem);
+  const value = String(problem.table[problem.key]);
+  const prefix = declareTools ? renderer.createConversationPrefixWithTools(toolSpecs([tool])) : [];
+  return [
+    ...prefix.map((m) => ({ ...m, trainable: false })),
+    { role: 'user', content: lookupQuestion(problem), trainable: false },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        { type: 'function', function: { name: 'lookup', arguments: `{"key": ${JSON.stringify(problem.key)}}` } },
+      ],
+      trainable: true,
+    },
+    { role: 'tool', content: value, name: 'lookup', trainable: false },
+    { role: 'assistant', content: value, trainable: true },
+  ];
+}
+
+/** Batches of lookup groups (one seeded problem per group). */
+export class LookupToolDataset implements RLDataset {
+  constructor(
+    readonly renderer: Renderer,
+    readonly groupsPerBatch: number,
+    readonly groupSize: number,
+    readonly length: number,
+    readonly seed: number,
+    readonly options: LookupToolOptions = {},
+  ) {}
+
+  getBatch(index: number): EnvGroupBuilder[] {
+    return Array.from({ length: this.groupsPerBatch }, (_, g) => {
+      const problem = lookupProblem(
+        deriveSeed(this.seed, index, g),
+        this.options.numKeys ?? 4,
+        this.options.maxValue ?? 9,
+      );
+      const declare = this.options.declareTools ?? true;
+      const makeEnv = () => lookupEnv(this.renderer, problem, this.options.limits, declare);
+      return new AgentToolGroupBuilder(makeEnv, this.groupSize, {
+        tag: 'lookup',
+        demonstrations: async () => [lookupDemonstration(this.renderer, problem, declare)],
+      });
+    });
+  }
+}

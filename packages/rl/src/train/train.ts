@@ -1,0 +1,129 @@
+/**
+ * The RL training entry (upstream `rl/train.py: main`): one of three loops — synchronous on-policy, streaming
+ * minibatches (sampling overlapped with training, still on-policy) or asynchronous off-policy with a staleness cap —
+ * inside the shared run lifecycle (`runLoop`: log-dir policy, resume from `checkpoints.jsonl` at the exact next step,
+ * metrics, report, SIGINT). Shared steps live in `train/loop-steps.ts`, the loops in `train/*-loop.ts`.
+ * Differences from upstream: evaluations in the async loop run inline; on resume, metric rows at or after the resumed
+ * step are dropped so each step appears once; an interrupted run saves a resumable checkpoint where it stopped.
+ */
+import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
+import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
+import { TinkerTokenCompleter } from '@cookbook/renderers';
+import type { RLDataset } from '@cookbook/training';
+import { openTrainingClient, resolveEvaluators, runLoop, runOutputOptions, runService } from '@cookbook/training';
+import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
+import { RLTestSetEvaluator } from '../evaluators.js';
+import { doAsyncTraining } from './async-loop.js';
+import {
+  type RLTrainConfigInput,
+  RLTrainConfigSchema,
+  type RLTrainDeps,
+  type RLTrainResult,
+  TINY_MODEL_RL_LR,
+} from './config.js';
+import { type LoopContext, saveRlCheckpoint } from './loop-steps.js';
+import { doStreamMinibatchTraining } from './stream-loop.js';
+import { doSyncTraining } from './sync-loop.js';
+
+/**
+ * Runs RL training. Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is
+ * `resume` (or answered so at the prompt).
+ */
+export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps): Promise<RLTrainResult> {
+  const parsed = RLTrainConfigSchema.parse(configInput);
+  const config = {
+    ...parsed,
+    learningRate: resolveLearningRate(parsed.modelName, parsed.learningRate, {
+      tinyModelLr: TINY_MODEL_RL_LR,
+      heuristicDivisor: 10,
+    }),
+  };
+  let datasets: { train: RLDataset; test?: RLDataset | undefined } | undefined;
+  // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
+  const connection = runService<RLServiceClient>(deps.serviceClient, config);
+  return runLoop(
+    {
+      connect: connection.connect,
+      ...config,
+      ...runOutputOptions(deps, () => configToKeyStyle(RLTrainConfigSchema, config, { keyStyle: 'snake_case' })),
+      prepare: async () => {
+        datasets = await deps.datasetBuilder();
+      },
+    },
+    async (run) => {
+      const { train: trainSet, test } = datasets!;
+      const endStep = Math.min(config.maxSteps ?? trainSet.length, trainSet.length);
+      if (run.startStep >= endStep) return { totalSteps: endStep, endStep: run.startStep };
+      run.setTotalSteps(endStep);
+      const service: RLServiceClient = connection.get();
+      const resume = run.resumeFrom;
+      const { client: training, origin } = await openTrainingClient<RLTrainingClient>(run, service, {
+        modelName: config.modelName,
+        loraRank: config.loraRank,
+        loadCheckpointPath: config.loadCheckpointPath,
+        loadCheckpointOptimizer: config.loadCheckpointOptimizer,
+      });
+      const sampler: RLSamplingClient =
+        origin === 'resume' && resume?.sampler_path !== undefined
+          ? await service.createSamplingClient({ modelPath: resume.sampler_path })
+          : await training.saveWeightsAndGetSamplingClient();
+      const reference =
+        config.klPenaltyCoef > 0
+          ? await service.createSamplingClient({ baseModel: config.klReferenceModel ?? config.modelName })
+          : undefined;
+      const policyFor =
+        deps.makePolicy ??
+        ((s: RLSamplingClient) =>
+          new TinkerTokenCompleter({
+            samplingClient: s,
+            maxTokens: config.maxTokens,
+            temperature: config.temperature,
+          }));
+      const ctx: LoopContext = {
+        config,
+        deps,
+        run,
+        training,
+        service,
+        train: trainSet,
+        evaluators: [
+          ...(test ? [new RLTestSetEvaluator(test, 'test', config.numGroupsToLog, { policyFor })] : []),
+          ...(await resolveEvaluators(deps.evaluators)),
+        ],
+        infrequentEvaluators: await resolveEvaluators(deps.infrequentEvaluators),
+        reference,
+        startStep: run.startStep,
+        endStep,
+        policyFor,
+        noSignalSteps: [],
+      };
+      let stoppedAt: number;
+      if (config.asyncConfig !== null) stoppedAt = await doAsyncTraining(ctx, sampler, config.asyncConfig);
+      else if (config.streamMinibatchConfig !== null)
+        stoppedAt = await doStreamMinibatchTraining(ctx, sampler, config.streamMinibatchConfig);
+      else stoppedAt = await doSyncTraining(ctx, sampler);
+
+      if (ctx.noSignalSteps.length > 0) {
+        run.log(
+          `rl: ${ctx.noSignalSteps.length} of ${stoppedAt - run.startStep} steps had no training signal (all advantages 0)`,
+        );
+      }
+      let finalCheckpoint: CheckpointRecord | undefined;
+      if (run.signal.aborted && stoppedAt < endStep) {
+        // Interrupted: a resumable checkpoint where the run stopped.
+        if (stoppedAt > run.startStep) {
+          await saveRlCheckpoint(training, checkpointName(stoppedAt), config.logPath, { step: stoppedAt }, null);
+        }
+      } else if (run.startStep < stoppedAt || run.startStep < endStep) {
+        finalCheckpoint = await saveRlCheckpoint(
+          training,
+          'final',
+          config.logPath,
+          { step: stoppedAt, final: true },
+          null,
+        );
+      }
+      return { totalSteps: endStep, endStep: stoppedAt, finalCheckpoint };
+    },
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * The service client a loop talks to, contacted before its run folder is touched: a wrong URL, a missing key or a
+ * server that is down fails the run with nothing created and no old run deleted (pass `connect` to {@link runLoop}).
+ */
+import { CookbookError } from '@cookbook/core';
+import { ServiceClient } from '@cookbook/tinker-client';
+import type { Closeable, RunConfig } from './run.js';
+
+/** What {@link loopService} returns. */
+export interface LoopService<S> {
+  /**
+   * Creates the client if the caller gave none and opens its session (the client's first contact: short timeouts, a
+   * line per retry, a bounded wait). Pass as runLoop's `connect`: it runs before the log dir is created or deleted,
+   * and the client it created is closed with the run. A client without `sessionId` (a test double) is not contacted.
+   */
+  connect(): Promise<Closeable | undefined>;
+  /** The client (after `connect`). */
+  get(): S;
+}
+
+/**
+ * The loop's service: `given` (the caller's, which the caller closes), else `create()` (closed with the run).
+ * Loops use {@link runService}, which builds the client from the run config; this is for a caller with its own.
+ */
+export function loopService<S extends object>(given: S | undefined, create: () => S & Closeable): LoopService<S> {
+  let service: S | undefined = given;
+  return {
+    async connect() {
+      let created: (S & Closeable) | undefined;
+      if (service === undefined) {
+        created = create();
+        service = created;
+      }
+      try {
+        if ('sessionId' in service && typeof service.sessionId === 'function') await service.sessionId();
+      } catch (error) {
+        await created?.close();
+        service = given;
+        throw error;
+      }
+      return created;
+    },
+    get() {
+      if (service === undefined) {
+        throw new CookbookError("loopService: get() was called before connect(); pass connect to runLoop's options");
+      }
+      return service;
+    },
+  };
+}
+
+/**
+ * The ServiceClient of a run, built from the run config in this one place: `baseUrl`, else `TINKER_BASE_URL`, the
+ * hosted service with `TINKER_API_KEY`, or the embedded service (the client's own resolution).
+ */
+export function serviceClientFor(config: Pick<RunConfig, 'baseUrl'>): ServiceClient {
+  return new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {});
+}
+
+/**
+ * The run's service: `given` (the caller's, which the caller closes), else a ServiceClient built from the run config
+ * ({@link serviceClientFor}; closed with the run). Pass `connect` to `runLoop`.
+ * @example
+ * const service = runService(deps.serviceClient, config);
+ * return runLoop({ ...options, connect: service.connect }, async (run) => { const s = service.get(); … });
+ */
+export function runService<S extends object>(given: S | undefined, config: Pick<RunConfig, 'baseUrl'>): LoopService<S> {
+  return loopService<S>(given, () => serviceClientFor(config) as ServiceClient & S);
+}
