@@ -70,6 +70,38 @@ describe('runCli', () => {
     expect(seen.at(-1)).toEqual({ learning_rate: 1e-4, steps: 5 });
   });
 
+  it("fetches a Hub-only model's tokenizer before the run, and offline names the repo instead of running", async () => {
+    const ran: unknown[] = [];
+    const withModel: Recipe = {
+      name: 'demo_model',
+      description: 'A recipe with a model',
+      schema: z.object({ modelName: z.string().default('local/qwen3-tiny').describe('Model') }),
+      async run(config) {
+        ran.push(config);
+      },
+    };
+    const offline = process.env.HF_HUB_OFFLINE;
+    const cache = process.env.HF_HUB_CACHE;
+    const emptyCache = mkdtempSync(join(tmpdir(), 'hub-cache-'));
+    process.env.HF_HUB_OFFLINE = '1';
+    process.env.HF_HUB_CACHE = emptyCache;
+    try {
+      const c = capture();
+      expect(await runCli(['demo_model', 'model_name=Qwen/Qwen3.5-9B'], [withModel], c.io)).not.toBe(0);
+      expect(ran).toEqual([]);
+      expect(c.err.join('\n')).toContain('Hugging Face Hub repo Qwen/Qwen3.5-9B');
+      // A model with an offline tokenizer package runs as before.
+      expect(await runCli(['demo_model'], [withModel], capture().io)).toBe(0);
+      expect(ran).toHaveLength(1);
+    } finally {
+      if (offline === undefined) delete process.env.HF_HUB_OFFLINE;
+      else process.env.HF_HUB_OFFLINE = offline;
+      if (cache === undefined) delete process.env.HF_HUB_CACHE;
+      else process.env.HF_HUB_CACHE = cache;
+      rmSync(emptyCache, { recursive: true, force: true });
+    }
+  });
+
   it('names an unknown key and suggests the closest valid one', async () => {
     const c = capture();
     expect(await runCli(['demo', 'step=5'], [demo], c.io)).toBe(2);

@@ -13,7 +13,7 @@ import {
   parseConfig,
   signalExitCode,
 } from '@cookbook/core';
-import { getRegisteredRendererNames } from '@cookbook/renderers';
+import { findModel, getRegisteredRendererNames, loadTokenizer } from '@cookbook/renderers';
 import { describeFailure } from './errors.js';
 import type { Recipe, RecipeIO } from './recipe.js';
 import { ensureRendererPlugin, extractRendererPackage } from './renderer-plugins.js';
@@ -100,6 +100,10 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
   }
   clearInterruption();
   try {
+    // A tokenizer that only the Hugging Face Hub has (Kimi, Nemotron, Qwen3.5 …) is fetched once, before the run, so
+    // every part of the recipe that resolves the model's setup offline finds it (in memory and in the Hub cache).
+    const modelName = (config as { modelName?: unknown }).modelName;
+    if (typeof modelName === 'string' && findModel(modelName)?.tokenizer.kind === 'hub') await loadTokenizer(modelName);
     await recipe.run(config, io);
   } catch (err) {
     // A failure users cause (a bad path, a port in use, bad data) is one line; a bug keeps its stack trace.

@@ -17,6 +17,7 @@ import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '
 import {
   type EpochLoop,
   type EvaluatorOrBuilder,
+  LOOP_ADAM,
   openTrainingClient,
   type RunResult,
   runEpochs,
@@ -217,7 +218,7 @@ export async function trainOffPolicyDistillation(
             metrics['time/teacher_wait'] = (performance.now() - tWait) / 1000;
             if (at.step + 1 < at.totalSteps) next = fetch(at.step + 1);
             const fb = client.forwardBackward(batch.data, 'cross_entropy');
-            const optim = client.optimStep({ learningRate: at.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+            const optim = client.optimStep({ learningRate: at.learningRate, ...LOOP_ADAM });
             const both = Promise.all([fb, optim]);
             both.catch(() => undefined);
             return {

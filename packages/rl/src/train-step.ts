@@ -6,12 +6,13 @@
  */
 import { type Datum, splitList, tensorToNumbers } from '@cookbook/core';
 import type { AdamParams, ForwardBackwardOutput, LossFnType } from '@cookbook/tinker-client';
+import { LOOP_ADAM } from '@cookbook/training';
 import type { RLTrainingClient } from './clients.js';
 import { removeMask } from './data-processing.js';
 
-/** Adam settings of RL steps (upstream: β = 0.9 / 0.95, ε = 1e-8). */
+/** Adam settings of RL steps: the loops' {@link LOOP_ADAM} at `learningRate`. */
 export function rlAdamParams(learningRate: number): AdamParams {
-  return { learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 };
+  return { learningRate, ...LOOP_ADAM };
 }
 
 /** Options of {@link trainStep}. */

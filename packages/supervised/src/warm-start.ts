@@ -31,6 +31,7 @@ import {
   type ServiceClientLike,
   type TrainingClientLike,
 } from '@cookbook/tinker-client';
+import { LOOP_ADAM } from '@cookbook/training';
 import { conversationToDatum } from './conversation-to-datum.js';
 import { seededPermutation } from './prng.js';
 
@@ -291,7 +292,7 @@ export async function warmStart(options: WarmStartOptions): Promise<WarmStartRes
     const batch = batchOf(step);
     const lr = learningRate * computeScheduleLrMultiplier('linear', step, steps);
     const fb = Promise.resolve(client.forwardBackward(batch, 'cross_entropy'));
-    const optim = Promise.resolve(client.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 }));
+    const optim = Promise.resolve(client.optimStep({ learningRate: lr, ...LOOP_ADAM }));
     fb.catch(() => undefined);
     optim.catch(() => undefined);
     return { fb, optim, weight: weightSum(batch) };

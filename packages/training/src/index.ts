@@ -80,6 +80,7 @@ export {
 } from './run.js';
 export { type RunOutputDeps, runOutputOptions } from './run-output.js';
 export {
+  LOOP_ADAM,
   runUserMetadata,
   type TrainingConfig,
   TrainingConfigSchema,

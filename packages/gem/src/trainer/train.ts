@@ -16,7 +16,14 @@ import { configToKeyStyle } from '@cookbook/core';
 import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
-import { openTrainingClient, type RunResult, runLoop, runOutputOptions, runService } from '@cookbook/training';
+import {
+  LOOP_ADAM,
+  openTrainingClient,
+  type RunResult,
+  runLoop,
+  runOutputOptions,
+  runService,
+} from '@cookbook/training';
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
 import { Rng } from '../core/rng.js';
@@ -187,9 +194,7 @@ export async function trainGem(
         const fb = Promise.resolve(training.forwardBackward(datums, config.lossFn));
         const optim = noSignal
           ? undefined
-          : Promise.resolve(
-              training.optimStep({ learningRate: config.learningRate, beta1: 0.9, beta2: 0.95, eps: 1e-8 }),
-            );
+          : Promise.resolve(training.optimStep({ learningRate: config.learningRate, ...LOOP_ADAM }));
         fb.catch(() => undefined);
         optim?.catch(() => undefined);
         const fbOut = await fb;
