@@ -5,8 +5,12 @@
  * record's step/epoch/batch, digit for digit, with `__fixtures__/loop-figures.json`. Wall-clock figures (`time/*`,
  * throughputs) are left out: they are the only values that may differ between two runs.
  *
- * The fixture was produced by this script (`--write`) on the code before the loops moved onto the shared epoch
- * driver; a refactor of the loops must leave it passing unchanged.
+ * The fixture was first recorded by this script (`--write`) on the code before the loops moved onto the shared epoch
+ * driver, and the refactor left all five runs identical. It was recorded again once the client spoke the 0.25
+ * protocol: forward/backward results now cross the wire as float32 protobuf (as on the hosted service), which moves
+ * `dpo` (`chosen_reward` 8.3631e-6 → 8.7640e-6 at step 0) and `off_policy_distillation` (`test/teacher_nll`
+ * 8.554884380 → 8.554884387) in the last digits; the other three runs were unchanged by it. A refactor of the loops
+ * must leave it passing unchanged.
  * Run: pnpm --filter @cookbook/cli bench:figures   (or `… loop-figures.ts --write` to record new figures)
  * Env: FIGURES_CASES (labels, comma-separated, default all).
  */
