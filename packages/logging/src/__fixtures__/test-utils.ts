@@ -1,3 +1,4 @@
+import { CookbookError } from '@cookbook/core';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,7 @@ export function useTempDir(): () => string {
     current = undefined;
   });
   return () => {
-    if (current === undefined) throw new Error('useTempDir: the dir exists only while a test runs');
+    if (current === undefined) throw new CookbookError('useTempDir: the dir exists only while a test runs');
     return current.dir;
   };
 }
