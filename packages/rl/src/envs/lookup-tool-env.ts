@@ -8,10 +8,9 @@
 import { ConfigError, getTextContent, type Message } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { defineTool, type Tool, toolSpecs } from '@cookbook/tools';
-import type { EnvGroupBuilder, RLDataset } from '@cookbook/training';
+import type { EnvGroupBuilder, RLDataset, RolloutLimits } from '@cookbook/training';
 import { z } from 'zod';
 import { deriveSeed, Rng } from '../internal/random.js';
-import type { RolloutLimits } from '../rollout-limits.js';
 import { AgentToolEnv, AgentToolGroupBuilder } from './agent-tool-env.js';
 import { lastInteger } from './math-env.js';
 

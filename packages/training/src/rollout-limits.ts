@@ -16,6 +16,7 @@
 
 import { ConfigError, ModelInput } from '@cookbook/core';
 import { logText } from '@cookbook/logging';
+import { z } from 'zod';
 import type {
   Action,
   Env,
@@ -25,8 +26,7 @@ import type {
   RLDataset,
   SampleStopReason,
   StepResult,
-} from '@cookbook/training';
-import { z } from 'zod';
+} from './env.js';
 
 /** Why a limit ended an episode. */
 export type TruncationReason = 'max_turns' | 'max_tokens' | 'timeout';
