@@ -17,6 +17,7 @@ import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl
  * 70–90% of episodes end on a malformed reply). The learning claim of this recipe is not met yet.
  */
 export const TOOL_USE_WARM_START = { steps: 60, examples: 128, batchSize: 8, learningRate: 1e-2 };
+export const TOOL_USE_ASKED_KEY_RATE = 0;
 
 const limits = RolloutLimitsSchema.shape;
 
@@ -38,6 +39,19 @@ export const toolUseSchema = rlRecipeSchema.extend({
       "Declare the tool in the prompt (the chat format's tool preamble). null = off for the local/* stand-ins (which " +
         'cannot read a JSON schema, and whose steps would cost 3-4x more: the preamble is most of the prompt; the warm ' +
         'start teaches the call instead), on for every other model',
+    ),
+  maskParseErrors: z
+    .boolean()
+    .default(true)
+    .describe('Leave malformed replies (cut off, no stop token) out of the loss (parse_error_masked)'),
+  warmStartAskedKeyRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(TOOL_USE_ASKED_KEY_RATE)
+    .describe(
+      'Warm start: share of demonstrations that look up the asked key; the rest look up a random key of the table ' +
+        'and answer with its value (they teach the call format and copying the result, not which key to look up)',
     ),
   maxTurns: limits.maxTurns.default(3),
   maxTotalTokens: limits.maxTotalTokens,
@@ -64,6 +78,8 @@ export const toolUse = defineRecipe({
     const declareTools = config.declareTools ?? !config.modelName.startsWith('local/');
     const options = {
       declareTools,
+      maskParseErrors: config.maskParseErrors,
+      demoAskedKeyRate: config.warmStartAskedKeyRate,
       numKeys: config.numKeys,
       maxValue: config.maxValue,
       limits: {
@@ -77,7 +93,7 @@ export const toolUse = defineRecipe({
       new LookupToolDataset(renderer, config.groupsPerBatch, config.groupSize, batches, seed, options);
     const resolved = { ...config, declareTools };
     await runRlRecipe(toolUseSchema, resolved, async () => ({ train: dataset(config.seed, numBatches(config)) }), io, {
-      warmStartName: `tool_use-${config.numKeys}-${config.maxValue}-${declareTools ? 'declared' : 'bare'}`,
+      warmStartName: `tool_use-${config.numKeys}-${config.maxValue}-${declareTools ? 'declared' : 'bare'}-${config.warmStartAskedKeyRate}`,
       demonstrations: () =>
         collectDemonstrations(
           dataset(config.seed + DEMONSTRATION_SEED_OFFSET, Math.ceil(config.warmStartExamples / config.groupsPerBatch)),

@@ -33,6 +33,14 @@ export interface LookupToolOptions {
   limits?: RolloutLimits;
   /** Declare the tool in the prompt (see `AgentToolEnvOptions.declareTools`). Default true. */
   declareTools?: boolean;
+  /** Leave malformed replies out of the loss (`AgentToolEnvOptions.parseError.mask`). Default false. */
+  maskParseErrors?: boolean;
+  /**
+   * Share of the demonstrations whose expert looks up the asked key, in [0, 1]. Default 1. The others look up a key
+   * drawn uniformly from the table (the asked one or not) and answer with the value the tool returned: they teach the call format and copying the result,
+   * not which key to look up (a warm start that leaves RL the choice of the key to learn).
+   */
+  demoAskedKeyRate?: number;
 }
 
 /** A seeded problem. */
@@ -76,6 +84,7 @@ export function lookupEnv(
   problem: LookupProblem,
   limits: RolloutLimits = {},
   declareTools = true,
+  maskParseErrors = false,
 ): AgentToolEnv {
   return new AgentToolEnv({
     renderer,
@@ -83,6 +92,7 @@ export function lookupEnv(
     tools: [lookupTool(problem)],
     messages: [{ role: 'user', content: lookupQuestion(problem) }],
     limits: { maxTurns: 3, ...limits },
+    parseError: { mask: maskParseErrors },
     reward: ({ finalAnswer }) => {
       const correct =
         finalAnswer !== undefined && lastInteger(getTextContent(finalAnswer)) === problem.table[problem.key];
@@ -91,10 +101,26 @@ export function lookupEnv(
   });
 }
 
-/** The expert's conversation: the tool declaration, the question, the call, the result and the answer. */
-export function lookupDemonstration(renderer: Renderer, problem: LookupProblem, declareTools = true): Message[] {
+/**
+ * The expert's conversation: the tool declaration, the question, the call, the result and the answer. `callKey`
+ * (default the asked key) is the key the expert looks up; its answer is what the tool returned for it.
+ */
+export function lookupDemonstration(
+  renderer: Renderer,
+  problem: LookupProblem,
+  declareTools = true,
+  callKey: string = problem.key,
+): Message[] {
   const tool = lookupTool(problem);
-  const value = String(problem.table[problem.key]);
+  const value = problem.table[callKey];
+  if (value === undefined) {
+    throw new ConfigError(
+      `lookup demonstration: key "${callKey}" is not in the table (${Object.keys(problem.table)})`,
+      {
+        key: 'callKey',
+      },
+    );
+  }
   const prefix = declareTools ? renderer.createConversationPrefixWithTools(toolSpecs([tool])) : [];
   return [
     ...prefix.map((m) => ({ ...m, trainable: false })),
@@ -103,12 +129,12 @@ export function lookupDemonstration(renderer: Renderer, problem: LookupProblem, 
       role: 'assistant',
       content: '',
       tool_calls: [
-        { type: 'function', function: { name: 'lookup', arguments: `{"key": ${JSON.stringify(problem.key)}}` } },
+        { type: 'function', function: { name: 'lookup', arguments: `{"key": ${JSON.stringify(callKey)}}` } },
       ],
       trainable: true,
     },
-    { role: 'tool', content: value, name: 'lookup', trainable: false },
-    { role: 'assistant', content: value, trainable: true },
+    { role: 'tool', content: String(value), name: 'lookup', trainable: false },
+    { role: 'assistant', content: String(value), trainable: true },
   ];
 }
 
@@ -121,7 +147,12 @@ export class LookupToolDataset implements RLDataset {
     readonly length: number,
     readonly seed: number,
     readonly options: LookupToolOptions = {},
-  ) {}
+  ) {
+    const rate = options.demoAskedKeyRate ?? 1;
+    if (!(rate >= 0 && rate <= 1)) {
+      throw new ConfigError(`lookup demoAskedKeyRate must be in [0, 1], got ${rate}`, { key: 'demoAskedKeyRate' });
+    }
+  }
 
   getBatch(index: number): EnvGroupBuilder[] {
     return Array.from({ length: this.groupsPerBatch }, (_, g) => {
@@ -131,11 +162,21 @@ export class LookupToolDataset implements RLDataset {
         this.options.maxValue ?? 9,
       );
       const declare = this.options.declareTools ?? true;
-      const makeEnv = () => lookupEnv(this.renderer, problem, this.options.limits, declare);
+      const mask = this.options.maskParseErrors ?? false;
+      const makeEnv = () => lookupEnv(this.renderer, problem, this.options.limits, declare, mask);
       return new AgentToolGroupBuilder(makeEnv, this.groupSize, {
         tag: 'lookup',
-        demonstrations: async () => [lookupDemonstration(this.renderer, problem, declare)],
+        demonstrations: async () => [
+          lookupDemonstration(this.renderer, problem, declare, this.demoKey(problem, index, g)),
+        ],
       });
     });
+  }
+
+  /** The key the expert of group `g` of batch `index` looks up (the asked one at `demoAskedKeyRate`, else a uniform draw). */
+  private demoKey(problem: LookupProblem, index: number, g: number): string {
+    const rng = new Rng(deriveSeed(this.seed, index, g, 1));
+    if (rng.next() < (this.options.demoAskedKeyRate ?? 1)) return problem.key;
+    return rng.choice(Object.keys(problem.table));
   }
 }
