@@ -16,8 +16,8 @@ import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl
  * started at 0.07–0.17 and RL did not climb in 20 steps (seeds 0/1/2: 0.115 → 0.052, 0.167 → 0.031, 0.073 → 0.031;
  * 70–90% of episodes end on a malformed reply). The learning claim of this recipe is not met yet.
  */
-export const TOOL_USE_WARM_START = { steps: 60, examples: 128, batchSize: 8, learningRate: 1e-2 };
-export const TOOL_USE_ASKED_KEY_RATE = 0;
+export const TOOL_USE_WARM_START = { steps: 80, examples: 128, batchSize: 8, learningRate: 1e-2 };
+export const TOOL_USE_ASKED_KEY_RATE = 0.3;
 
 const limits = RolloutLimitsSchema.shape;
 
@@ -61,6 +61,9 @@ export const toolUseSchema = rlRecipeSchema.extend({
   maxTokens: rlRecipeSchema.shape.maxTokens.default(24),
   // Multi-turn episodes cost several times a sum's tokens: the games' run length, and groups of 4.
   maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
+  // RL continues the warm start's Adam moments (as multiplayer): a fresh Adam's first steps move every weight by about
+  // ±lr whatever its gradient, which broke the stand-in's tool-call JSON (malformed replies 0.1 → 0.3–0.9 in 20 steps).
+  loadCheckpointOptimizer: rlRecipeSchema.shape.loadCheckpointOptimizer.default(true),
   groupSize: rlRecipeSchema.shape.groupSize.default(4),
   ...warmStartFields(TOOL_USE_WARM_START),
 });
