@@ -56,3 +56,59 @@ describe('cookbook serve and SIGTERM (regression: it waited for all queued work,
     }
   }, 120_000);
 });
+
+describe('cookbook serve speaks the OpenAI API on the same port', () => {
+  it('POST /v1/chat/completions with the key answers a chat completion; without it, a 401 in OpenAI’s shape', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'serve-openai-'));
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@cookbook/source',
+        '--import',
+        'tsx',
+        'apps/cli/src/main.ts',
+        'serve',
+        'port=0',
+        `root=${root}`,
+        'api_key=sekret',
+      ],
+      { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let out = '';
+      const baseURL = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /OpenAI API: base_url (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on('exit', () => reject(new Error(`serve exited: ${out}`)));
+      });
+      const body = JSON.stringify({
+        model: 'local/qwen3-tiny',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 4,
+        seed: 1,
+      });
+      const ok = await fetch(`${baseURL}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer sekret', 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(ok.status).toBe(200);
+      const answer = (await ok.json()) as { object: string; choices: { message: { role: string } }[] };
+      expect(answer.object).toBe('chat.completion');
+      expect(answer.choices[0]?.message.role).toBe('assistant');
+      const denied = await fetch(`${baseURL}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(denied.status).toBe(401);
+      expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
