@@ -4,6 +4,9 @@
  * The conversation core is `chat/chat-session.ts` (sampling, history, save) and `chat/chat-loop.ts` (lines,
  * commands, display); this file only connects them to the process's terminal.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { samplerPathFromRunFolder } from '@cookbook/eval';
 import { ModelResolver } from '@cookbook/openai-server';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
@@ -15,8 +18,10 @@ export const chatSchema = z.object({
   model: z
     .string()
     .default('local/qwen3-tiny')
-    .describe('Base model name, tinker:// sampler path, or sampler checkpoint name'),
-  rendererName: z.string().default('').describe("Renderer (empty = the base model's catalogued renderer)"),
+    .describe(
+      'Base model name (or HF folder), tinker:// sampler path, sampler checkpoint name, or a run folder (its last sampler checkpoint)',
+    ),
+  rendererName: z.string().nullable().default(null).describe("Renderer (null = the base model's catalogued renderer)"),
   system: z.string().default('').describe('System prompt (empty = none)'),
   maxTokens: z.number().int().positive().default(1024).describe('Most tokens of one reply'),
   temperature: z.number().min(0).max(2).default(0.7).describe('Sampling temperature (0 = greedy)'),
@@ -47,9 +52,13 @@ export const chat = defineRecipe({
     try {
       const resolver = new ModelResolver(
         async () => client,
-        config.rendererName ? { rendererName: config.rendererName } : {},
+        config.rendererName !== null ? { rendererName: config.rendererName } : {},
       );
-      const model = await resolver.resolve(config.model);
+      // A run folder (it has checkpoints.jsonl) stands for its last sampler checkpoint.
+      const name = existsSync(join(config.model, 'checkpoints.jsonl'))
+        ? samplerPathFromRunFolder(config.model)
+        : config.model;
+      const model = await resolver.resolve(name);
       const session = new ChatSession({
         sampler: model.sampler,
         setup: model.setup,
@@ -62,7 +71,7 @@ export const chat = defineRecipe({
       });
       const terminal = process.stdin.isTTY === true;
       io.out(
-        `chatting with ${config.model}${model.modelPath ? ` (base ${model.baseModel})` : ''}, renderer ${model.setup.rendererName}`,
+        `chatting with ${name}${model.modelPath ? ` (base ${model.baseModel})` : ''}, renderer ${model.setup.rendererName}`,
       );
       if (terminal) io.out(CHAT_HELP);
       const loop = runChatLoop({

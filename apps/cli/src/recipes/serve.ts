@@ -139,10 +139,11 @@ export const serveSchema = z.object({
     .describe(
       'Also serve the OpenAI API on this port: GET /v1/models, POST /v1/completions, POST /v1/chat/completions',
     ),
-  openaiRenderer: z
+  rendererName: z
     .string()
-    .default('')
-    .describe("Renderer of every model on the OpenAI routes (empty = each model's catalogued renderer)"),
+    .nullable()
+    .default(null)
+    .describe("Renderer of every model on the OpenAI routes (null = each model's catalogued renderer)"),
   clientFlags: z
     .string()
     .default('')
@@ -240,7 +241,7 @@ export const serve = defineRecipe({
       ? [
           createOpenAIRoutes({
             ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-            ...(config.openaiRenderer ? { rendererName: config.openaiRenderer } : {}),
+            ...(config.rendererName ? { rendererName: config.rendererName } : {}),
             log: io.err,
             backend: async () => {
               client = new ServiceClient({
