@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveModelSetup } from '@cookbook/renderers';
+import { ServiceClient } from '@cookbook/tinker-client';
 import { describe, expect, it } from 'vitest';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -58,7 +60,7 @@ describe('cookbook serve and SIGTERM (regression: it waited for all queued work,
 });
 
 describe('cookbook serve speaks the OpenAI API on the same port', () => {
-  it('POST /v1/chat/completions with the key answers a chat completion; without it, a 401 in OpenAI’s shape', async () => {
+  it('POST /v1/chat/completions with the key answers with the Tinker sampling route’s logprobs for the seed; without the key, a 401 in OpenAI’s shape', async () => {
     const root = mkdtempSync(join(tmpdir(), 'serve-openai-'));
     const child = spawn(
       process.execPath,
@@ -84,21 +86,36 @@ describe('cookbook serve speaks the OpenAI API on the same port', () => {
         });
         child.on('exit', () => reject(new Error(`serve exited: ${out}`)));
       });
-      const body = JSON.stringify({
-        model: 'local/qwen3-tiny',
-        messages: [{ role: 'user', content: 'hi' }],
-        max_tokens: 4,
-        seed: 1,
-      });
+      const messages = [{ role: 'user', content: 'hi' }];
+      const body = JSON.stringify({ model: 'local/qwen3-tiny', messages, max_tokens: 6, seed: 1, logprobs: true });
       const ok = await fetch(`${baseURL}/v1/chat/completions`, {
         method: 'POST',
         headers: { Authorization: 'Bearer sekret', 'Content-Type': 'application/json' },
         body,
       });
       expect(ok.status).toBe(200);
-      const answer = (await ok.json()) as { object: string; choices: { message: { role: string } }[] };
+      const answer = (await ok.json()) as {
+        object: string;
+        choices: { message: { role: string }; logprobs: { content: { logprob: number }[] } }[];
+      };
       expect(answer.object).toBe('chat.completion');
       expect(answer.choices[0]?.message.role).toBe('assistant');
+      // The same request on the Tinker sampling route of the same server.
+      const setup = resolveModelSetup({ modelName: 'local/qwen3-tiny' });
+      const tinker = new ServiceClient({ baseURL, apiKey: 'sekret', warn: () => {} });
+      try {
+        const sampler = await tinker.createSamplingClient({ baseModel: 'local/qwen3-tiny' });
+        const res = await sampler.sample({
+          prompt: setup.renderer.buildGenerationPrompt(messages),
+          samplingParams: { maxTokens: 6, seed: 1, temperature: 1, topP: 1, stop: setup.renderer.getStopSequences() },
+        });
+        const seq = res.sequences[0]!;
+        const shown = seq.stopReason === 'stop' ? seq.tokens.length - 1 : seq.tokens.length;
+        expect(shown).toBeGreaterThan(0);
+        expect(answer.choices[0]?.logprobs.content.map((e) => e.logprob)).toEqual(seq.logprobs?.slice(0, shown));
+      } finally {
+        await tinker.close();
+      }
       const denied = await fetch(`${baseURL}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
