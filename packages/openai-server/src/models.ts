@@ -66,6 +66,27 @@ export class ModelResolver {
     return p;
   }
 
+  /** Drop `model` from the cache (its sampler is gone from the service: the next request opens a new one). */
+  forget(model: string): void {
+    this.cache.delete(model);
+  }
+
+  /**
+   * Run `use` with the model's sampler; when the service no longer knows that sampler (a 404 naming the sampling
+   * session, a 410: it was unloaded or the service restarted), open a new one and run `use` once more.
+   */
+  async withModel<T>(model: string, use: (m: ResolvedModel) => Promise<T>): Promise<T> {
+    try {
+      return await use(await this.resolve(model));
+    } catch (err) {
+      const status = (err as { status?: unknown }).status;
+      const message = err instanceof Error ? err.message : '';
+      if (!((status === 404 && /sampling_session_id|sampler/.test(message)) || status === 410)) throw err;
+      this.forget(model);
+      return use(await this.resolve(model));
+    }
+  }
+
   /** Sampler checkpoints the service lists (at most {@link MAX_LISTED_CHECKPOINTS}). */
   async samplerCheckpoints(): Promise<Checkpoint[]> {
     const rest = await (await this.backend()).createRestClient();

@@ -201,16 +201,18 @@ async function chatCompletions(models: ModelResolver, req: ChatCompletionRequest
   const model = await models.resolve(req.model);
   const { prompt, stop, userStops } = buildChatPrompt(model.setup, req);
   const logprobs = req.logprobs === true;
-  const choices = await sampleChoices(model, {
-    prompt,
-    n: req.n ?? 1,
-    maxTokens: req.max_completion_tokens ?? req.max_tokens ?? undefined,
-    temperature: req.temperature ?? 1,
-    topP: req.top_p ?? 1,
-    seed: req.seed ?? undefined,
-    stop,
-    topLogprobs: logprobs ? (req.top_logprobs ?? 0) : 0,
-  });
+  const choices = await models.withModel(req.model, (m) =>
+    sampleChoices(m, {
+      prompt,
+      n: req.n ?? 1,
+      maxTokens: req.max_completion_tokens ?? req.max_tokens ?? undefined,
+      temperature: req.temperature ?? 1,
+      topP: req.top_p ?? 1,
+      seed: req.seed ?? undefined,
+      stop,
+      topLogprobs: logprobs ? (req.top_logprobs ?? 0) : 0,
+    }),
+  );
   const toolsDeclared = (req.tools?.length ?? 0) > 0 && req.tool_choice !== 'none';
   const out: ChatChoice[] = choices.map((c, i) =>
     chatChoice(model.setup, c, i, { userStops, logprobs, toolsDeclared }),
@@ -278,16 +280,18 @@ async function completions(models: ModelResolver, req: CompletionRequest, res: S
   const perPrompt = await Promise.all(
     prompts.map(async (p) => {
       const input = completionPrompt(model.setup, p);
-      const sampled = await sampleChoices(model, {
-        prompt: input,
-        n,
-        maxTokens: req.max_tokens ?? 16,
-        temperature: req.temperature ?? 1,
-        topP: req.top_p ?? 1,
-        seed: req.seed ?? undefined,
-        stop,
-        topLogprobs: k,
-      });
+      const sampled = await models.withModel(req.model, (m) =>
+        sampleChoices(m, {
+          prompt: input,
+          n,
+          maxTokens: req.max_tokens ?? 16,
+          temperature: req.temperature ?? 1,
+          topP: req.top_p ?? 1,
+          seed: req.seed ?? undefined,
+          stop,
+          topLogprobs: k,
+        }),
+      );
       return { input, sampled, text: typeof p === 'string' ? p : model.setup.tokenizer.decode(p) };
     }),
   );
