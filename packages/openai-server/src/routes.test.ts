@@ -91,13 +91,21 @@ describe('OpenAI-compatible routes, through the official openai client', () => {
     expect(choice.logprobs?.content?.map((e) => e.token)).toEqual(
       expected.tokens.map((t) => setup.tokenizer.decode([t])),
     );
+    let matched = 0;
     for (const e of choice.logprobs?.content ?? []) {
       expect(e.top_logprobs).toHaveLength(3);
       const lps = e.top_logprobs.map((t) => t.logprob);
       expect([...lps].sort((a, b) => b - a)).toEqual(lps);
-      // The sampled token's plain logprob is at most the best one.
-      expect(e.logprob).toBeLessThanOrEqual(lps[0]! + 1e-6);
+      // The sampled token's plain logprob is at most the best one, and where the sampled token is among the top
+      // ones, the two requests (sampling, and scoring prompt + completion) agree on its logprob.
+      expect(e.logprob).toBeLessThanOrEqual(lps[0]! + 1e-4);
+      const same = e.top_logprobs.find((t) => t.token === e.token);
+      if (same !== undefined) {
+        matched++;
+        expect(Math.abs(same.logprob - e.logprob)).toBeLessThan(1e-3);
+      }
     }
+    expect(matched).toBeGreaterThan(0);
     expect(choice.finish_reason).toBe(expected.seq.stopReason === 'length' ? 'length' : 'stop');
     expect(r.usage).toEqual({
       prompt_tokens: expected.promptTokens,
