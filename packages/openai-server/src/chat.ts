@@ -198,3 +198,32 @@ function cutAtStop(message: Message, stops: readonly string[]): Message | undefi
   }
   return undefined;
 }
+
+/**
+ * A streamed choice's content as one delta per sampled token (each with its logprob entry), when the content is
+ * exactly the text of the visible tokens (no thinking, no tool call, no stop string cut); undefined otherwise (the
+ * content then goes in one delta). Each token's text is decoded against the few tokens before it, so the work stays
+ * linear in the reply's length.
+ */
+export function tokenDeltas(
+  setup: ModelSetup,
+  sampled: SampledChoice,
+  choice: ChatChoice,
+): { content: string; entry: LogprobEntry | undefined }[] | undefined {
+  const content = choice.message.content;
+  if (content === null || content === '' || choice.message.reasoning_content !== undefined) return undefined;
+  if (choice.message.tool_calls !== undefined) return undefined;
+  const { tokens } = sampled.sequence;
+  const visible =
+    choice.finish_reason === 'stop' && isStopToken(setup, tokens.at(-1)) ? tokens.length - 1 : tokens.length;
+  const decode = (t: readonly number[]) => setup.tokenizer.decode(t);
+  const out: { content: string; entry: LogprobEntry | undefined }[] = [];
+  for (let i = 0; i < visible; i++) {
+    const from = Math.max(0, i - 4);
+    const before = decode(tokens.slice(from, i));
+    const after = decode(tokens.slice(from, i + 1));
+    if (!after.startsWith(before)) return undefined;
+    out.push({ content: after.slice(before.length), entry: choice.logprobs?.content[i] });
+  }
+  return out.map((d) => d.content).join('') === content ? out : undefined;
+}

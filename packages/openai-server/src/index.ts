@@ -5,6 +5,7 @@ export {
   chatChoice,
   type LogprobEntry,
   toCookbookMessages,
+  tokenDeltas,
 } from './chat.js';
 export {
   type CompletionChoice,

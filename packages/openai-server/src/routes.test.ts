@@ -133,6 +133,7 @@ describe('OpenAI-compatible routes, through the official openai client', () => {
       stream_options: { include_usage: true },
     });
     let content = '';
+    let contentChunks = 0;
     const logprobs: number[] = [];
     let finish: string | null = null;
     let usage: unknown;
@@ -141,11 +142,15 @@ describe('OpenAI-compatible routes, through the official openai client', () => {
       if (chunk.usage) usage = chunk.usage;
       for (const c of chunk.choices) {
         content += c.delta.content ?? '';
+        if (c.delta.content) contentChunks++;
         for (const e of c.logprobs?.content ?? []) logprobs.push(e.logprob);
         if (c.finish_reason) finish = c.finish_reason;
       }
     }
     expect(content).toBe(plain.choices[0]!.message.content);
+    // A plain text reply streams one delta per token.
+    expect(contentChunks).toBe(plain.choices[0]!.logprobs?.content?.length);
+    expect(contentChunks).toBeGreaterThan(1);
     expect(logprobs).toEqual(plain.choices[0]!.logprobs?.content?.map((e) => e.logprob));
     expect(finish).toBe(plain.choices[0]!.finish_reason);
     expect(usage).toEqual(plain.usage);

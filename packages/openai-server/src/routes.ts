@@ -3,8 +3,9 @@
  * `POST /v1/chat/completions` (plain JSON or `stream: true` server-sent events), answered through a Tinker service.
  *
  * Streaming: the Tinker sampling route returns a whole sample at once, so a streamed reply's events are all written
- * when the sample is done (role, reasoning, content with its logprobs, tool calls, finish, usage, `[DONE]`). A client
- * sees the OpenAI event stream; it does not see tokens earlier than without streaming.
+ * when the sample is done (role, reasoning, content — one delta per token with its logprob when the content is the
+ * tokens' text, else one delta —, tool calls, finish, usage, `[DONE]`). A client sees the OpenAI event stream; it
+ * does not see tokens earlier than without streaming.
  *
  * Auth: with an `apiKey`, every route wants it as `Authorization: Bearer <key>` (what OpenAI clients send) or
  * `X-API-Key`. Body size and JSON nesting are bounded by whoever reads the body (`cookbook serve`: the service's
@@ -14,7 +15,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import { buildChatPrompt, type ChatChoice, chatChoice } from './chat.js';
+import { buildChatPrompt, type ChatChoice, chatChoice, tokenDeltas } from './chat.js';
 import { type CompletionChoice, completionChoice, completionPrompt, completionStop } from './completions.js';
 import { ModelResolver, type OpenAIBackend } from './models.js';
 import { OpenAIHttpError, openAIErrorBody, toOpenAIError } from './openai-errors.js';
@@ -25,7 +26,7 @@ import {
   CompletionRequestSchema,
   completionPrompts,
 } from './request-schemas.js';
-import { sampleChoices } from './sampling.js';
+import { type SampledChoice, sampleChoices } from './sampling.js';
 
 /** A request as the HTTP layer hands it over (the shape of local-tinker's `ServiceRequest`). */
 export interface OpenAIRequest {
@@ -246,7 +247,21 @@ async function chatCompletions(models: ModelResolver, req: ChatCompletionRequest
         ]),
       );
     }
-    if ((c.message.content ?? '') !== '' || (c.logprobs?.content.length ?? 0) > 0) {
+    const deltas = tokenDeltas(model.setup, choices[c.index] as SampledChoice, c);
+    if (deltas !== undefined) {
+      for (const d of deltas) {
+        events.push(
+          chunk([
+            {
+              index: c.index,
+              delta: { content: d.content },
+              logprobs: d.entry === undefined ? null : { content: [d.entry], refusal: null },
+              finish_reason: null,
+            },
+          ]),
+        );
+      }
+    } else if ((c.message.content ?? '') !== '' || (c.logprobs?.content.length ?? 0) > 0) {
       events.push(
         chunk([
           { index: c.index, delta: { content: c.message.content ?? '' }, logprobs: c.logprobs, finish_reason: null },
