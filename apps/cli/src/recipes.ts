@@ -1,6 +1,7 @@
 /** The recipes this CLI knows, in the order `--help` lists them. */
 import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
+import { checkpoint } from './recipes/checkpoint.js';
 import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
@@ -35,6 +36,7 @@ export const recipes: Recipe[] = [
   evalCompare,
   serve,
   cache,
+  checkpoint,
   dpo,
   shorter,
   rlhfPipeline,

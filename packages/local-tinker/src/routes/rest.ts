@@ -221,7 +221,11 @@ export async function download(state: ServiceState, req: ServiceRequest): Promis
   const headers = { 'Content-Disposition': `attachment; filename="${name}.tar"`, 'Accept-Ranges': 'bytes' };
   const range = rangeStart(req.headers.range, bytes.length);
   if (range === 'unsatisfiable') {
-    return { status: 416, bytes: new Uint8Array(0), headers: { ...headers, 'Content-Range': `bytes */${bytes.length}` } };
+    return {
+      status: 416,
+      bytes: new Uint8Array(0),
+      headers: { ...headers, 'Content-Range': `bytes */${bytes.length}` },
+    };
   }
   if (range !== undefined) {
     return {
