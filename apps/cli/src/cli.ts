@@ -47,10 +47,14 @@ export function rendererNamesHelp(): string {
   return lines.join('\n');
 }
 
-/** Leading arguments without `=` become `key=value` for the recipe's positional keys, in order. */
+/**
+ * Leading arguments without `=` become `key=value` for the recipe's positional keys, in order; `--json` is
+ * `json=true` for a recipe with a `json` key.
+ */
 function withPositionals(recipe: Recipe, args: readonly string[]): string[] {
   const keys = recipe.positionals ?? [];
-  const out = [...args];
+  const hasJson = 'json' in ((recipe.schema as unknown as { shape?: object }).shape ?? {});
+  const out = args.map((a) => (a === '--json' && hasJson ? 'json=true' : a));
   for (let i = 0; i < out.length && i < keys.length; i++) {
     const a = out[i]!;
     if (a.includes('=') && !a.startsWith('tinker://')) break;
