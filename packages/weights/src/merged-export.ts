@@ -3,7 +3,9 @@
  * module folded in, W' = W + (alpha / r) · B · A, written as a Hugging Face folder (the base's config.json,
  * sharded safetensors with `model.safetensors.index.json`, bf16 or f32, generation config and tokenizer files copied
  * when the base has them). A tied output head that carries an adapter is untied (`lm_head.weight` written,
- * `tie_word_embeddings: false`), as the adapter changed the head and not the embedding. Works shard by shard: the
+ * `tie_word_embeddings: false`), as the adapter changed the head and not the embedding (deliberate difference:
+ * upstream folds such a delta into the shared embedding matrix, which changes the input embeddings too, so the merged
+ * model would no longer compute what the LoRA model computed). Works shard by shard: the
  * memory held is one output shard.
  */
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,9 @@
  * PEFT adapter export (upstream tinker-cookbook `weights.build_lora_adapter`): the adapter's tensors under the
  * Hugging Face module names PEFT and the serving engines expect, with a PEFT `adapter_config.json` (`r`,
  * `lora_alpha`, `target_modules`). Deliberate difference: only Llama 3 and Qwen3 dense models (no expert or fused
- * projections to remap), and the tensors stay f32.
+ * projections to remap), the tensors stay f32, and the output head's adapter targets `lm_head` even on a model with
+ * tied embeddings (upstream names it `embed_tokens` there): the Tinker adapter changes the head's output only, which is
+ * what a LoRA on `lm_head` does in PEFT.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

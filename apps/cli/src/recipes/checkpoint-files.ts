@@ -13,7 +13,6 @@ import {
   exportMergedModel,
   exportPeftAdapter,
   extractTar,
-  formatBytes,
   readLoraAdapter,
   resolveBaseModelDir,
   writeFolderAtomic,
@@ -150,5 +149,3 @@ export async function exportCheckpoint(o: ExportCheckpointOptions): Promise<Expo
     rmSync(scratch, { recursive: true, force: true });
   }
 }
-
-export { formatBytes };
