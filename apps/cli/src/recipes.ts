@@ -2,6 +2,7 @@
 import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
 import { chat } from './recipes/chat.js';
+import { checkpoint } from './recipes/checkpoint.js';
 import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
@@ -37,6 +38,7 @@ export const recipes: Recipe[] = [
   serve,
   chat,
   cache,
+  checkpoint,
   dpo,
   shorter,
   rlhfPipeline,

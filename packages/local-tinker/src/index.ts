@@ -1,4 +1,5 @@
 export { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
+export { isBuiltinModel, writeBuiltinModelFolder } from './builtin-folder.js';
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
 export { ClockCycle, type ClockCycleOptions, type CycleRecord } from './clock-cycle.js';
 export {
