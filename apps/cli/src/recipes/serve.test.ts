@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ModelInput } from '@cookbook/core';
 import { resolveModelSetup } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
@@ -60,7 +62,7 @@ describe('cookbook serve and SIGTERM (regression: it waited for all queued work,
 });
 
 describe('cookbook serve speaks the OpenAI API on the same port', () => {
-  it('POST /v1/chat/completions with the key answers with the Tinker sampling route’s logprobs for the seed; without the key, a 401 in OpenAI’s shape', async () => {
+  it('the official openai client (chat plain and streamed, completions) gets the Tinker sampling route’s text and logprobs for the seed; a wrong key gets a 401 in OpenAI’s shape', async () => {
     const root = mkdtempSync(join(tmpdir(), 'serve-openai-'));
     const child = spawn(
       process.execPath,
@@ -86,23 +88,13 @@ describe('cookbook serve speaks the OpenAI API on the same port', () => {
         });
         child.on('exit', () => reject(new Error(`serve exited: ${out}`)));
       });
-      const messages = [{ role: 'user', content: 'hi' }];
-      const body = JSON.stringify({ model: 'local/qwen3-tiny', messages, max_tokens: 6, seed: 1, logprobs: true });
-      const ok = await fetch(`${baseURL}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { Authorization: 'Bearer sekret', 'Content-Type': 'application/json' },
-        body,
-      });
-      expect(ok.status).toBe(200);
-      const answer = (await ok.json()) as {
-        object: string;
-        choices: { message: { role: string }; logprobs: { content: { logprob: number }[] } }[];
-      };
-      expect(answer.object).toBe('chat.completion');
-      expect(answer.choices[0]?.message.role).toBe('assistant');
-      // The same request on the Tinker sampling route of the same server.
+      const messages = [{ role: 'user' as const, content: 'hi' }];
+      // The same request on the Tinker sampling route of the same server: what every /v1 answer must equal.
       const setup = resolveModelSetup({ modelName: 'local/qwen3-tiny' });
       const tinker = new ServiceClient({ baseURL, apiKey: 'sekret', warn: () => {} });
+      let tinkerLogprobs: number[];
+      let tinkerText: string;
+      let completionLogprobs: number[];
       try {
         const sampler = await tinker.createSamplingClient({ baseModel: 'local/qwen3-tiny' });
         const res = await sampler.sample({
@@ -112,17 +104,61 @@ describe('cookbook serve speaks the OpenAI API on the same port', () => {
         const seq = res.sequences[0]!;
         const shown = seq.stopReason === 'stop' ? seq.tokens.length - 1 : seq.tokens.length;
         expect(shown).toBeGreaterThan(0);
-        expect(answer.choices[0]?.logprobs.content.map((e) => e.logprob)).toEqual(seq.logprobs?.slice(0, shown));
+        tinkerLogprobs = seq.logprobs?.slice(0, shown) ?? [];
+        tinkerText = setup.renderer.parseResponse(seq.tokens).message.content as string;
+        const raw = await sampler.sample({
+          prompt: ModelInput.fromInts(setup.tokenizer.encode('Once upon a time', { addSpecialTokens: true })),
+          samplingParams: { maxTokens: 5, seed: 3, temperature: 1, topP: 1 },
+        });
+        completionLogprobs = raw.sequences[0]?.logprobs ?? [];
       } finally {
         await tinker.close();
       }
-      const denied = await fetch(`${baseURL}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body,
+      // The official client, against the spawned `cookbook serve`.
+      const client = new OpenAI({ baseURL: `${baseURL}/v1`, apiKey: 'sekret', maxRetries: 0 });
+      const plain = await client.chat.completions.create({
+        model: 'local/qwen3-tiny',
+        messages,
+        max_tokens: 6,
+        seed: 1,
+        logprobs: true,
       });
-      expect(denied.status).toBe(401);
-      expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+      expect(plain.object).toBe('chat.completion');
+      expect(plain.choices[0]?.message.role).toBe('assistant');
+      expect(plain.choices[0]?.message.content).toBe(tinkerText);
+      expect(plain.choices[0]?.logprobs?.content?.map((e) => e.logprob)).toEqual(tinkerLogprobs);
+      const stream = await client.chat.completions.create({
+        model: 'local/qwen3-tiny',
+        messages,
+        max_tokens: 6,
+        seed: 1,
+        logprobs: true,
+        stream: true,
+      });
+      let streamed = '';
+      const streamedLogprobs: number[] = [];
+      for await (const chunk of stream) {
+        streamed += chunk.choices[0]?.delta.content ?? '';
+        for (const e of chunk.choices[0]?.logprobs?.content ?? []) streamedLogprobs.push(e.logprob);
+      }
+      expect(streamed).toBe(tinkerText);
+      expect(streamedLogprobs).toEqual(tinkerLogprobs);
+      const completion = await client.completions.create({
+        model: 'local/qwen3-tiny',
+        prompt: 'Once upon a time',
+        max_tokens: 5,
+        seed: 3,
+        logprobs: 0,
+      });
+      const served = completion.choices[0]?.logprobs?.token_logprobs ?? [];
+      expect(served.length).toBeGreaterThan(0);
+      expect(served).toEqual(completionLogprobs.slice(0, served.length));
+      const denied = new OpenAI({ baseURL: `${baseURL}/v1`, apiKey: 'wrong', maxRetries: 0 });
+      const err = await denied.chat.completions
+        .create({ model: 'local/qwen3-tiny', messages })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
+      expect((err as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('invalid_api_key');
     } finally {
       child.kill('SIGKILL');
       rmSync(root, { recursive: true, force: true });
