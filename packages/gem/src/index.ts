@@ -63,7 +63,7 @@ export {
   gemDemonstrationDatums,
 } from './trainer/demonstrations.js';
 export { applyTemplate, promptTokens, stopCondition, TEMPLATE_NAMES, type TemplateName } from './trainer/templates.js';
-export { episodeSeed, type GemTrainValue, gemRenderer, trainGem } from './trainer/train.js';
+export { episodeSeed, type GemTrainValue, gemRenderer, samplingSeed, trainGem } from './trainer/train.js';
 export {
   type AutoresetMode,
   type MakeVecOptions,

@@ -43,7 +43,9 @@ export const GemTrainConfigSchema = z.object({
     .number()
     .int()
     .default(0)
-    .describe('Seeds every env episode and the subsampling (the seed script seeded envs from the clock)'),
+    .describe(
+      'Seeds every env episode, every sampled turn and the subsampling: a run repeats exactly (the seed script used the clock)',
+    ),
   maxSteps: z.number().int().positive().default(200).describe('Policy iterations'),
   saveEvery: z
     .number()

@@ -6,7 +6,7 @@
  * step. Runs inside `runLoop`: log-dir policy, `metrics.jsonl`, `checkpoints.jsonl`, resume at the exact next step,
  * SIGINT stops at a step boundary with a resumable checkpoint.
  *
- * Improvements on the seed (documented in the recipe): seeded envs and subsampling instead of the clock and numpy's
+ * Improvements on the seed (documented in the recipe): seeded envs, sampling and subsampling instead of the clock and numpy's
  * global RNG; no NaN advantage from a one-transition batch; failed sampling is retried, then counted in
  * `sampler/failed_episodes` (never dropped silently); a step without signal (all advantages 0) skips the optimizer
  * step instead of letting Adam's momentum move the weights along stale gradients (`train/skipped_no_signal`).
@@ -56,8 +56,20 @@ export interface GemTrainValue {
 
 /** A 31-bit seed from the run seed, the step, the round and the env. */
 export function episodeSeed(seed: number, step: number, round: number, env: number): number {
+  return mixSeed(seed, step, round, env);
+}
+
+/**
+ * The 31-bit sampling seed of one turn: from the run seed, the step, the round, the env and the turn (a path one longer
+ * than {@link episodeSeed}'s, so the two never coincide by construction of the inputs).
+ */
+export function samplingSeed(seed: number, step: number, round: number, env: number, turn: number): number {
+  return mixSeed(seed, step, round, env, turn);
+}
+
+function mixSeed(...xs: number[]): number {
   let h = 0x811c9dc5;
-  for (const x of [seed, step, round, env]) {
+  for (const x of xs) {
     h = Math.imul(h ^ (x & 0xffff), 0x01000193);
     h = Math.imul(h ^ (x >>> 16), 0x01000193);
   }
@@ -147,6 +159,7 @@ export async function trainGem(
           batchSize: config.batchSize,
           retries: config.samplingRetries,
           episodeSeed: (round, env) => episodeSeed(config.seed, step, round, env),
+          samplingSeed: (round, env, turn) => samplingSeed(config.seed, step, round, env, turn),
           onProgress: (n) => run.setProgressDetail(`transitions ${Math.min(n, config.batchSize)}/${config.batchSize}`),
         });
         const tSample = (performance.now() - t0) / 1000;
