@@ -25,6 +25,7 @@ import {
   gamePlayer,
   gemDemonstrationDatums,
   gemRenderer,
+  gemWrapperDeps,
   getWrapperFns,
   make,
   trainGem,
@@ -115,7 +116,7 @@ export const gem = defineRecipe({
     try {
       let loadCheckpointPath = config.loadCheckpointPath;
       if (wantsWarmStart(config)) {
-        const wrappers = getWrapperFns(config.envWrappers, { renderer });
+        const wrappers = getWrapperFns(config.envWrappers, { renderer, ...gemWrapperDeps(config) });
         const demos = await gemDemonstrationDatums({
           makeEnv: () => applyWrappers(make(config.envId, { ...config.envKwargs }), wrappers),
           player: playerFor(config.envId)!,

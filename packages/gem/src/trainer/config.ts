@@ -66,6 +66,14 @@ export const GemTrainConfigSchema = z.object({
     .string()
     .default('concat')
     .describe('Comma list of wrappers, first innermost: concat, concat_with_action, concat_chat, python_tool, …'),
+  searchCollection: z
+    .string()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe(
+      'Documents of the search_tool wrappers: a JSONL file, one {"id", "title"?, "text"} per line (GEM asks a retrieval server at $SEARCH_URL)',
+    ),
   template: z
     .enum(TEMPLATE_NAMES)
     .default('qwen3_general')

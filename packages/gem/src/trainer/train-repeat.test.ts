@@ -46,6 +46,9 @@ class VarietyEnv implements Env {
     const over = this.turn >= 2;
     return { observation: 'Again.', reward, terminated: over, truncated: false, info: {} };
   }
+  sampleRandomAction(): string {
+    return 'anything';
+  }
 }
 
 describe('trainGem repeats exactly', () => {

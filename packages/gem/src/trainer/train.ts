@@ -27,7 +27,7 @@ import {
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
 import { Rng } from '../core/rng.js';
-import { applyWrappers, getWrapperFns } from '../wrappers/factory.js';
+import { applyWrappers, getWrapperFns, type WrapperDeps } from '../wrappers/factory.js';
 import {
   discountedReturns,
   type GemTransition,
@@ -80,6 +80,11 @@ function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
+/** What the wrappers of a run need besides the renderer (the search tools' collection). */
+export function gemWrapperDeps(config: Pick<GemTrainConfig, 'searchCollection'>): Omit<WrapperDeps, 'renderer'> {
+  return config.searchCollection === null ? {} : { search: { collectionPath: config.searchCollection } };
+}
+
 /** The renderer of a run: explicit, else `rendererName`, else the model's recommended one. */
 export function gemRenderer(config: Pick<GemTrainConfig, 'modelName' | 'rendererName'>): Renderer {
   return resolveModelSetup(config).renderer;
@@ -107,7 +112,7 @@ export async function trainGem(
       prepare: () => {
         // Bad env ids, wrappers or data fail here, before an old run folder is deleted.
         renderer ??= gemRenderer(config);
-        const wrappers = getWrapperFns(config.envWrappers, { renderer });
+        const wrappers = getWrapperFns(config.envWrappers, { renderer, ...gemWrapperDeps(config) });
         envs = Array.from({ length: config.numEnv }, (_, i) =>
           deps.makeEnv
             ? deps.makeEnv(i)
