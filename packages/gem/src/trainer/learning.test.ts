@@ -8,8 +8,8 @@
  * reply of them scores 1), i.e. words rather than symbols. The stand-in answers at random at first (≈ 0.5), so there is
  * room both ways, and the per-turn rewards exercise the trainer's discounting and ReBN over turns.
  *
- * Margins from measured spread (GEM_LEARNING_SEEDS=0,1,2,3,4 runs the five seeds; figures in the gem README): the
- * margins are set below the smallest gap seen over those seeds and well above the run-to-run spread of the zero control.
+ * The margin comes from measured spread (`GEM_LEARNING_SEEDS=0,1,2` runs those seeds and prints each run's returns; the
+ * figures are at {@link MARGIN}); CI runs seed 0. Seeded runs repeat exactly, so the figures are the test's own.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +42,13 @@ class WordsEnv implements Env {
 }
 
 const STEPS = 6;
+/**
+ * Measured over seeds 0, 1, 2 (returns are per episode, 0 to 2): step 0 0.083 / 0.050 / 0.110; last third with RL
+ * 1.842 / 1.526 / 0.858, negated 0 / 0 / 0, zeroed 0.101 / 0.088 / 0.111. The smallest gap to a control is 0.75
+ * (seed 2), the zero control's spread 0.02: a margin of 0.3 leaves room for a kernel change that moves the curves while
+ * a sign error or a lost update fails it.
+ */
+const MARGIN = 0.3;
 const thirds = (xs: readonly number[]) => {
   const t = Math.floor(xs.length / 3);
   const mean = (ys: readonly number[]) => ys.reduce((a, b) => a + b, 0) / ys.length;
@@ -98,12 +105,16 @@ describe('the GEM trainer learns (embedded service)', () => {
       const negate = await run('negate', seed, 'negate');
       const zero = await run('zero', seed, 'zero');
       const [l, n, z] = [thirds(learn), thirds(negate), thirds(zero)];
-      const report = JSON.stringify({ seed, learn: l, negate: n, zero: z });
+      const report = JSON.stringify({ seed, learn, negate, zero });
       if (process.env.GEM_LEARNING_SEEDS !== undefined) console.log(report);
       expect(learn, report).toHaveLength(STEPS);
-      expect(l.last - l.first, report).toBeGreaterThan(0.1);
-      expect(l.last, report).toBeGreaterThan(z.last + 0.1);
-      expect(l.last, report).toBeGreaterThan(n.last + 0.2);
+      // Step 0 samples the untrained weights: the three runs agree on it (the same seeds, no update yet).
+      expect(negate[0], report).toBe(learn[0]);
+      expect(zero[0], report).toBe(learn[0]);
+      // The rise is measured from step 0: the policy moves within a step or two, so the first third is already higher.
+      expect(l.last - learn[0]!, report).toBeGreaterThan(MARGIN);
+      expect(l.last, report).toBeGreaterThan(z.last + MARGIN);
+      expect(l.last, report).toBeGreaterThan(n.last + MARGIN);
     }, 300_000);
   }
 });

@@ -1,6 +1,7 @@
 /**
  * The GEM trainer end to end on the embedded service (local/qwen3-tiny, a random-weight stand-in): metrics and
- * checkpoints of the run contract, exact resume, and sampling failures retried then counted (a fake service).
+ * checkpoints of the run contract, resume at the next step (that the resumed run repeats the uninterrupted one digit
+ * for digit is train-repeat.test.ts), and sampling failures retried then counted (a fake service).
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
