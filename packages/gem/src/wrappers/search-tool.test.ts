@@ -114,6 +114,9 @@ describe('search_tool wrappers', () => {
     expect(getWrapperFns('search_tool', { search: { collectionPath: good } })).toHaveLength(1);
     expect(() => getWrapperFns('search_tool')).toThrow(ConfigError);
     expect(() => getWrapperFns('search_tool_no_int_reward')).toThrow(/set search_collection=<file\.jsonl>/);
+    expect(() => getWrapperFns('search_tool', { search: { collectionPath: join(dir, 'none.jsonl') } })).toThrow(
+      /search_collection: no file at .*none\.jsonl/,
+    );
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, '{"id": "a", "text": "x"}\n{"id": "b"}\n');
     expect(() => getWrapperFns('search_tool', { search: { collectionPath: bad } })).toThrow(DataError);

@@ -14,6 +14,7 @@
  * with BM25, so the wrappers work offline. A search here cannot fail, so no call counts as an execution error (GEM's
  * `[SearchTool Error: …]` comes from the HTTP request). The instruction text is this project's own wording.
  */
+import { existsSync } from 'node:fs';
 import { ConfigError } from '@cookbook/core';
 import { Bm25Index, loadSearchCollection, type SearchDocument } from '@cookbook/tools';
 import { PY_SPACE_CLASS } from '../core/python-text.js';
@@ -89,11 +90,19 @@ const indexes = new Map<string, Bm25Index>();
 
 /**
  * The BM25 index of the JSONL collection at `path` (read and indexed once per path).
- * @throws DataError naming the file and line of a bad row.
+ * @throws ConfigError when there is no such file; DataError naming the file and line of a bad row.
  */
 export function searchCollectionIndex(path: string): Bm25Index {
   let index = indexes.get(path);
   if (index === undefined) {
+    if (!existsSync(path)) {
+      throw new ConfigError(
+        `search_collection: no file at ${path} (a JSONL file, one {"id", "title"?, "text"} per line)`,
+        {
+          key: 'search_collection',
+        },
+      );
+    }
     index = new Bm25Index(loadSearchCollection(path));
     indexes.set(path, index);
   }
