@@ -16,8 +16,8 @@
  *
  * Improvements on the seed script: every episode and every sampled turn is seeded from `seed` (the seed used the
  * clock), so a run repeats exactly; a one-transition batch gets advantage 0 instead of NaN, failed sampling is retried
- * and then counted (`sampler/failed_episodes`) instead of silently dropping the episode, the subsample uses a seeded RNG instead of numpy's global one, and a
- * step without signal (all advantages 0) skips the optimizer step.
+ * and then counted (`sampler/failed_episodes`) instead of silently dropping the episode, the subsample uses a seeded
+ * RNG instead of numpy's global one, and a step without signal (all advantages 0) skips the optimizer step.
  */
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle, DEFAULT_MODEL_NAME } from '@cookbook/core';

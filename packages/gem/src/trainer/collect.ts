@@ -3,9 +3,10 @@
  * concurrently, until the buffer holds at least `batchSize` transitions.
  *
  * Differences from the seed: every episode is reset with a seed derived from (config seed, step, round, env) and every
- * turn samples with a seed derived from (config seed, step, round, env, turn), so a step replays exactly on resume; a failed sample call is retried `retries` times, and an episode that still fails
- * is counted (and reported by the caller) instead of vanishing; a run of rounds that all fail stops the run with a
- * {@link TrainingError} instead of looping forever.
+ * turn samples with a seed derived from (config seed, step, round, env, turn), so a step replays exactly on resume; a
+ * failed sample call is retried `retries` times, and an episode that still fails is counted (and reported by the
+ * caller) instead of vanishing; a run of rounds that all fail stops the run with a {@link TrainingError} instead of
+ * looping forever.
  */
 import { type ModelInput, type StopCondition, TrainingError } from '@cookbook/core';
 import type { SamplingClientLike } from '@cookbook/tinker-client';

@@ -6,10 +6,11 @@
  * step. Runs inside `runLoop`: log-dir policy, `metrics.jsonl`, `checkpoints.jsonl`, resume at the exact next step,
  * SIGINT stops at a step boundary with a resumable checkpoint.
  *
- * Improvements on the seed (documented in the recipe): seeded envs, sampling and subsampling instead of the clock and numpy's
- * global RNG; no NaN advantage from a one-transition batch; failed sampling is retried, then counted in
- * `sampler/failed_episodes` (never dropped silently); a step without signal (all advantages 0) skips the optimizer
- * step instead of letting Adam's momentum move the weights along stale gradients (`train/skipped_no_signal`).
+ * Improvements on the seed (documented in the recipe): seeded envs, sampling and subsampling instead of the clock, an
+ * unseeded sampler and numpy's global RNG; no NaN advantage from a one-transition batch; failed sampling is retried,
+ * then counted in `sampler/failed_episodes` (never dropped silently); a step without signal (all advantages 0) skips
+ * the optimizer step instead of letting Adam's momentum move the weights along stale gradients
+ * (`train/skipped_no_signal`).
  */
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
