@@ -4,7 +4,8 @@
  * clients make it hold (one request, a model's queue, the models' memory), the folders a `base_model` may name, the
  * session timeout and the root's size cap are options here. Ctrl-C finishes queued work and stops; SIGTERM (or a
  * second Ctrl-C) stops at once, failing unfinished requests with "the service is stopping", within
- * {@link STOP_DEADLINE_MS}.
+ * {@link STOP_DEADLINE_MS}. The engines are text-only: image chunks are answered with a 400 naming the model (images
+ * need a vision model on the hosted service).
  */
 
 import { ConfigError } from '@cookbook/core';
