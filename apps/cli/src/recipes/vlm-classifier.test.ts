@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import { recipes } from '../recipes.js';
 import { vlmClassifier } from './vlm-classifier.js';
-import { generateShapes, SHAPE_CLASSES } from './vlm-classifier-data.js';
+import { generateShapes, loadHubImageDataset, SHAPE_CLASSES } from './vlm-classifier-data.js';
 
 function capture() {
   const out: string[] = [];
@@ -54,6 +54,60 @@ describe('vlm_classifier: config and data', () => {
         Buffer.from((c[0]!.image as { data: Uint8Array }).data),
       ),
     ).toBe(false);
+  });
+
+  it('reads a Hub image-classification split: ClassLabel names from the features, images fetched from their src', async () => {
+    const png = (generateShapes(1, 0)[0]!.image as { data: Uint8Array }).data;
+    const urls: string[] = [];
+    const fakeFetch = (async (input: string | URL) => {
+      const url = String(input);
+      urls.push(url);
+      if (url.includes('/rows?')) {
+        return Response.json({
+          features: [
+            { name: 'image', type: { _type: 'Image' } },
+            { name: 'label', type: { _type: 'ClassLabel', names: ['accordion', 'airplanes'] } },
+          ],
+          rows: [
+            { row: { image: { src: 'https://img.example/0.png' }, label: 1 } },
+            { row: { image: { src: 'https://img.example/1.png' }, label: 0 } },
+          ],
+        });
+      }
+      return new Response(png);
+    }) as typeof fetch;
+    const rows = await loadHubImageDataset({
+      dataset: 'acme/pics',
+      split: 'train',
+      limit: 2,
+      imageColumn: 'image',
+      labelColumn: 'label',
+      maxSide: 480,
+      fetch: fakeFetch,
+    });
+    expect(rows.map((r) => r.label)).toEqual(['airplanes', 'accordion']);
+    expect(rows.map((r) => (r.image as { width: number }).width)).toEqual([64, 64]);
+    expect(urls.filter((u) => u.startsWith('https://img.example/'))).toHaveLength(2);
+  });
+
+  it('a Hub dataset offline fails with the Hub reason', async () => {
+    const saved = process.env.HF_HUB_OFFLINE;
+    process.env.HF_HUB_OFFLINE = '1';
+    try {
+      const c = capture();
+      const code = await withoutServerEnv(() =>
+        runCli(
+          ['vlm_classifier', 'dataset=hf:dpdl-benchmark/caltech101', `log_path=${join(root, 'hub')}`],
+          [vlmClassifier],
+          c.io,
+        ),
+      );
+      expect(code).not.toBe(0);
+      expect(c.err.join('\n')).toMatch(/dpdl-benchmark\/caltech101.*HF_HUB_OFFLINE=1 is set/);
+    } finally {
+      if (saved === undefined) delete process.env.HF_HUB_OFFLINE;
+      else process.env.HF_HUB_OFFLINE = saved;
+    }
   });
 
   it('refuses a model that does not take images', async () => {
