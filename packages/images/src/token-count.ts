@@ -14,7 +14,8 @@
  *   14, merge kernel 2, `in_patch_limit` 16,384, `patch_limit_on_one_side` 512). The image is only ever scaled down:
  *   `scale = min(1, √(limit / (max(1, ⌊w/p⌋) · max(1, ⌊h/p⌋))), side·p / w, side·p / h)`, each side truncated (at
  *   least 1) and capped at `side·p`, then zero-padded up to a multiple of `p × merge`. Tokens =
- *   `(h'/(p·merge)) · (w'/(p·merge))`.
+ *   `(h'/(p·merge)) · (w'/(p·merge))`. K2.6's values are taken to be K2.5's: its processor is the same code (upstream
+ *   loads both with the same image-processor path), but no copy of K2.6's own `preprocessor_config.json` was checked.
  */
 import { DataError } from '@cookbook/core';
 
