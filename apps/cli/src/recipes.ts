@@ -21,6 +21,7 @@ import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 import { toolUse } from './recipes/tool-use.js';
+import { vlmClassifier } from './recipes/vlm-classifier.js';
 
 export const recipes: Recipe[] = [
   slBasic,
@@ -44,4 +45,5 @@ export const recipes: Recipe[] = [
   rlhfPipeline,
   onPolicyDistillation,
   offPolicyDistillation,
+  vlmClassifier,
 ];

@@ -6,7 +6,8 @@
  * (`@cookbook/openai-server`: models, completions, chat completions over base models and sampler checkpoints), with
  * the same key and body limits; `openai=false` leaves it out. Ctrl-C finishes queued work and stops; SIGTERM (or a
  * second Ctrl-C) stops at once, failing unfinished requests with "the service is stopping", within
- * {@link STOP_DEADLINE_MS}.
+ * {@link STOP_DEADLINE_MS}. The engines are text-only: image chunks are answered with a 400 naming the model (images
+ * need a vision model on the hosted service).
  */
 
 import { ConfigError } from '@cookbook/core';
