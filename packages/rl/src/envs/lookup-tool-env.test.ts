@@ -48,6 +48,22 @@ describe('lookup tool task', () => {
     expect(() => new LookupToolDataset(renderer, 1, 1, 1, 0, { demoAskedKeyRate: 1.5 })).toThrow(ConfigError);
   });
 
+  it('asks every key once per batch of num_keys groups, in a seeded order; a fixed key must be in the table', async () => {
+    const ds = new LookupToolDataset(renderer, 4, 1, 3, 9, { declareTools: false });
+    const asked = async (i: number) =>
+      Promise.all(
+        (ds.getBatch(i) as AgentToolGroupBuilder[]).map(async (b) => {
+          const [conv] = (await b.demonstrations!()) as Message[][];
+          return /value of (\w+)\?/.exec(getTextContent(conv!.find((m) => m.role === 'user')!))![1]!;
+        }),
+      );
+    const batches = await Promise.all([0, 1, 2].map(asked));
+    for (const keys of batches) expect([...keys].sort()).toEqual(['apple', 'banana', 'cherry', 'grape']);
+    expect(new Set(batches.map((k) => k.join())).size).toBeGreaterThan(1);
+    expect(lookupProblem(1, 4, 9, 'grape').key).toBe('grape');
+    expect(() => lookupProblem(1, 2, 9, 'grape')).toThrow(ConfigError);
+  });
+
   it('a malformed reply is masked from the loss with mask_parse_errors', async () => {
     const problem: LookupProblem = lookupProblem(3);
     for (const mask of [true, false]) {

@@ -43,8 +43,8 @@ export interface LookupToolOptions {
   demoAskedKeyRate?: number;
 }
 
-/** A seeded problem. */
-export function lookupProblem(seed: number, numKeys = 4, maxValue = 9): LookupProblem {
+/** A seeded problem; `key` (one of the table's keys) fixes the asked key, else it is drawn. */
+export function lookupProblem(seed: number, numKeys = 4, maxValue = 9, key?: string): LookupProblem {
   if (!Number.isInteger(numKeys) || numKeys < 1 || numKeys > LOOKUP_KEYS.length) {
     throw new ConfigError(`lookup num_keys must be in [1, ${LOOKUP_KEYS.length}], got ${numKeys}`, { key: 'num_keys' });
   }
@@ -55,7 +55,11 @@ export function lookupProblem(seed: number, numKeys = 4, maxValue = 9): LookupPr
   const keys = LOOKUP_KEYS.slice(0, numKeys);
   const table: Record<string, number> = {};
   for (const k of keys) table[k] = rng.int(0, maxValue);
-  return { table, key: rng.choice(keys) };
+  const drawn = rng.choice(keys);
+  if (key !== undefined && !keys.includes(key as (typeof keys)[number])) {
+    throw new ConfigError(`lookup key "${key}" is not one of the table's keys (${keys.join(', ')})`, { key: 'key' });
+  }
+  return { table, key: key ?? drawn };
 }
 
 /** The `lookup` tool over one problem's table. */
@@ -154,12 +158,19 @@ export class LookupToolDataset implements RLDataset {
     }
   }
 
+  /**
+   * Batch `index`: one seeded table per group; the asked keys are balanced (every key once per `numKeys` groups, in
+   * a seeded order), so a step's reward does not swing with which keys happened to be asked.
+   */
   getBatch(index: number): EnvGroupBuilder[] {
+    const numKeys = this.options.numKeys ?? 4;
+    const order = new Rng(deriveSeed(this.seed, index, 2)).shuffle(LOOKUP_KEYS.slice(0, numKeys));
     return Array.from({ length: this.groupsPerBatch }, (_, g) => {
       const problem = lookupProblem(
         deriveSeed(this.seed, index, g),
-        this.options.numKeys ?? 4,
+        numKeys,
         this.options.maxValue ?? 9,
+        order[g % numKeys],
       );
       const declare = this.options.declareTools ?? true;
       const mask = this.options.maskParseErrors ?? false;
