@@ -11,12 +11,12 @@ import { GAME_MAX_STEPS, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } f
 import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 /**
- * Offline warm start of the lookup task. Measured on a heavily loaded 2-core machine: 60 steps with every
- * demonstration on the asked key and a fresh RL optimizer left 70–90% of replies malformed and RL fell (seeds 0/1/2:
- * 0.115 → 0.052, 0.167 → 0.031, 0.073 → 0.031); 80 steps on the asked key started RL at 0.84 (no room). Now: 80 steps,
- * 0.3 of the demonstrations on the asked key (the rest on a random key), RL on the warm start's Adam moments: RL starts
- * at 0.22–0.32 with 0–25% malformed replies, but still falls (0.323 → 0.177, 0.292 → 0.135, 0.219 → 0.052; negate
- * 0.240 → 0.000). The learning claim of this recipe is not met yet.
+ * Offline warm start of the lookup task. Measured on a loaded 2-core machine: 60 steps with every demonstration on the
+ * asked key and a fresh RL optimizer left 70–90% of replies malformed and RL fell (seeds 0/1/2: 0.115 → 0.052,
+ * 0.167 → 0.031, 0.073 → 0.031); 80 steps on the asked key started RL at 0.84 (no room). Now: 80 steps, 0.3 of the
+ * demonstrations on the asked key (the rest on a random key), RL on the warm start's Adam moments, balanced keys per
+ * batch: seeds 0.177 → 0.240, 0.260 → 0.010, 0.167 → 0.198; negate 0.146 → 0.010 (rises within one step's spread:
+ * the learning claim is not shown yet).
  */
 export const TOOL_USE_WARM_START = { steps: 80, examples: 128, batchSize: 8, learningRate: 1e-2 };
 export const TOOL_USE_ASKED_KEY_RATE = 0.3;
