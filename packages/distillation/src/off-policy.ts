@@ -15,7 +15,7 @@ import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
-  checkpointDeleterFor,
+  checkpointStoreFor,
   type EpochLoop,
   type EvaluatorOrBuilder,
   LOOP_ADAM,
@@ -205,7 +205,7 @@ export async function trainOffPolicyDistillation(
         return {
           client,
           elapsedTokens: () => elapsedTokens,
-          deleteCheckpoint: checkpointDeleterFor(service),
+          checkpointStore: checkpointStoreFor(service),
           evaluators,
           infrequentEvaluators: deps.infrequentEvaluators ?? [],
           ...(deps.onStep ? { onLogged: (step, m) => deps.onStep!(step, m) } : {}),

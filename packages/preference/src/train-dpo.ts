@@ -16,7 +16,7 @@ import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
 import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
-  checkpointDeleterFor,
+  checkpointStoreFor,
   type EvaluatorOrBuilder,
   openTrainingClient,
   type RunResult,
@@ -186,7 +186,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
           infrequentEvaluators: deps.infrequentEvaluators ?? [],
           checkpointFields: () => ({ reference_sampler_path: referencePath }),
           elapsedTokens: () => elapsedTokens,
-          deleteCheckpoint: checkpointDeleterFor(service),
+          checkpointStore: checkpointStoreFor(service),
           ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
           stop: async () => {
             await Promise.allSettled([next.ref]);

@@ -19,7 +19,7 @@ import { checkpointName, deferred, Transcript } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
 import {
-  checkpointDeleterFor,
+  checkpointStoreFor,
   type EvaluatorOrBuilder,
   type LoopOutcome,
   openTrainingClient,
@@ -168,7 +168,7 @@ async function supervisedSteps(
         submitAhead: config.submitAhead,
         setEpoch: (epoch) => train.setEpoch(epoch),
         elapsedTokens: () => elapsedTokens,
-        deleteCheckpoint: checkpointDeleterFor(service),
+        checkpointStore: checkpointStoreFor(service),
         ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
         async submit(at, metrics) {
           const data = await timed('get_batch', metrics, () => train.getBatch(at.batch));

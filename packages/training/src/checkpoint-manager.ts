@@ -95,30 +95,55 @@ export interface CheckpointPolicy {
   keepLast?: number | null;
 }
 
-/** Deletes a checkpoint by its `tinker://` path (the service's REST delete). */
-export type CheckpointDeleter = (tinkerPath: string) => Promise<void>;
+/** The service calls retention needs: delete a checkpoint, list a training run's state checkpoints. */
+export interface CheckpointStore {
+  /** Deletes a checkpoint by its `tinker://` path; one already gone counts as deleted. */
+  delete(tinkerPath: string): Promise<void>;
+  /** The `tinker://` paths of the training states (`weights/…`) of a training run. */
+  listStates(trainingRunId: string): Promise<string[]>;
+}
 
 /** What a save is: `periodic` (state + sampler, kept), `rolling` (state only, resume-only). */
 export type SaveKind = 'periodic' | 'rolling';
 
+interface RestLike {
+  deleteCheckpoint(path: string): Promise<void>;
+  listCheckpoints(runId: string): Promise<{ tinker_path: string; checkpoint_type: string }[]>;
+}
+
 /**
- * The delete call of a service client that has one (`createRestClient().deleteCheckpoint`, the official SDK's and
- * ours), else undefined. A checkpoint already gone (404) counts as deleted.
+ * The checkpoint store of a service client that has a REST client (`createRestClient()`: the official SDK's and
+ * ours), else undefined. A delete answered 404 counts as done.
  */
-export function checkpointDeleterFor(service: unknown): CheckpointDeleter | undefined {
+export function checkpointStoreFor(service: unknown): CheckpointStore | undefined {
   if (typeof service !== 'object' || service === null || !('createRestClient' in service)) return undefined;
   const create = (service as { createRestClient: unknown }).createRestClient;
   if (typeof create !== 'function') return undefined;
-  let rest: Promise<{ deleteCheckpoint(path: string): Promise<void> }> | undefined;
-  return async (path) => {
-    rest ??= Promise.resolve(create.call(service));
-    try {
-      await (await rest).deleteCheckpoint(path);
-    } catch (error) {
-      if (typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 404) return;
-      throw error;
-    }
+  let rest: Promise<RestLike> | undefined;
+  const client = () => {
+    rest ??= Promise.resolve(create.call(service) as RestLike | Promise<RestLike>);
+    return rest;
   };
+  return {
+    async delete(path) {
+      try {
+        await (await client()).deleteCheckpoint(path);
+      } catch (error) {
+        if (typeof error === 'object' && error !== null && (error as { status?: unknown }).status === 404) return;
+        throw error;
+      }
+    },
+    async listStates(runId) {
+      const all = await (await client()).listCheckpoints(runId);
+      return all.filter((c) => c.checkpoint_type === 'training').map((c) => c.tinker_path);
+    },
+  };
+}
+
+/** `tinker://<run>/weights/<name>` → run and name (undefined for another shape). */
+function parseStatePath(path: string): { run: string; name: string } | undefined {
+  const m = /^tinker:\/\/([^/]+)\/weights\/([^/]+)$/.exec(path);
+  return m === null ? undefined : { run: m[1]!, name: m[2]! };
 }
 
 /** Options of {@link CheckpointManager}. */
@@ -126,8 +151,8 @@ export interface CheckpointManagerOptions {
   client: CheckpointClient;
   logPath: string;
   policy: CheckpointPolicy;
-  /** Deletes older resume states; required when `keepLast` or `rollingSaveEvery` is set. */
-  deleteCheckpoint?: CheckpointDeleter | undefined;
+  /** Deletes older resume states (`checkpointStoreFor(service)`); required when `keepLast` or `rollingSaveEvery` is set. */
+  store?: CheckpointStore | undefined;
   /** The step the run starts at (0, or its resume point). */
   startStep: number;
   /** Tokens trained before `startStep` (the resume record's `elapsed_tokens`). */
@@ -167,7 +192,7 @@ export class CheckpointManager {
   private readonly client: CheckpointClient;
   private readonly logPath: string;
   private readonly policy: Required<CheckpointPolicy>;
-  private readonly deleter: CheckpointDeleter | undefined;
+  private readonly store: CheckpointStore | undefined;
   private readonly log: (line: string) => void;
   private readonly now: () => number;
   private lastSaveTime: number;
@@ -181,9 +206,13 @@ export class CheckpointManager {
   private failure: unknown;
   /** Recorded resume states still on the service (as far as this run knows), oldest first. */
   private readonly live: LiveState[] = [];
-  /** States an earlier process of the run may have left undeleted (deleted with the first prune). */
+  /** States an earlier process of the run may have left undeleted (deleted at start-up). */
   private leftovers: LiveState[] = [];
   private lastSavedStep: number | undefined;
+  /** The training run a killed process trained, to search once for states it saved but never recorded. */
+  private orphanRun: { run: string; after: number } | undefined;
+  /** The deletion of what an earlier process left (see the constructor). */
+  private startup: Promise<void> = Promise.resolve();
 
   /** @throws ConfigError when retention is asked for and the service cannot delete checkpoints. */
   constructor(options: CheckpointManagerOptions) {
@@ -199,16 +228,16 @@ export class CheckpointManager {
     };
     this.client = options.client;
     this.logPath = options.logPath;
-    this.deleter = options.deleteCheckpoint;
+    this.store = options.store;
     this.log = options.log ?? (() => undefined);
     this.now = options.now ?? (() => performance.now());
     this.lastSaveTime = this.now();
     this.lastSaveTokens = options.startTokens ?? 0;
     this.loggedUpTo = options.startStep;
-    if (this.deleter === undefined && (this.policy.keepLast !== null || this.policy.rollingSaveEvery > 0)) {
+    if (this.store === undefined && (this.policy.keepLast !== null || this.policy.rollingSaveEvery > 0)) {
       const key = this.policy.keepLast !== null ? 'keep_last' : 'rolling_save_every';
       throw new ConfigError(
-        `${key} needs a service client that can delete checkpoints (createRestClient().deleteCheckpoint); unset ${key} or use a ServiceClient`,
+        `${key} needs a service client that can delete checkpoints (createRestClient()); unset ${key} or use a ServiceClient`,
         { key },
       );
     }
@@ -221,11 +250,40 @@ export class CheckpointManager {
       this.live.push({ state_path: r.state_path, step, rolling: r.rolling === true });
     }
     // A killed process may have died between recording a save and deleting the state it replaced: the few states
-    // just before the kept ones are deleted again with the first save (a 404 counts as done). Anything further back
+    // just before the kept ones are deleted again (a 404 counts as done). Anything further back
     // was deleted by the process that recorded what followed it, or is left to its TTL.
     this.leftovers = this.prune(false).slice(-RESUME_RETRY);
     const last = this.live.at(-1);
     this.lastSavedStep = last?.step === options.startStep ? last.step : undefined;
+    // It may also have died after a save reached the service and before its record: states of the resumed training
+    // run past the resume point that checkpoints.jsonl does not name. They are found with one list call.
+    const resumed = last === undefined ? undefined : parseStatePath(last.state_path);
+    if (resumed !== undefined && this.retains()) {
+      this.orphanRun = { run: resumed.run, after: options.startStep };
+    }
+    // Both are deleted now, while the run starts; the first save waits for that.
+    if (this.leftovers.length > 0 || this.orphanRun !== undefined) this.startup = this.deleteAll([]);
+  }
+
+  /** True when this run deletes states (keep_last, or rolling saves). */
+  private retains(): boolean {
+    return this.policy.keepLast !== null || this.policy.rollingSaveEvery > 0;
+  }
+
+  /** The states of `orphanRun` that no record names, past its resume point. */
+  private async orphans(): Promise<LiveState[]> {
+    const o = this.orphanRun;
+    if (o === undefined || this.store === undefined) return [];
+    this.orphanRun = undefined;
+    const named = new Set(readCheckpoints(this.logPath).map((r) => r.state_path));
+    const out: LiveState[] = [];
+    for (const path of await this.store.listStates(o.run)) {
+      const parsed = parseStatePath(path);
+      const step = parsed !== undefined && /^\d{6,}$/.test(parsed.name) ? Number(parsed.name) : undefined;
+      if (step !== undefined && step > o.after && !named.has(path))
+        out.push({ state_path: path, step, rolling: false });
+    }
+    return out;
   }
 
   /** True when a save of the first `step` steps is queued or recorded by this run (or is its resume point). */
@@ -248,19 +306,25 @@ export class CheckpointManager {
   }
 
   /**
-   * Queues a save of the first `done` steps at once (call right after the step's optimizer step is submitted, before
-   * the next step's work: the service runs requests in order, so the save holds exactly `done` updates), then waits
-   * only while the previous save is still running (one save in flight). Its record is appended once the save is back
-   * and {@link logged} has seen step `done - 1`; the loop does not wait for that.
+   * Waits until a new save may be queued: the previous save is back, and — when its step's row is logged — recorded,
+   * with the states it replaces deleted. So the service holds at most one state beyond the kept ones. Nothing waits
+   * when the previous save finished while the loop worked.
    */
-  async submit(
-    kind: SaveKind,
-    done: number,
-    fields: Omit<CheckpointRecord, 'name'> = {},
-    elapsedTokens = 0,
-  ): Promise<QueuedSave> {
-    this.throwIfFailed();
+  async ready(): Promise<void> {
+    await this.startup;
     const previous = this.queue.at(-1);
+    if (previous === undefined) return;
+    await previous.paths.catch(() => undefined);
+    if (previous.recorded !== undefined) await previous.recorded;
+  }
+
+  /**
+   * Queues a save of the first `done` steps now, without waiting (call right after the step's optimizer step is
+   * submitted, before the next step's work: the service runs requests in order, so the save holds exactly `done`
+   * updates). Its record is appended once the save is back and {@link logged} has seen step `done - 1`.
+   */
+  queueSave(kind: SaveKind, done: number, fields: Omit<CheckpointRecord, 'name'> = {}, elapsedTokens = 0): QueuedSave {
+    this.throwIfFailed();
     const name = checkpointName(done);
     const paths = submitCheckpointSave(this.client, name, {
       kind: kind === 'periodic' ? 'both' : 'state',
@@ -279,8 +343,21 @@ export class CheckpointManager {
     };
     this.queue.push(queued);
     this.flush();
-    if (previous !== undefined) await previous.paths.catch(() => undefined);
     return queued;
+  }
+
+  /**
+   * {@link ready}, then {@link queueSave}: the loop waits only when saves come faster than they finish. Submit nothing
+   * else to the training client until this resolves (the save must come right behind the step's optimizer step).
+   */
+  async submit(
+    kind: SaveKind,
+    done: number,
+    fields: Omit<CheckpointRecord, 'name'> = {},
+    elapsedTokens = 0,
+  ): Promise<QueuedSave> {
+    await this.ready();
+    return this.queueSave(kind, done, fields, elapsedTokens);
   }
 
   /** The metrics row of `step` is written (or the step has none): saves of `step + 1` steps may be recorded. */
@@ -293,13 +370,14 @@ export class CheckpointManager {
   async drain(): Promise<void> {
     this.loggedUpTo = Number.POSITIVE_INFINITY;
     this.flush();
+    await this.startup;
     await this.chain;
     this.throwIfFailed();
   }
 
   /** Settles everything in flight without throwing (a run that failed elsewhere). */
   async settle(): Promise<void> {
-    await Promise.allSettled([this.chain, ...this.queue.map((q) => q.paths)]);
+    await Promise.allSettled([this.startup, this.chain, ...this.queue.map((q) => q.paths)]);
   }
 
   /**
@@ -364,11 +442,19 @@ export class CheckpointManager {
   }
 
   private async deleteAll(states: readonly LiveState[]): Promise<void> {
-    if (this.deleter === undefined) return;
-    const all = [...this.leftovers.splice(0), ...states];
+    if (this.store === undefined) return;
+    let found: LiveState[] = [];
+    try {
+      found = await this.orphans();
+    } catch (error) {
+      this.log(
+        `warning: could not list the checkpoints of the resumed run: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const all = [...found, ...this.leftovers.splice(0), ...states];
     for (const s of all) {
       try {
-        await this.deleter(s.state_path);
+        await this.store.delete(s.state_path);
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         this.log(`warning: could not delete checkpoint ${s.state_path} (its TTL will remove it): ${why}`);

@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { computeScheduleLrMultiplier, type LrScheduleName, timed } from '@cookbook/core';
 import { type CheckpointClient, type CheckpointRecord, checkpointName } from '@cookbook/logging';
-import { type CheckpointDeleter, CheckpointManager, type CheckpointPolicy } from './checkpoint-manager.js';
+import { CheckpointManager, type CheckpointPolicy, type CheckpointStore } from './checkpoint-manager.js';
 import { type Evaluator, type EvaluatorOrBuilder, resolveEvaluators, trainingClientEvaluation } from './evaluator.js';
 import { type LoopOutcome, type RunContext, resumeStepOf } from './run.js';
 
@@ -82,8 +82,8 @@ export interface EpochLoop {
    * step: `saveEveryTokens` counts them, and checkpoint records carry them as `elapsed_tokens`.
    */
   elapsedTokens?(): number;
-  /** Deletes checkpoints past retention (`keepLast`, rolling saves): `checkpointDeleterFor(service)`. */
-  deleteCheckpoint?: CheckpointDeleter | undefined;
+  /** Deletes checkpoints past retention (`keepLast`, rolling saves): `checkpointStoreFor(service)`. */
+  checkpointStore?: CheckpointStore | undefined;
   /** Steps submitted before the oldest is collected (pipelining). Default 0: each step is collected at once. */
   submitAhead?: number;
   /** Called after each logged row: `final` for the row of the final evaluation. */
@@ -138,7 +138,7 @@ export async function runEpochs(
     client,
     logPath,
     policy: plan,
-    deleteCheckpoint: loop.deleteCheckpoint,
+    store: loop.checkpointStore,
     startStep,
     ...(typeof tokensAtStart === 'number' ? { startTokens: tokensAtStart } : {}),
     log: run.log,

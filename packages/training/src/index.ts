@@ -1,10 +1,10 @@
 export {
-  type CheckpointDeleter,
   CheckpointManager,
   type CheckpointManagerOptions,
   type CheckpointPolicy,
+  type CheckpointStore,
   checkpointConfigShape,
-  checkpointDeleterFor,
+  checkpointStoreFor,
   type QueuedSave,
   type SaveKind,
 } from './checkpoint-manager.js';

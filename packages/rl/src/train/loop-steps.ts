@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CheckpointError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
 import { initTrace, scopeHeader } from '@cookbook/logging';
-import type { CheckpointManager, EnvGroupBuilder, RLDataset, RunContext, TrajectoryGroup } from '@cookbook/training';
+import type {
+  CheckpointManager,
+  EnvGroupBuilder,
+  RLDataset,
+  RunContext,
+  SaveKind,
+  TrajectoryGroup,
+} from '@cookbook/training';
 import { runEvaluators, type SamplingClientEvaluator } from '@cookbook/training';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import {
@@ -197,15 +204,21 @@ export async function nextSampler(
   const start = performance.now();
   let sampler: RLSamplingClient;
   const kind = ctx.checkpoints.due(stepDone, ctx.endStep, ctx.elapsedTokens);
+  // The async loop may send the next step before this resolves: its save is queued at once, without waiting for the
+  // previous one (a save of every step can then leave one state more on the service for a moment).
+  const save = (k: SaveKind) =>
+    ctx.config.asyncConfig !== null
+      ? ctx.checkpoints.queueSave(k, stepDone, rlCheckpointFields(ctx), ctx.elapsedTokens)
+      : ctx.checkpoints.submit(k, stepDone, rlCheckpointFields(ctx), ctx.elapsedTokens);
   if (kind === 'periodic') {
-    const save = await ctx.checkpoints.submit(kind, stepDone, rlCheckpointFields(ctx), ctx.elapsedTokens);
-    const { sampler_path } = await save.paths;
+    const { name, paths } = await save(kind);
+    const { sampler_path } = await paths;
     if (sampler_path === undefined) {
-      throw new CheckpointError(`save_weights_for_sampler("${save.name}") returned no path`);
+      throw new CheckpointError(`save_weights_for_sampler("${name}") returned no path`);
     }
     sampler = await ctx.service.createSamplingClient({ modelPath: sampler_path });
   } else {
-    if (kind === 'rolling') await ctx.checkpoints.submit(kind, stepDone, rlCheckpointFields(ctx), ctx.elapsedTokens);
+    if (kind === 'rolling') await save(kind);
     sampler = await ctx.training.saveWeightsAndGetSamplingClient();
   }
   metrics['time/save'] = (performance.now() - start) / 1000;

@@ -12,7 +12,7 @@ import { TinkerTokenCompleter } from '@cookbook/renderers';
 import type { RLDataset } from '@cookbook/training';
 import {
   CheckpointManager,
-  checkpointDeleterFor,
+  checkpointStoreFor,
   openTrainingClient,
   resolveEvaluators,
   runLoop,
@@ -93,7 +93,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
         client: training,
         logPath: config.logPath,
         policy: config,
-        deleteCheckpoint: checkpointDeleterFor(service),
+        store: checkpointStoreFor(service),
         startStep: run.startStep,
         startTokens,
         log: run.log,
