@@ -53,7 +53,13 @@ interface Watch {
 
 function watch(root: string, logPath: string, into: Watch): void {
   const states = liveStates(root);
-  if (states.length > into.most) into.worst = [...states, `records: ${readCheckpoints(logPath).map((r) => r.state_path).join(' ')}`];
+  if (states.length > into.most)
+    into.worst = [
+      ...states,
+      `records: ${readCheckpoints(logPath)
+        .map((r) => r.state_path)
+        .join(' ')}`,
+    ];
   into.most = Math.max(into.most, states.length);
   const last = readCheckpoints(logPath).at(-1)?.state_path;
   // Read again: a save may have landed between the two reads.
