@@ -1,6 +1,8 @@
 /** The recipes this CLI knows, in the order `--help` lists them. */
 import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
+import { chat } from './recipes/chat.js';
+import { checkpoint } from './recipes/checkpoint.js';
 import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
@@ -34,7 +36,9 @@ export const recipes: Recipe[] = [
   evalRecipe,
   evalCompare,
   serve,
+  chat,
   cache,
+  checkpoint,
   dpo,
   shorter,
   rlhfPipeline,
