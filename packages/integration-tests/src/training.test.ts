@@ -223,18 +223,29 @@ describe('client ↔ embedded service: training', () => {
     try {
       const tc = await client.createLoraTrainingClient({ baseModel: MODEL, rank: 8 });
       const sampler = await client.createSamplingClient({ baseModel: MODEL });
-      const batch = fixedBatch(3, 8, 64);
+      const batch = fixedBatch(3, 4, 32);
       const done: string[] = [];
-      const training = Array.from({ length: 8 }, (_, i) =>
-        Promise.resolve(tc.forwardBackward(batch, 'cross_entropy')).then(() => done.push(`train-${i}`)),
+      let firstTrained!: () => void;
+      const started = new Promise<void>((r) => {
+        firstTrained = r;
+      });
+      const training = Array.from({ length: 6 }, (_, i) =>
+        Promise.resolve(tc.forwardBackward(batch, 'cross_entropy')).then(() => {
+          done.push(`train-${i}`);
+          firstTrained();
+        }),
       );
-      await new Promise((r) => setTimeout(r, 300));
+      // Sent once training is under way (its first result is out, five steps still queued or running): an event,
+      // not a fixed wait.
+      await started;
+      const queuedAtSample = 6 - done.length;
       const sample = Promise.resolve(
         sampler.sample({ prompt: ModelInput.fromInts([1, 2, 3]), samplingParams: { maxTokens: 2, stop: [] } }),
       ).then(() => done.push('sample'));
       await Promise.all([...training, sample]);
-      // The sample is answered while the training steps are still running, not after them.
-      expect(done.indexOf('sample')).toBeLessThan(done.indexOf('train-4'));
+      // The sample is answered while training steps are still running, not after all of them.
+      expect(queuedAtSample).toBeGreaterThan(1);
+      expect(done.indexOf('sample'), done.join(' ')).toBeLessThan(done.indexOf('train-5'));
     } finally {
       await stop();
     }
