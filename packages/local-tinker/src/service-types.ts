@@ -80,7 +80,14 @@ export interface ModelState {
 export type ResolvedServiceOptions = Required<
   Omit<
     ServiceOptions,
-    'apiKey' | 'limits' | 'maxRootBytes' | 'maxRunAgeDays' | 'clockCycleMs' | 'clockCycleLogPath' | 'modelRoots'
+    | 'apiKey'
+    | 'limits'
+    | 'maxRootBytes'
+    | 'maxRunAgeDays'
+    | 'clockCycleMs'
+    | 'clockCycleLogPath'
+    | 'clockTimers'
+    | 'modelRoots'
   >
 > & {
   apiKey: string | undefined;
