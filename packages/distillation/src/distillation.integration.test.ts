@@ -28,10 +28,16 @@ const conversations: Message[][] = [1, 2, 3, 4, 5, 6].map((x) => [
   { role: 'assistant', content: `${x} + ${x} = ${2 * x}.` },
 ]);
 
-/** Length of the run toward a fine-tuned teacher, the least teacher_kl of its first step, how far it must fall. */
+/**
+ * The run toward a fine-tuned teacher: its length, the least teacher_kl of its first step, and how far it must fall
+ * (second half's mean below KL_FALL × the first half's; last step below KL_LAST × the first). Measured (seeded, so
+ * it repeats): teacher_kl 9.18 8.14 7.87 8.23 5.89 4.80 — halves 8.40 → 6.31 (0.75), last/first 0.52. Scored with
+ * the student instead of the teacher it is 0 at every step.
+ */
 const STEPS_TOWARD_TEACHER = 6;
-const TEACHER_KL_AT_START = 0.5;
-const KL_FALL = 0.8;
+const TEACHER_KL_AT_START = 2;
+const KL_FALL = 0.85;
+const KL_LAST = 0.7;
 
 function readRows(logPath: string): Record<string, number>[] {
   return readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
@@ -219,12 +225,12 @@ describe('distillation on the embedded service', () => {
     );
     expect(result.stepsRun).toBe(STEPS_TOWARD_TEACHER);
     const kl = readRows(logPath).map((r) => r.teacher_kl!);
-    console.log(`[measure] teacher_kl ${kl.map((k) => k.toFixed(4)).join(' ')}`);
     const detail = `teacher_kl per step: ${kl.map((k) => k.toFixed(3)).join(' ')}`;
     expect(kl[0]!, detail).toBeGreaterThan(TEACHER_KL_AT_START);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const half = STEPS_TOWARD_TEACHER / 2;
     expect(mean(kl.slice(half)), detail).toBeLessThan(KL_FALL * mean(kl.slice(0, half)));
+    expect(kl.at(-1)!, detail).toBeLessThan(KL_LAST * kl[0]!);
   }, 600_000);
 
   it('refuses a teacher with another tokenizer before writing anything', async () => {
