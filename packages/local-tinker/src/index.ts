@@ -1,6 +1,12 @@
 export { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
-export { ClockCycle, type ClockCycleOptions, type CycleRecord } from './clock-cycle.js';
+export {
+  ClockCycle,
+  type ClockCycleOptions,
+  type ClockTimers,
+  type CycleRecord,
+  REAL_TIMERS,
+} from './clock-cycle.js';
 export {
   acquireEmbeddedService,
   clockOptionsFromEnv,
