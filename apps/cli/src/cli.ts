@@ -48,6 +48,23 @@ export function rendererNamesHelp(): string {
 }
 
 /**
+ * Leading arguments without `=` become `key=value` for the recipe's positional keys, in order; `--json` is
+ * `json=true` for a recipe with a `json` key.
+ */
+function withPositionals(recipe: Recipe, args: readonly string[]): string[] {
+  const keys = recipe.positionals ?? [];
+  const hasJson = 'json' in ((recipe.schema as unknown as { shape?: object }).shape ?? {});
+  const out = args.map((a) => (a === '--json' && hasJson ? 'json=true' : a));
+  for (let i = 0; i < out.length && i < keys.length; i++) {
+    const a = out[i]!;
+    if (a.includes('=') && !a.startsWith('tinker://')) break;
+    if (a.startsWith('-')) break;
+    out[i] = `${keys[i]}=${a}`;
+  }
+  return out;
+}
+
+/**
  * Run the CLI with `argv` (without node and script). Returns the process exit code: 0, 1 (a failure), 2 (a usage
  * error), or 130 / 143 when a run was interrupted by SIGINT / SIGTERM (it saved and reported, but did not finish:
  * `cookbook sl_basic … && cookbook eval …` must not go on).
@@ -85,7 +102,7 @@ export async function runCli(argv: readonly string[], recipes: readonly Recipe[]
   }
   let config: unknown;
   try {
-    const { args, rendererPackage } = extractRendererPackage(rest);
+    const { args, rendererPackage } = extractRendererPackage(withPositionals(recipe, rest));
     config = parseConfig(recipe.schema, args, {}, { keyStyle: 'snake_case' });
     const rendererName = (config as { rendererName?: unknown }).rendererName;
     if (rendererPackage !== null || typeof rendererName === 'string') {

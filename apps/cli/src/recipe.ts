@@ -7,6 +7,11 @@ export interface Recipe<S extends z.ZodType = z.ZodType> {
   /** One line shown by `cookbook --help`. */
   description: string;
   schema: S;
+  /**
+   * Keys that leading arguments without `=` fill, in order (`cookbook checkpoint info tinker://…` is
+   * `verb=info path=tinker://…`). Default: none (every argument is key=value).
+   */
+  positionals?: readonly string[];
   /** Paragraphs printed after the options by `cookbook <recipe> --help` (what runs offline, how to run it for real). */
   notes?: string;
   run(config: z.infer<S>, io: RecipeIO): Promise<void>;

@@ -1,6 +1,8 @@
 /** The recipes this CLI knows, in the order `--help` lists them. */
 import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
+import { chat } from './recipes/chat.js';
+import { checkpoint } from './recipes/checkpoint.js';
 import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
@@ -19,6 +21,7 @@ import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 import { toolUse } from './recipes/tool-use.js';
+import { vlmClassifier } from './recipes/vlm-classifier.js';
 
 export const recipes: Recipe[] = [
   slBasic,
@@ -34,10 +37,13 @@ export const recipes: Recipe[] = [
   evalRecipe,
   evalCompare,
   serve,
+  chat,
   cache,
+  checkpoint,
   dpo,
   shorter,
   rlhfPipeline,
   onPolicyDistillation,
   offPolicyDistillation,
+  vlmClassifier,
 ];

@@ -63,6 +63,7 @@ export {
   type ContentPart,
   getTextContent,
   type ImagePart,
+  type LoadedImage,
   type Message,
   type TextPart,
   type ThinkingPart,

@@ -15,10 +15,27 @@ export interface ThinkingPart {
   thinking: string;
 }
 
-/** An image given as a URL or data URI. */
+/**
+ * An image already read and checked (`@cookbook/images`' `loadImage`): its encoded bytes in a format the service takes
+ * (PNG or JPEG) and its size in pixels, from which a vision renderer counts its tokens.
+ */
+export interface LoadedImage {
+  kind: 'loaded_image';
+  format: 'png' | 'jpeg';
+  /** The encoded file bytes. */
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/**
+ * An image: a file path, an `http(s)`/`file:` URL, a `data:` URI, raw file bytes, or a {@link LoadedImage}. Vision
+ * renderers read paths, `data:` URIs and PNG/JPEG bytes themselves; URLs and other formats (WebP, GIF) are loaded
+ * first with `@cookbook/images`' `resolveMessageImages`.
+ */
 export interface ImagePart {
   type: 'image';
-  image: string;
+  image: string | Uint8Array | LoadedImage;
 }
 
 /** One part of a message's content. */

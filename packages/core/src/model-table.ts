@@ -204,8 +204,9 @@ const QWEN3_MODELS: ModelEntry[] = entries(offline('qwen3'), {
   },
 });
 
-// Qwen3-VL, 3.5, 3.6 and 3.8 have no offline tokenizer package: their own repository on the Hub.
-const QWEN_HUB_MODELS: ModelEntry[] = entries(hub, {
+// Qwen3-VL's tokenizer is Qwen3's vocabulary (the same BPE and control tokens, `<|vision_start|>`, `<|image_pad|>`
+// and `<|vision_end|>` included): offline, the Qwen3 package reads it; the Hub repo named is the model's own.
+const QWEN_VL_MODELS: ModelEntry[] = entries(offline('qwen3'), {
   'Qwen/Qwen3-VL-30B-A3B-Instruct': {
     family: 'qwen3_vl',
     recommendedRenderers: QWEN3_VL_INSTRUCT,
@@ -218,6 +219,10 @@ const QWEN_HUB_MODELS: ModelEntry[] = entries(hub, {
     vision: true,
     lr: qwenLr(4096),
   },
+});
+
+// Qwen3.5, 3.6 and 3.8 have no offline tokenizer package (a larger vocabulary): their own repository on the Hub.
+const QWEN_HUB_MODELS: ModelEntry[] = entries(hub, {
   'Qwen/Qwen3.5-4B': q35(QWEN3_5, 2560, 65536),
   'Qwen/Qwen3.5-9B': q35(QWEN3_5, 4096, 65536),
   'Qwen/Qwen3.5-9B-Base': { ...q35(ROLE_COLON, 4096, 65536), base: true },
@@ -400,6 +405,7 @@ export const MODEL_TABLE: readonly ModelEntry[] = [
   ...LOCAL,
   ...LLAMA,
   ...QWEN3_MODELS,
+  ...QWEN_VL_MODELS,
   ...QWEN_HUB_MODELS,
   ...OTHER_HOSTED,
   ...['Inkling', 'Inkling-Small'].map((n) => inklingEntry(`thinkingmachines/${n}`)),

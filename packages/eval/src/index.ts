@@ -42,6 +42,15 @@ export {
 export { extractBoxed, extractGsm8kAnswer, gradeAnswer, normalizeAnswer } from './graders/math-grading.js';
 export { isScreenedExpression, symbolicEqual } from './graders/math-symbolic.js';
 export {
+  CLASSIFICATION_QUESTION,
+  classificationMessages,
+  className,
+  ImageClassificationEvaluator,
+  type ImageClassificationEvaluatorOptions,
+  type LabelledImage,
+  parseClassPrediction,
+} from './image-classification.js';
+export {
   type ModelRequest,
   type ResolutionSource,
   type ResolvedModel,

@@ -63,7 +63,14 @@ export {
   gemDemonstrationDatums,
 } from './trainer/demonstrations.js';
 export { applyTemplate, promptTokens, stopCondition, TEMPLATE_NAMES, type TemplateName } from './trainer/templates.js';
-export { episodeSeed, type GemTrainValue, gemRenderer, trainGem } from './trainer/train.js';
+export {
+  episodeSeed,
+  type GemTrainValue,
+  gemRenderer,
+  gemWrapperDeps,
+  samplingSeed,
+  trainGem,
+} from './trainer/train.js';
 export {
   type AutoresetMode,
   type MakeVecOptions,
@@ -89,3 +96,9 @@ export {
   type ToolEnvWrapperOptions,
   type ToolResult,
 } from './wrappers/python-tool.js';
+export {
+  formatGemSearchResult,
+  GemSearchTool,
+  type GemSearchToolOptions,
+  searchCollectionIndex,
+} from './wrappers/search-tool.js';

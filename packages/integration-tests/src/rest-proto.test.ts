@@ -73,6 +73,13 @@ describe('REST: runs and checkpoints survive a restart', () => {
         Buffer.from(entries.find((e) => e.name === 'adapter_config.json')!.data).toString(),
       ) as Record<string, unknown>;
       expect(cfg).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 32, base_model_name_or_path: MODEL });
+      // A resumed download: the archive's bytes are the same on every request, and a Range request gets the rest.
+      const whole = await readFile(dest);
+      const rest100 = await fetch(url, { headers: { Range: 'bytes=100-' } });
+      expect(rest100.status).toBe(206);
+      expect(rest100.headers.get('content-range')).toBe(`bytes 100-${whole.length - 1}/${whole.length}`);
+      expect(Buffer.from(await rest100.arrayBuffer()).equals(whole.subarray(100))).toBe(true);
+      expect((await fetch(url, { headers: { Range: `bytes=${whole.length}-` } })).status).toBe(416);
       // A tampered download URL is refused.
       const tampered = url.replace(/sig=([0-9a-f])/, (_m, c: string) => `sig=${c === '0' ? '1' : '0'}`);
       expect((await fetch(tampered)).status).toBe(403);

@@ -131,7 +131,24 @@ describe('the service rejects bad input with a 400 that names the problem', () =
       ]),
     );
     expect(image.status).toBe(400);
-    expect(String(image.body.detail)).toMatch(/chunks\[0\]: image chunks are not supported by the local service/);
+    expect(String(image.body.detail)).toMatch(
+      /chunks\[0\]: image chunks cannot be read by model "[^"]+" on this embedded service \(its engines are text-only\); images need a vision model .* on the hosted Tinker service/,
+    );
+    const imagePrompt = await post('asample', {
+      base_model: MODEL,
+      prompt: {
+        chunks: [
+          { type: 'encoded_text', tokens: [1] },
+          { type: 'image', data: 'AA==', format: 'jpeg', expected_tokens: 4 },
+        ],
+      },
+      num_samples: 1,
+      sampling_params: { max_tokens: 2 },
+    });
+    expect(imagePrompt.status).toBe(400);
+    expect(String(imagePrompt.body.detail)).toMatch(
+      new RegExp(`prompt\\.chunks\\[1\\]: image chunks cannot be read by model "${MODEL}" on this embedded service`),
+    );
     const empty = await post('forward_backward', fb([{ model_input: { chunks: [] }, loss_fn_inputs: {} }]));
     expect(empty.status).toBe(400);
     expect(String(empty.body.detail)).toMatch(/data\[0\]\.model_input is empty/);

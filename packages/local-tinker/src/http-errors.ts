@@ -77,3 +77,16 @@ export function parseCheckpointPath(path: string): { runId: string; kind: Checkp
   }
   return parts;
 }
+
+/**
+ * The refusal of an image (or other non-text) chunk: the embedded engines are text-only. A 400 naming the chunk and
+ * the model, saying where images work.
+ */
+export function nonTextChunkError(where: string, chunkType: string, modelName: string): HttpError {
+  return new HttpError(
+    400,
+    `${where}: ${chunkType} chunks cannot be read by model "${modelName}" on this embedded service (its engines are ` +
+      'text-only); images need a vision model (Qwen3-VL, Qwen3.5 / 3.6 / 3.8, Kimi K2.5 / K2.6) on the hosted Tinker ' +
+      'service (set TINKER_BASE_URL / base_url)',
+  );
+}

@@ -9,6 +9,20 @@ import { decodeForwardBackwardRequest, encodeResult, wantsProto } from './proto.
 import type { LocalTinkerService } from './service.js';
 import { decompressZstd } from './zstd.js';
 
+/**
+ * Routes mounted beside the Tinker routes on the same server (how `cookbook serve` adds its OpenAI-compatible API).
+ * The HTTP layer reads the body under the service's limits (`maxBodyBytes` before and after decompression,
+ * `maxJsonDepth`) and parses it as JSON; the routes do their own auth and write the reply themselves (they may stream).
+ */
+export interface MountedRoutes {
+  /** The path prefix the routes own, e.g. `/v1`: a request whose path is it or starts with it + `/`. */
+  prefix: string;
+  /** Answer one request (JSON body parsed, or undefined when empty). Writes `res`, streaming or not. */
+  handle(request: ServiceRequest, res: ServerResponse): Promise<void>;
+  /** The JSON body of an error the HTTP layer raises before `handle` (413 too large, 400 bad JSON, 415, 500). */
+  errorBody(status: number, message: string): unknown;
+}
+
 /** Default largest accepted request body (`DEFAULT_LIMITS.maxBodyBytes`). */
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 
@@ -54,15 +68,21 @@ function send(res: ServerResponse, reply: ServiceReply): void {
  * Put `service` on an HTTP server; returns the server, not yet listening. Bodies are bounded by the service's
  * `maxBodyBytes` (before and after zstd decompression) and JSON nesting by `maxJsonDepth`, both before parsing.
  */
-export function createHttpServer(service: LocalTinkerService, options: { maxBodyBytes?: number } = {}): Server {
+export function createHttpServer(
+  service: LocalTinkerService,
+  options: { maxBodyBytes?: number; mounts?: readonly MountedRoutes[] } = {},
+): Server {
   const limit = options.maxBodyBytes ?? service.limits.maxBodyBytes;
   const maxDepth = service.limits.maxJsonDepth;
+  const mounts = options.mounts ?? [];
   const server = createServer((req, res) => {
     const abort = new AbortController();
     res.on('close', () => abort.abort());
+    let mount: MountedRoutes | undefined;
     void (async () => {
       try {
         const url = new URL(req.url ?? '/', 'http://local');
+        mount = mounts.find((m) => url.pathname === m.prefix || url.pathname.startsWith(`${m.prefix}/`));
         let raw = await readBody(req, limit);
         const ctype = String(req.headers['content-type'] ?? '');
         const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
@@ -93,6 +113,11 @@ export function createHttpServer(service: LocalTinkerService, options: { maxBody
             }
           }
         }
+        if (mount !== undefined) {
+          if (request.rawBody !== undefined) throw new HttpError(415, `${request.path} accepts JSON only`);
+          await mount.handle(request, res);
+          return;
+        }
         let reply: ServiceReply;
         if (request.rawBody !== undefined && request.path === '/api/v1/forward_backward') {
           const decoded = decodeForwardBackwardRequest(request.rawBody);
@@ -113,10 +138,13 @@ export function createHttpServer(service: LocalTinkerService, options: { maxBody
         }
         send(res, reply);
       } catch (err) {
-        if (err instanceof HttpError) send(res, { status: err.status, json: { detail: err.message } });
+        const errorJson = (status: number, message: string) =>
+          mount !== undefined ? mount.errorBody(status, message) : { detail: message };
+        if (err instanceof HttpError) send(res, { status: err.status, json: errorJson(err.status, err.message) });
         else {
           console.error(`local-tinker: internal error on ${req.method} ${req.url}:`, err);
-          send(res, { status: 500, json: { detail: 'internal error (logged by the service)' } });
+          if (res.headersSent && !res.writableEnded) res.destroy();
+          send(res, { status: 500, json: errorJson(500, 'internal error (logged by the service)') });
         }
       }
     })();

@@ -1,4 +1,5 @@
 export { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
+export { isBuiltinModel, writeBuiltinModelFolder } from './builtin-folder.js';
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
 export {
   ClockCycle,
@@ -15,7 +16,7 @@ export {
   stopEmbeddedService,
 } from './embedded.js';
 export { HttpError, type ServiceReply, type ServiceRequest } from './http-errors.js';
-export { createHttpServer, DEFAULT_MAX_BODY_BYTES } from './http-server.js';
+export { createHttpServer, DEFAULT_MAX_BODY_BYTES, type MountedRoutes } from './http-server.js';
 export { DEFAULT_LIMITS, LIMIT_KEYS, MAX_TTL_SECONDS, type ServiceLimits } from './limits.js';
 export {
   defaultModelRoots,

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@cookbook/core';
-import { createHttpServer, listen } from './http-server.js';
+import { createHttpServer, listen, type MountedRoutes } from './http-server.js';
 import type { ServiceLimits } from './limits.js';
 import { LocalTinkerService, type ProtocolOptions } from './service.js';
 
@@ -49,6 +49,11 @@ export interface LocalTinkerOptions {
   modelRoots?: readonly string[] | 'any';
   /** What `client/config` answers and JWT mode (`protocol-config.ts`). Default: the SDK's default flags. */
   protocol?: ProtocolOptions;
+  /**
+   * Routes served beside the Tinker routes on the same port, under their own prefix (`cookbook serve` mounts its
+   * OpenAI-compatible `/v1` routes here). They get the same body limits; they check auth themselves.
+   */
+  mounts?: readonly MountedRoutes[];
 }
 
 /** A running embedded service. */
@@ -118,7 +123,7 @@ export async function startLocalTinker(options: LocalTinkerOptions = {}): Promis
     ...(options.protocol ? { protocol: options.protocol } : {}),
   });
   await service.init();
-  const server = createHttpServer(service);
+  const server = createHttpServer(service, options.mounts ? { mounts: options.mounts } : {});
   let baseURL: string;
   try {
     baseURL = await listen(server, host, options.port ?? 0);

@@ -40,15 +40,18 @@ export function tarFiles(files: { name: string; data: Uint8Array; mtime?: number
   return Buffer.concat(parts);
 }
 
-/** A tar of every regular file directly inside `dir`, plus extra in-memory entries. */
-export async function tarDirectory(dir: string, extra: { name: string; data: Uint8Array }[] = []): Promise<Buffer> {
+/** A tar of every regular file directly inside `dir`, plus extra in-memory entries (mtime default: now). */
+export async function tarDirectory(
+  dir: string,
+  extra: { name: string; data: Uint8Array; mtime?: number }[] = [],
+): Promise<Buffer> {
   const files: { name: string; data: Uint8Array; mtime: number }[] = [];
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
     if (!entry.isFile()) continue;
     const p = join(dir, entry.name);
     files.push({ name: entry.name, data: await readFile(p), mtime: (await stat(p)).mtimeMs });
   }
-  return tarFiles([...files, ...extra.map((e) => ({ ...e, mtime: Date.now() }))]);
+  return tarFiles([...files, ...extra.map((e) => ({ ...e, mtime: e.mtime ?? Date.now() }))]);
 }
 
 /** Read a tar back into entries (used by tests and tools). */

@@ -49,6 +49,7 @@ export {
 } from './gpt-oss-renderer.js';
 export {
   KIMI_DEFAULT_SYSTEM_PROMPT,
+  KIMI_IMAGE_FRAMING,
   KIMI_TOOL_DECLARE_ROLE,
   KimiRenderer,
   type KimiRendererOptions,
@@ -77,7 +78,7 @@ export {
   type Qwen38ReasoningEffort,
 } from './qwen3-5-renderer.js';
 export { type Qwen3Mode, Qwen3Renderer, type Qwen3RendererOptions } from './qwen3-renderer.js';
-export { Qwen3VLRenderer, type Qwen3VLRendererOptions } from './qwen3-vl-renderer.js';
+export { QWEN_VL_IMAGE_FRAMING, Qwen3VLRenderer, type Qwen3VLRendererOptions } from './qwen3-vl-renderer.js';
 export {
   BUILT_IN_RENDERER_NAMES,
   getRegisteredRendererNames,
@@ -111,3 +112,12 @@ export {
   TmlV0Renderer,
   type TmlV0RendererOptions,
 } from './tml-v0-renderer.js';
+export {
+  appendContent,
+  hasImages,
+  type ImageFraming,
+  imageRefusal,
+  spliceImages,
+  TemplateParts,
+  VISION_RENDERER_NAMES,
+} from './vision.js';

@@ -217,9 +217,9 @@ describe('kimi message text', () => {
     expect(text(ids).split(q)).toHaveLength(9); // 8 copies: the call id twice (call and result)
   });
 
-  it('image parts are refused with a clear error (text parts only for now)', () => {
+  it('a bad image part is named (K2.5); K2-Thinking refuses images (vision.test.ts renders good ones)', () => {
     const img: Message = { role: 'user', content: [{ type: 'image', image: 'data:image/png;base64,AAAA' }] };
-    expect(() => k25.buildGenerationPrompt([img])).toThrow(/K2\.5 \/ K2\.6 image parts are not supported yet/);
+    expect(() => k25.buildGenerationPrompt([img])).toThrow(/messages\[0\]\.content\[0\]: unknown image format/);
     expect(() => k2.buildGenerationPrompt([img])).toThrow(/renders text only/);
     expect(() => k25.buildGenerationPrompt([{ role: 'user', content: [{ type: 'thinking', thinking: 'x' }] }])).toThrow(
       /cannot hold thinking parts/,

@@ -20,8 +20,10 @@
  * repositories says K2.6 keeps apart from `preserve_thinking` (see `__fixtures__/kimi/SOURCES.md`).
  * Deliberate difference from the template everywhere: message text (content, reasoning, role and tool names, tool
  * arguments, ids and results, tool declarations) never becomes a control token — a quoted `<|im_end|>` or `<think>`
- * stays text; those tokens come only from the renderer's structure. Text parts only; an image part is refused (K2.5 /
- * K2.6 images go through {@link KimiRenderer.imagePartTokens} once vision lands).
+ * stays text; those tokens come only from the renderer's structure. K2.5 / K2.6 render image parts of user, system and
+ * tool messages as their template does, `<|media_begin|>image<|media_content|><|media_pad|><|media_end|>⏎`, with the
+ * image's chunk in place of the pad (`expected_tokens` by the Kimi resize rule, {@link KIMI_K25_IMAGE_RULE});
+ * K2-Thinking is text only.
  */
 import {
   type ContentPart,
@@ -32,10 +34,20 @@ import {
   type ToolSpec,
   type UnparsedToolCall,
 } from '@cookbook/core';
+import { KIMI_K25_IMAGE_RULE } from '@cookbook/images';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import { detectUnterminatedToolBlock } from './content-blocks.js';
 import { splitThinkingAndText } from './internal/content-utils.js';
 import { kimiJsonTools, kimiToolDeclaration } from './kimi-tool-declaration.js';
+import { appendContent, type ImageFraming, imageRefusal, spliceImages, TemplateParts } from './vision.js';
+
+/** How the Kimi K2.5 / K2.6 template writes an image. */
+export const KIMI_IMAGE_FRAMING: ImageFraming = Object.freeze({
+  placeholder: '<|media_begin|>image<|media_content|><|media_pad|><|media_end|>\n',
+  pad: '<|media_pad|>',
+  rule: KIMI_K25_IMAGE_RULE,
+});
+
 import {
   BaseRenderer,
   type GenerationPromptOptions,
@@ -166,42 +178,39 @@ export class KimiRenderer extends BaseRenderer {
     if (ctx.idx === 1 && ctx.prevMessage?.role === KIMI_TOOL_DECLARE_ROLE && this.needsDefaultSystem(ctx.messages)) {
       header = [...this.defaultSystem, ...header];
     }
-    const body =
-      message.role === 'assistant'
-        ? this.assistantBody(message, ctx)
-        : message.role === 'tool'
-          ? this.tpl(['## Return of ', '\n', IM_END], this.toolResultId(ctx), this.text(message))
-          : this.tpl(['', IM_END], this.text(message));
-    return { header, output: [{ type: 'encoded_text', tokens: body }] };
-  }
-
-  /**
-   * The text of a non-assistant message (its text parts joined). The text between `<|im_middle|>` and `<|im_end|>` is
-   * encoded as one piece, as the template's string is; an image part goes through {@link imagePart}.
-   */
-  private text(message: Message): string {
-    if (typeof message.content === 'string') return message.content;
-    let out = '';
-    for (const part of message.content) {
-      if (part.type === 'text') out += part.text;
-      else if (part.type === 'image') this.imagePart(part);
-      else
-        throw new RendererError(`a Kimi ${message.role} message cannot hold thinking parts (only assistants reason)`);
+    if (message.role === 'assistant') {
+      return { header, output: [{ type: 'encoded_text', tokens: this.assistantBody(message, ctx) }] };
     }
-    return out;
+    const parts = new TemplateParts();
+    if (message.role === 'tool') {
+      parts.lit('## Return of ');
+      parts.val(this.toolResultId(ctx));
+      parts.lit('\n');
+    }
+    this.appendMessageContent(parts, message, ctx.idx);
+    parts.lit(IM_END);
+    const tokens = this.tpl(parts.literals, ...parts.values);
+    const output =
+      parts.images.length === 0
+        ? [{ type: 'encoded_text' as const, tokens }]
+        : spliceImages(tokens, this.tokenId(KIMI_IMAGE_FRAMING.pad), parts.images);
+    return { header, output };
   }
 
   /**
-   * An image part. K2.5 / K2.6 write `<|media_begin|>image<|media_content|><|media_pad|><|media_end|>⏎` with the
-   * vision processor's image chunk in place of the pad, which splits the message into text and image chunks; these
-   * text renderers do not produce image chunks yet, so the part is refused.
+   * The content of a non-assistant message: text parts as text (the text between `<|im_middle|>` and `<|im_end|>` is
+   * encoded as one piece, as the template's string is), image parts as the template's media placeholder (K2.5 / K2.6;
+   * K2-Thinking refuses them).
    */
-  protected imagePart(_part: Extract<ContentPart, { type: 'image' }>): never {
-    throw new RendererError(
-      this.version === 'k2'
-        ? 'Kimi-K2-Thinking renders text only'
-        : 'Kimi K2.5 / K2.6 image parts are not supported yet: these renderers render text parts only',
-    );
+  private appendMessageContent(parts: TemplateParts, message: Message, idx: number): void {
+    if (this.version === 'k2' && typeof message.content !== 'string') {
+      const j = message.content.findIndex((p) => p.type === 'image');
+      if (j >= 0) throw imageRefusal('kimi_k2 (Kimi-K2-Thinking)', idx, j);
+    }
+    if (typeof message.content !== 'string' && message.content.some((p) => p.type === 'thinking')) {
+      throw new RendererError(`a Kimi ${message.role} message cannot hold thinking parts (only assistants reason)`);
+    }
+    appendContent(parts, message, idx, KIMI_IMAGE_FRAMING);
   }
 
   /** The id a tool result answers: its `tool_call_id`, else the id of the matching call of the last tool-calling turn. */

@@ -60,6 +60,7 @@ import {
   type RenderContext,
   type RenderedMessage,
 } from './renderer.js';
+import { VISION_RENDERER_NAMES } from './vision.js';
 
 /** `nano`: Nemotron 3 Nano / Super; `ultra`: Nemotron 3 Ultra / 3.5 Lightning (no newlines around `</think>`). */
 export type Nemotron3Format = 'nano' | 'ultra';
@@ -158,7 +159,12 @@ export class Nemotron3Renderer extends BaseRenderer {
     for (const p of message.content) {
       if (p.type === 'text') out += p.text;
       else if (p.type === 'thinking') throw new RendererError(`a ${message.role} message cannot hold thinking parts`);
-      else throw new RendererError('Nemotron 3 renderers render text only; the message has an image part');
+      else {
+        throw new RendererError(
+          'Nemotron 3 renderers render text only; the message has an image part. Images need a vision model and one ' +
+            `of its renderers: ${VISION_RENDERER_NAMES.join(', ')}`,
+        );
+      }
     }
     return out;
   }

@@ -283,7 +283,7 @@ describe('qwen3_5 / qwen3_8 format facts', () => {
     expect(() => getRenderer('qwen3_5', tok).buildGenerationPrompt([msgs[0]!, ...bad])).toThrow(/needs a JSON object/);
   });
 
-  it('refuses a system message after the first, and image parts', () => {
+  it('refuses a system message after the first, and names a bad image part', () => {
     const r = getRenderer('qwen3_5', tok);
     expect(() =>
       r.buildGenerationPrompt([
@@ -293,7 +293,7 @@ describe('qwen3_5 / qwen3_8 format facts', () => {
     ).toThrow(/system message must be the first message \(found one at index 1\)/);
     expect(() =>
       r.buildGenerationPrompt([{ role: 'user', content: [{ type: 'image', image: 'data:image/png;base64,AA==' }] }]),
-    ).toThrow(/text parts only/);
+    ).toThrow(/messages\[0\]\.content\[0\]: unknown image format/);
   });
 });
 

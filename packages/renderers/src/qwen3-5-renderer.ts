@@ -27,11 +27,19 @@
  * produced (the last message) has the generation prompt's `<think>⏎` in its header, encoded apart from the rest, as at
  * sampling time: its text equals the template's, its tokens can differ at that seam (`⏎` + `⏎` vs `⏎⏎`).
  */
-import { type ContentPart, type Message, RendererError, type ToolCall, type ToolSpec } from '@cookbook/core';
+import {
+  type ContentPart,
+  type Message,
+  type ModelInputChunk,
+  RendererError,
+  type ToolCall,
+  type ToolSpec,
+} from '@cookbook/core';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import { detectUnterminatedToolBlock } from './content-blocks.js';
 import { pythonJsonDumps } from './internal/content-utils.js';
 import { parseXmlToolCall, type XmlArgumentStyle, xmlToolCallParameters } from './internal/qwen-xml-tool-calls.js';
+import { QWEN_VL_IMAGE_FRAMING } from './qwen3-vl-renderer.js';
 import {
   BaseRenderer,
   type ParsedResponse,
@@ -39,6 +47,7 @@ import {
   type RenderContext,
   type RenderedMessage,
 } from './renderer.js';
+import { appendContent, hasImages, spliceImages, TemplateParts } from './vision.js';
 
 /** Which template generation a {@link Qwen35Renderer} follows. */
 export type Qwen35Family = 'qwen3_5' | 'qwen3_8';
@@ -126,23 +135,40 @@ export class Qwen35Renderer extends BaseRenderer {
     return this.tokenId('<|im_end|>');
   }
 
-  /** Text of a message (text parts joined); the hook where image parts will be rendered. */
+  /** Text of a message (text parts joined; image parts are rendered by {@link renderContent}, not here). */
   protected contentText(message: Message, allowThinking = false): string {
     if (typeof message.content === 'string') return message.content;
     let out = '';
     for (const p of message.content as ContentPart[]) {
       if (p.type === 'text') out += p.text;
-      else if (p.type === 'image') this.imagePart(message);
-      else if (!allowThinking) throw new RendererError(`a ${message.role} message cannot hold thinking parts`);
+      else if (p.type === 'thinking' && !allowThinking) {
+        throw new RendererError(`a ${message.role} message cannot hold thinking parts`);
+      }
     }
     return out;
   }
 
-  /** Images are another issue's (the vision renderers); text-only until then. */
-  protected imagePart(message: Message): never {
-    throw new RendererError(
-      `${this.constructor.name} renders text parts only for now; a ${message.role} message has an image part`,
-    );
+  /**
+   * The trimmed content between `prefix` and `suffix` (structure) as chunks: text, and each image part as the
+   * template's `<|vision_start|><|image_pad|><|vision_end|>` with the image's chunk in place of the pad.
+   */
+  private renderContent(message: Message, idx: number, prefix: string, suffix: string): ModelInputChunk[] {
+    const parts = new TemplateParts();
+    parts.lit(prefix);
+    appendContent(parts, message, idx, QWEN_VL_IMAGE_FRAMING, true);
+    parts.lit(suffix);
+    const tokens = this.tpl(parts.literals, ...parts.values);
+    return spliceImages(tokens, this.tokenId(QWEN_VL_IMAGE_FRAMING.pad), parts.images);
+  }
+
+  /** System and assistant messages cannot hold images (the template refuses them in system messages). */
+  private refuseImages(message: Message, idx: number): void {
+    if (hasImages(message)) {
+      throw new RendererError(
+        `messages[${idx}] is a ${message.role} message with an image part; ${this.family} renderers take images in ` +
+          'user and tool messages only (the template refuses images in system messages)',
+      );
+    }
   }
 
   /** Whether an (empty) system message at index 0 renders nothing (Qwen3.8 without an effort sentence). */
@@ -195,6 +221,7 @@ export class Qwen35Renderer extends BaseRenderer {
           `a system message must be the first message (found one at index ${idx}); the Qwen3.5 template refuses it`,
         );
       }
+      this.refuseImages(message, idx);
       if (this.skipsSystem(messages)) return { output: [] };
       const text = trim(this.contentText(message));
       const instr = this.reasoningInstructions;
@@ -202,9 +229,12 @@ export class Qwen35Renderer extends BaseRenderer {
       return { header: this.encode('<|im_start|>system\n'), output: [this.systemBody(full)] };
     }
     if (message.role !== 'assistant') {
-      const body = this.tpl`${trim(this.contentText(message))}<|im_end|>`;
-      return { header: this.header(messages, idx, message.role), output: [{ type: 'encoded_text', tokens: body }] };
+      return {
+        header: this.header(messages, idx, message.role),
+        output: this.renderContent(message, idx, '', '<|im_end|>'),
+      };
     }
+    this.refuseImages(message, idx);
     return this.renderAssistant(message, ctx);
   }
 
@@ -234,9 +264,13 @@ export class Qwen35Renderer extends BaseRenderer {
   private renderToolResult(message: Message, ctx: RenderContext): RenderedMessage {
     const continues = ctx.prevMessage?.role === 'tool';
     const closes = ctx.nextMessage?.role !== 'tool';
-    const body = this.tpl`\n<tool_response>\n${trim(this.contentText(message))}\n</tool_response>`;
     const out: RenderedMessage = {
-      output: [{ type: 'encoded_text', tokens: [...body, ...(closes ? [this.imEnd] : [])] }],
+      output: this.renderContent(
+        message,
+        ctx.idx,
+        '\n<tool_response>\n',
+        `\n</tool_response>${closes ? '<|im_end|>' : ''}`,
+      ),
     };
     if (!continues) out.header = this.header(ctx.messages, ctx.idx, 'user', '');
     return out;

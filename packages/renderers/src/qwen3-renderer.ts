@@ -32,6 +32,7 @@ import {
   type RenderContext,
   type RenderedMessage,
 } from './renderer.js';
+import { VISION_RENDERER_NAMES } from './vision.js';
 
 /** Which Qwen3 chat mode a renderer implements. */
 export type Qwen3Mode = 'thinking' | 'disable_thinking' | 'instruct';
@@ -118,8 +119,11 @@ export class Qwen3Renderer extends BaseRenderer {
   }
 
   /** An image part: Qwen3 renders text only (the hook where a vision renderer renders it). */
-  protected imagePart(_role: string): never {
-    throw new RendererError('Qwen3 renderers render text only; use a vision renderer for images');
+  protected imagePart(role: string): never {
+    throw new RendererError(
+      `a ${role} message has an image part, but Qwen3 renderers render text only. Images need a vision model ` +
+        `(Qwen3-VL, Qwen3.5 / 3.6 / 3.8, Kimi K2.5 / K2.6) and one of its renderers: ${VISION_RENDERER_NAMES.join(', ')}`,
+    );
   }
 
   /** Whether an assistant message gets the think framing (reasoning kept, or the turn being produced). */

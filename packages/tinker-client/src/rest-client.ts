@@ -2,8 +2,7 @@
  * RestClient (upstream SDK `lib/public_interfaces/rest_client.py`): training runs, checkpoints
  * (list, delete, publish, unpublish, TTL, archive URL and download), samplers and sessions.
  */
-import { randomUUID } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { DataError } from '@cookbook/core';
 import {
   AuditLogResponseSchema,
@@ -184,25 +183,90 @@ export class RestClient {
     }
   }
 
-  /** Download the checkpoint archive to `destFile` (written to a temp file, then renamed). Returns its size. */
-  async downloadCheckpointArchive(tinkerPath: string, destFile: string): Promise<number> {
+  /**
+   * Download the checkpoint archive to `destFile`. Bytes go to `<destFile>.part` as they arrive (`onProgress` is
+   * told after each chunk); a `.part` left by an interrupted download is continued with a Range request when the
+   * server supports one (else started over), and the file is renamed into place only once its size equals the size
+   * the server announced. Returns the size.
+   * @throws APIError naming the checkpoint path and the HTTP status, or the byte counts of an incomplete download
+   */
+  async downloadCheckpointArchive(
+    tinkerPath: string,
+    destFile: string,
+    options: { onProgress?: (doneBytes: number, totalBytes: number | undefined) => void; resume?: boolean } = {},
+  ): Promise<number> {
     const { url } = await this.getCheckpointArchiveUrl(tinkerPath);
     const sameServer = url.startsWith(this.http.baseURL);
-    const res = await fetch(url, sameServer ? { headers: await this.http.authHeaders() } : {});
-    if (!res.ok)
+    const part = `${destFile}.part`;
+    const metaFile = `${part}.json`;
+    let have = 0;
+    let knownTotal: number | undefined;
+    if (options.resume !== false) {
+      try {
+        const meta = JSON.parse(await readFile(metaFile, 'utf8')) as { tinker_path?: unknown; total?: unknown };
+        if (meta.tinker_path === tinkerPath && typeof meta.total === 'number') {
+          have = (await stat(part)).size;
+          knownTotal = meta.total;
+        }
+      } catch {
+        have = 0;
+      }
+    }
+    const headers: Record<string, string> = sameServer ? await this.http.authHeaders() : {};
+    if (have > 0) headers.Range = `bytes=${have}-`;
+    const res = await fetch(url, { headers });
+    let total: number | undefined;
+    let append = false;
+    const contentRange = res.headers.get('content-range');
+    if (res.status === 206 && have > 0) {
+      total = Number(/\/(\d+)$/.exec(contentRange ?? '')?.[1] ?? Number.NaN);
+      // A different total means the archive changed since the first attempt: start over.
+      append = total === knownTotal;
+      if (!append) {
+        await res.body?.cancel();
+        await rm(metaFile, { force: true });
+        return this.downloadCheckpointArchive(tinkerPath, destFile, { ...options, resume: false });
+      }
+    } else if (res.status === 416 && have > 0 && knownTotal === have) {
+      await res.body?.cancel();
+      await rename(part, destFile);
+      await rm(metaFile, { force: true });
+      options.onProgress?.(have, have);
+      return have;
+    } else if (!res.ok) {
       throw new APIError(`downloading the archive of ${tinkerPath} failed with HTTP ${res.status}`, {
         status: res.status,
       });
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    const tmp = `${destFile}.${randomUUID()}.tmp`;
-    try {
-      await writeFile(tmp, bytes);
-      await rename(tmp, destFile);
-    } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
+    } else {
+      const len = res.headers.get('content-length');
+      total = len === null ? undefined : Number(len);
     }
-    return bytes.length;
+    if (!append) have = 0;
+    if (total !== undefined && !Number.isSafeInteger(total)) total = undefined;
+    if (total !== undefined) await writeFile(metaFile, JSON.stringify({ tinker_path: tinkerPath, total }));
+    const fh = await open(part, append ? 'a' : 'w');
+    let done = have;
+    try {
+      options.onProgress?.(done, total);
+      if (res.body) {
+        for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+          let off = 0;
+          while (off < chunk.length) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+          done += chunk.length;
+          options.onProgress?.(done, total);
+        }
+      }
+    } finally {
+      await fh.close();
+    }
+    if (total !== undefined && done !== total) {
+      throw new APIError(
+        `downloading the archive of ${tinkerPath} stopped after ${done} of ${total} bytes; run the download again to resume it`,
+      );
+    }
+    await rename(part, destFile);
+    await rm(metaFile, { force: true });
+    return done;
   }
 
   /** The LoRA configuration and base model of a checkpoint (works for public checkpoints too). */

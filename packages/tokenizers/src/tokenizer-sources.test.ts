@@ -25,6 +25,15 @@ describe('each catalogued model names the tokenizer it uses', () => {
     expect(getTokenizer('deepseek-ai/DeepSeek-V3.1-Base')).toBe(v31);
   });
 
+  it('Qwen3-VL reads the Qwen3 package (the same vocabulary, vision tokens included)', () => {
+    expect(tokenizerFamilyForModel('Qwen/Qwen3-VL-30B-A3B-Instruct')).toBe('qwen3');
+    const vl = getTokenizer('Qwen/Qwen3-VL-235B-A22B-Instruct');
+    expect(vl).toBe(getTokenizer('qwen3'));
+    expect(['<|vision_start|>', '<|image_pad|>', '<|vision_end|>'].map((t) => vl.convertTokenToId(t))).toEqual([
+      151652, 151655, 151653,
+    ]);
+  });
+
   it('Llama 3.1+ names read the 3.1 files, Llama 3.0 names the 3.0 files', () => {
     expect(tokenizerFamilyForModel('meta-llama/Llama-3.3-70B-Instruct')).toBe('llama3_1');
     expect(tokenizerFamilyForModel('meta-llama/Meta-Llama-3-8B-Instruct')).toBe('llama3');
@@ -32,7 +41,7 @@ describe('each catalogued model names the tokenizer it uses', () => {
   });
 });
 
-describe('Hub-only families (Kimi, Nemotron, Qwen3-VL / 3.5 / 3.6 / 3.8)', () => {
+describe('Hub-only families (Kimi, Nemotron, Qwen3.5 / 3.6 / 3.8)', () => {
   let cache: string;
   const saved = { HF_HUB_CACHE: process.env.HF_HUB_CACHE, HF_HUB_OFFLINE: process.env.HF_HUB_OFFLINE };
   beforeEach(() => {

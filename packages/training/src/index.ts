@@ -1,4 +1,14 @@
 export {
+  CheckpointManager,
+  type CheckpointManagerOptions,
+  type CheckpointPolicy,
+  type CheckpointStore,
+  checkpointConfigShape,
+  checkpointStoreFor,
+  type QueuedSave,
+  type SaveKind,
+} from './checkpoint-manager.js';
+export {
   type Action,
   type Env,
   type EnvGroupBuilder,
@@ -66,7 +76,6 @@ export {
 } from './open-training-client.js';
 export {
   type Closeable,
-  checkpointConfigShape,
   type LoopOutcome,
   type RunConfig,
   RunConfigSchema,

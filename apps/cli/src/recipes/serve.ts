@@ -2,9 +2,12 @@
  * `cookbook serve`: run the embedded Tinker-compatible service in the foreground, so other processes (or the
  * official Python SDK, with TINKER_BASE_URL) can train and sample through it. Every bound the service puts on what
  * clients make it hold (one request, a model's queue, the models' memory), the folders a `base_model` may name, the
- * session timeout and the root's size cap are options here. Ctrl-C finishes queued work and stops; SIGTERM (or a
+ * session timeout and the root's size cap are options here. The same port also speaks the OpenAI API under `/v1`
+ * (`@cookbook/openai-server`: models, completions, chat completions over base models and sampler checkpoints), with
+ * the same key and body limits; `openai=false` leaves it out. Ctrl-C finishes queued work and stops; SIGTERM (or a
  * second Ctrl-C) stops at once, failing unfinished requests with "the service is stopping", within
- * {@link STOP_DEADLINE_MS}.
+ * {@link STOP_DEADLINE_MS}. The engines are text-only: image chunks are answered with a 400 naming the model (images
+ * need a vision model on the hosted service).
  */
 
 import { ConfigError } from '@cookbook/core';
@@ -15,6 +18,8 @@ import {
   type ServiceLimits,
   startLocalTinker,
 } from '@cookbook/local-tinker';
+import { createOpenAIRoutes } from '@cookbook/openai-server';
+import { ServiceClient } from '@cookbook/tinker-client';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 
@@ -129,6 +134,17 @@ export const serveSchema = z.object({
       'JWT mode (client/config pjwt_auth_enabled): clients exchange the API key at /api/v1/auth/token and send the JWT',
     ),
   jwtTtlS: positiveInt().default(3600).describe('Lifetime of a JWT minted by /api/v1/auth/token in JWT mode, s'),
+  openai: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Also serve the OpenAI API on this port: GET /v1/models, POST /v1/completions, POST /v1/chat/completions',
+    ),
+  rendererName: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe("Renderer of every model on the OpenAI routes (null = each model's catalogued renderer)"),
   clientFlags: z
     .string()
     .default('')
@@ -193,6 +209,11 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
   };
 }
 
+/** `url` with an any-address host (0.0.0.0, ::) replaced by loopback, for this process's own client. */
+export function loopbackURL(url: string): string {
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}
+
 function parseClientFlags(text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   let v: unknown;
@@ -214,16 +235,41 @@ export const serve = defineRecipe({
   description: 'Run the embedded Tinker-compatible service (point TINKER_BASE_URL at it)',
   schema: serveSchema,
   async run(config, io) {
-    const service = await startLocalTinker(serveOptions(config, io.err));
+    // The OpenAI routes sample through a Tinker client of this very service (the same code path as a hosted one).
+    let selfURL = '';
+    let client: ServiceClient | undefined;
+    const mounts = config.openai
+      ? [
+          createOpenAIRoutes({
+            ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+            ...(config.rendererName ? { rendererName: config.rendererName } : {}),
+            log: io.err,
+            backend: async () => {
+              client = new ServiceClient({
+                baseURL: selfURL,
+                ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+                warn: io.err,
+              });
+              return client;
+            },
+          }),
+        ]
+      : [];
+    const service = await startLocalTinker({ ...serveOptions(config, io.err), mounts });
+    selfURL = loopbackURL(service.baseURL);
     io.out(`local Tinker service listening on ${service.baseURL} (data in ${service.root}); Ctrl-C stops it`);
     io.out(`use it with: TINKER_BASE_URL=${service.baseURL}${config.apiKey ? ' TINKER_API_KEY=<your key>' : ''}`);
+    if (config.openai) {
+      io.out(`OpenAI API: base_url ${service.baseURL}/v1${config.apiKey ? ' (api_key = your key)' : ''}`);
+    }
     await new Promise<void>((resolve) => {
       let draining = false;
       const onSignal = (signal: NodeJS.Signals) => {
         if (signal === 'SIGINT' && !draining) {
           draining = true;
           io.out('stopping: finishing queued work… (Ctrl-C again, or SIGTERM, stops at once)');
-          service.close().then(resolve, resolve);
+          const closeClient = client?.close() ?? Promise.resolve();
+          closeClient.then(() => service.close()).then(resolve, resolve);
           return;
         }
         process.off('SIGINT', onSignal);
@@ -239,6 +285,7 @@ export const serve = defineRecipe({
           clearTimeout(deadline);
           resolve();
         };
+        void client?.close();
         service.close({ abort: true, graceMs: 1000 }).then(stopped, stopped);
       };
       process.on('SIGINT', onSignal);

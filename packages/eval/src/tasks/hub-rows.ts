@@ -27,6 +27,8 @@ export interface FetchHubRowsOptions {
   /** Most rows to read. Default 1000. */
   limit?: number;
   fetch?: typeof globalThis.fetch;
+  /** Called once with the split's `features` (column types: a ClassLabel column lists its class names). */
+  onFeatures?: (features: unknown[]) => void;
 }
 
 const PAGE = 100;
@@ -63,7 +65,11 @@ export async function fetchHubRows(options: FetchHubRowsOptions): Promise<Record
       throw new HubRowsError(dataset, split, reason, error);
     }
     if (!res.ok) throw new HubRowsError(dataset, split, `the Hub answered HTTP ${res.status}`);
-    const body = (await res.json()) as { rows?: { row: Record<string, unknown>; truncated_cells?: string[] }[] };
+    const body = (await res.json()) as {
+      rows?: { row: Record<string, unknown>; truncated_cells?: string[] }[];
+      features?: unknown[];
+    };
+    if (offset === 0) options.onFeatures?.(body.features ?? []);
     const page = body.rows ?? [];
     for (const r of page) {
       if (r.truncated_cells !== undefined && r.truncated_cells.length > 0) {

@@ -2,10 +2,11 @@
  * Episode collection of the GEM trainer (step 3 of the seed's algorithm): rounds of one episode per env, all envs
  * concurrently, until the buffer holds at least `batchSize` transitions.
  *
- * Differences from the seed: every episode is reset with a seed derived from (config seed, step, round, env), so a
- * step replays exactly on resume; a failed sample call is retried `retries` times, and an episode that still fails
- * is counted (and reported by the caller) instead of vanishing; a run of rounds that all fail stops the run with a
- * {@link TrainingError} instead of looping forever.
+ * Differences from the seed: every episode is reset with a seed derived from (config seed, step, round, env) and every
+ * turn samples with a seed derived from (config seed, step, round, env, turn), so a step replays exactly on resume; a
+ * failed sample call is retried `retries` times, and an episode that still fails is counted (and reported by the
+ * caller) instead of vanishing; a run of rounds that all fail stops the run with a {@link TrainingError} instead of
+ * looping forever.
  */
 import { type ModelInput, type StopCondition, TrainingError } from '@cookbook/core';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
@@ -32,6 +33,11 @@ export interface CollectOptions {
   retries: number;
   /** Seed of the episode of env `env` in round `round`. */
   episodeSeed: (round: number, env: number) => number;
+  /**
+   * Sampling seed of turn `turn` of that episode: the same seed, prompt and weights give the same tokens on a sampler
+   * that honours seeds (the embedded service does). Omitted: the sampler picks one (random).
+   */
+  samplingSeed?: (round: number, env: number, turn: number) => number;
   /** Turns per episode before it is cut (a guard against an env that never ends). Default 1000. */
   maxTurns?: number;
   onProgress?: (transitions: number) => void;
@@ -66,7 +72,11 @@ export async function collectEpisodes(options: CollectOptions): Promise<CollectR
   for (let round = 0; transitions < options.batchSize; round++) {
     if (options.signal?.aborted && transitions > 0) break;
     const played = await Promise.all(
-      options.envs.map((env, i) => playEpisode(env, options.episodeSeed(round, i), options, result)),
+      options.envs.map((env, i) =>
+        playEpisode(env, options.episodeSeed(round, i), options, result, (turn) =>
+          options.samplingSeed?.(round, i, turn),
+        ),
+      ),
     );
     let gained = 0;
     for (const ep of played) {
@@ -91,19 +101,26 @@ async function playEpisode(
   seed: number,
   options: CollectOptions,
   result: CollectResult,
+  turnSeed: (turn: number) => number | undefined,
 ): Promise<Episode | undefined> {
   const episode: Episode = { transitions: [], observations: [], actions: [] };
   let { observation } = await env.reset(seed);
   const maxTurns = options.maxTurns ?? 1000;
   for (let turn = 0; turn < maxTurns; turn++) {
     const prompt = options.prompt(observation);
+    const seed = turnSeed(turn);
     let sampled: { tokens: number[]; logprobs?: number[] | undefined; stopReason: string } | undefined;
     for (let attempt = 0; attempt <= options.retries && sampled === undefined; attempt++) {
       try {
         const response = await options.sampler.sample({
           prompt,
           numSamples: 1,
-          samplingParams: { maxTokens: options.maxTokens, temperature: options.temperature, stop: options.stop },
+          samplingParams: {
+            maxTokens: options.maxTokens,
+            temperature: options.temperature,
+            stop: options.stop,
+            ...(seed === undefined ? {} : { seed }),
+          },
         });
         const seq = response.sequences[0];
         if (seq === undefined || seq.logprobs === undefined || seq.logprobs.length !== seq.tokens.length) {

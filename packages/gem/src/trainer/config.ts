@@ -43,7 +43,9 @@ export const GemTrainConfigSchema = z.object({
     .number()
     .int()
     .default(0)
-    .describe('Seeds every env episode and the subsampling (the seed script seeded envs from the clock)'),
+    .describe(
+      'Seeds every env episode, every sampled turn and the subsampling: a run repeats exactly (the seed script used the clock)',
+    ),
   maxSteps: z.number().int().positive().default(200).describe('Policy iterations'),
   saveEvery: z
     .number()
@@ -64,6 +66,14 @@ export const GemTrainConfigSchema = z.object({
     .string()
     .default('concat')
     .describe('Comma list of wrappers, first innermost: concat, concat_with_action, concat_chat, python_tool, …'),
+  searchCollection: z
+    .string()
+    .min(1)
+    .nullable()
+    .default(null)
+    .describe(
+      'Documents of the search_tool wrappers: a JSONL file, one {"id", "title"?, "text"} per line (GEM asks a retrieval server at $SEARCH_URL)',
+    ),
   template: z
     .enum(TEMPLATE_NAMES)
     .default('qwen3_general')

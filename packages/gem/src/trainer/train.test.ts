@@ -1,8 +1,9 @@
 /**
  * The GEM trainer end to end on the embedded service (local/qwen3-tiny, a random-weight stand-in): metrics and
- * checkpoints of the run contract, exact resume, and sampling failures retried then counted (a fake service).
+ * checkpoints of the run contract, resume at the next step (that the resumed run repeats the uninterrupted one digit
+ * for digit is train-repeat.test.ts), and sampling failures retried then counted (a fake service).
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrainingError } from '@cookbook/core';
@@ -209,6 +210,52 @@ describe('trainGem sampling failures', () => {
     const varied = await run([tokenizer.encode('\\boxed{9}'), tokenizer.encode('no guess')]);
     expect(varied.row['train/skipped_no_signal']).toBe(0);
     expect(varied.optimSteps).toBe(1);
+  });
+
+  it('plays qa:jsonl through search_tool with the collection of search_collection', async () => {
+    const tokenizer = getTokenizer('local/qwen3-tiny');
+    const dir = mkdtempSync(join(tmpdir(), 'gem-search-'));
+    writeFileSync(join(dir, 'qa.jsonl'), '{"question": "What is the capital of Germany?", "answer": "Berlin"}\n');
+    writeFileSync(
+      join(dir, 'docs.jsonl'),
+      '{"id": "1", "title": "Berlin", "text": "Berlin is the capital of Germany."}\n{"id": "2", "title": "Rome", "text": "Rome is in Italy."}\n',
+    );
+    const episodes: { observations: string[]; rewards: number[] }[] = [];
+    await trainGem(
+      {
+        logPath: join(dir, 'run'),
+        modelName: 'local/qwen3-tiny',
+        batchSize: 2,
+        numEnv: 1,
+        maxSteps: 1,
+        envId: 'qa:jsonl',
+        envKwargs: { path: join(dir, 'qa.jsonl') },
+        envWrappers: 'search_tool,concat',
+        searchCollection: join(dir, 'docs.jsonl'),
+      },
+      {
+        ...quiet,
+        serviceClient: fakeService({ count: 0 }, [
+          tokenizer.encode('<search> capital of Germany </search>'),
+          tokenizer.encode('<answer>Berlin</answer>'),
+        ]),
+        onEpisode: (e) => episodes.push(e),
+      },
+    );
+    expect(episodes[0]!.rewards).toEqual([0.3, 1]);
+    expect(episodes[0]!.observations[1]).toContain('Doc 1(Title: Berlin) Berlin is the capital of Germany.\n');
+    await expect(
+      trainGem(
+        {
+          logPath: join(dir, 'no-collection'),
+          modelName: 'local/qwen3-tiny',
+          envId: 'qa:jsonl',
+          envKwargs: { path: join(dir, 'qa.jsonl') },
+          envWrappers: 'search_tool',
+        },
+        { ...quiet, serviceClient: fakeService({ count: 0 }) },
+      ),
+    ).rejects.toThrow(/search_collection=/);
   });
 
   it('stops with a TrainingError when sampling never works', async () => {

@@ -6,10 +6,11 @@
  * step. Runs inside `runLoop`: log-dir policy, `metrics.jsonl`, `checkpoints.jsonl`, resume at the exact next step,
  * SIGINT stops at a step boundary with a resumable checkpoint.
  *
- * Improvements on the seed (documented in the recipe): seeded envs and subsampling instead of the clock and numpy's
- * global RNG; no NaN advantage from a one-transition batch; failed sampling is retried, then counted in
- * `sampler/failed_episodes` (never dropped silently); a step without signal (all advantages 0) skips the optimizer
- * step instead of letting Adam's momentum move the weights along stale gradients (`train/skipped_no_signal`).
+ * Improvements on the seed (documented in the recipe): seeded envs, sampling and subsampling instead of the clock, an
+ * unseeded sampler and numpy's global RNG; no NaN advantage from a one-transition batch; failed sampling is retried,
+ * then counted in `sampler/failed_episodes` (never dropped silently); a step without signal (all advantages 0) skips
+ * the optimizer step instead of letting Adam's momentum move the weights along stale gradients
+ * (`train/skipped_no_signal`).
  */
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
@@ -27,7 +28,7 @@ import {
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
 import { Rng } from '../core/rng.js';
-import { applyWrappers, getWrapperFns } from '../wrappers/factory.js';
+import { applyWrappers, getWrapperFns, type WrapperDeps } from '../wrappers/factory.js';
 import {
   discountedReturns,
   type GemTransition,
@@ -56,8 +57,20 @@ export interface GemTrainValue {
 
 /** A 31-bit seed from the run seed, the step, the round and the env. */
 export function episodeSeed(seed: number, step: number, round: number, env: number): number {
+  return mixSeed(seed, step, round, env);
+}
+
+/**
+ * The 31-bit sampling seed of one turn: from the run seed, the step, the round, the env and the turn (a path one longer
+ * than {@link episodeSeed}'s, so the two never coincide by construction of the inputs).
+ */
+export function samplingSeed(seed: number, step: number, round: number, env: number, turn: number): number {
+  return mixSeed(seed, step, round, env, turn);
+}
+
+function mixSeed(...xs: number[]): number {
   let h = 0x811c9dc5;
-  for (const x of [seed, step, round, env]) {
+  for (const x of xs) {
     h = Math.imul(h ^ (x & 0xffff), 0x01000193);
     h = Math.imul(h ^ (x >>> 16), 0x01000193);
   }
@@ -66,6 +79,11 @@ export function episodeSeed(seed: number, step: number, round: number, env: numb
 
 function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** What the wrappers of a run need besides the renderer (the search tools' collection). */
+export function gemWrapperDeps(config: Pick<GemTrainConfig, 'searchCollection'>): Omit<WrapperDeps, 'renderer'> {
+  return config.searchCollection === null ? {} : { search: { collectionPath: config.searchCollection } };
 }
 
 /** The renderer of a run: explicit, else `rendererName`, else the model's recommended one. */
@@ -95,7 +113,7 @@ export async function trainGem(
       prepare: () => {
         // Bad env ids, wrappers or data fail here, before an old run folder is deleted.
         renderer ??= gemRenderer(config);
-        const wrappers = getWrapperFns(config.envWrappers, { renderer });
+        const wrappers = getWrapperFns(config.envWrappers, { renderer, ...gemWrapperDeps(config) });
         envs = Array.from({ length: config.numEnv }, (_, i) =>
           deps.makeEnv
             ? deps.makeEnv(i)
@@ -147,6 +165,7 @@ export async function trainGem(
           batchSize: config.batchSize,
           retries: config.samplingRetries,
           episodeSeed: (round, env) => episodeSeed(config.seed, step, round, env),
+          samplingSeed: (round, env, turn) => samplingSeed(config.seed, step, round, env, turn),
           onProgress: (n) => run.setProgressDetail(`transitions ${Math.min(n, config.batchSize)}/${config.batchSize}`),
         });
         const tSample = (performance.now() - t0) / 1000;

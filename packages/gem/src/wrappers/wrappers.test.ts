@@ -76,7 +76,7 @@ describe('observation wrappers', () => {
     expect(() => getWrapperFns('concat,concat_chats', { renderer })).toThrow(
       /unknown env wrapper "concat_chats".*concat_chat/,
     );
-    expect(() => getWrapperFns('search_tool')).toThrow(/search server/);
+    expect(() => getWrapperFns('search_tool')).toThrow(/search_collection=/);
     expect(getWrapperFns(' concat , episode_tracking ')).toHaveLength(2);
     expect(getWrapperFns('')).toHaveLength(0);
   });

@@ -207,7 +207,9 @@ export async function download(state: ServiceState, req: ServiceRequest): Promis
   let bytes: Buffer;
   try {
     bytes = await tarDirectory(join(state.storage.checkpointDir(runId, kind, name), 'adapter'), [
-      { name: 'checkpoint_complete', data: new Uint8Array(0) },
+      // The marker's time is the checkpoint's, so the archive's bytes are the same on every request: a download
+      // resumed with a Range request continues the same file.
+      { name: 'checkpoint_complete', data: new Uint8Array(0), mtime: Date.parse(record.time) || 0 },
     ]);
   } catch (err) {
     // The record exists but its files were removed from the service root (by hand or a crash mid-delete).
@@ -216,10 +218,33 @@ export async function download(state: ServiceState, req: ServiceRequest): Promis
     }
     throw err;
   }
-  return {
-    status: 200,
-    bytes,
-    contentType: 'application/x-tar',
-    headers: { 'Content-Disposition': `attachment; filename="${name}.tar"` },
-  };
+  const headers = { 'Content-Disposition': `attachment; filename="${name}.tar"`, 'Accept-Ranges': 'bytes' };
+  const range = rangeStart(req.headers.range, bytes.length);
+  if (range === 'unsatisfiable') {
+    return {
+      status: 416,
+      bytes: new Uint8Array(0),
+      headers: { ...headers, 'Content-Range': `bytes */${bytes.length}` },
+    };
+  }
+  if (range !== undefined) {
+    return {
+      status: 206,
+      bytes: bytes.subarray(range),
+      contentType: 'application/x-tar',
+      headers: { ...headers, 'Content-Range': `bytes ${range}-${bytes.length - 1}/${bytes.length}` },
+    };
+  }
+  return { status: 200, bytes, contentType: 'application/x-tar', headers };
+}
+
+/**
+ * The start of a `Range: bytes=<start>-` request (the form a resumed download sends); undefined for no or another
+ * form of Range (answered with the whole archive, as RFC 9110 allows), 'unsatisfiable' past the end.
+ */
+function rangeStart(header: string | string[] | undefined, length: number): number | 'unsatisfiable' | undefined {
+  const m = typeof header === 'string' ? /^bytes=(\d{1,15})-$/.exec(header.trim()) : null;
+  if (!m) return undefined;
+  const start = Number(m[1]);
+  return start < length ? start : 'unsatisfiable';
 }

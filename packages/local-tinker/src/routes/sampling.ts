@@ -14,6 +14,7 @@ import type { BaseInfo } from '../engine-protocol.js';
 import {
   futureReply,
   HttpError,
+  nonTextChunkError,
   ok,
   parseBody,
   type ServiceReply,
@@ -77,7 +78,11 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
   const prompt: number[] = [];
   for (const [c, chunk] of b.prompt.chunks.entries()) {
     if (chunk.type !== 'encoded_text') {
-      throw new HttpError(400, `prompt.chunks[${c}]: ${chunk.type} chunks are not supported by the local service`);
+      const model =
+        b.sampling_session_id !== undefined
+          ? state.samplers.require(b.sampling_session_id).baseModel
+          : (b.base_model ?? b.model_path ?? 'the requested model');
+      throw nonTextChunkError(`prompt.chunks[${c}]`, chunk.type, model);
     }
     for (const t of chunk.tokens) prompt.push(t);
   }

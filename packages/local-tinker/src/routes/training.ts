@@ -20,7 +20,15 @@ import {
   type WireForwardBackwardInput,
   type WireLoraConfig,
 } from '@cookbook/tinker-wire';
-import { futureReply, HttpError, ok, parseBody, type ServiceReply, type ServiceRequest } from '../http-errors.js';
+import {
+  futureReply,
+  HttpError,
+  nonTextChunkError,
+  ok,
+  parseBody,
+  type ServiceReply,
+  type ServiceRequest,
+} from '../http-errors.js';
 import { checkLimit, overLimit, QUEUED_BYTES_PER_ELEMENT, shapeElements } from '../limits.js';
 import { bodyHash, SeqRangeError } from '../model-queue.js';
 import type { ServiceState } from '../service-state.js';
@@ -136,16 +144,13 @@ export function unloadModel(state: ServiceState, req: ServiceRequest): ServiceRe
  * and the model input, token ids, finite values in range, the loss's inputs) is the engine's `validateBatch`, the
  * one validation of a batch.
  */
-function toEngineData(state: ServiceState, input: WireForwardBackwardInput): EngineDatum[] {
+function toEngineData(state: ServiceState, input: WireForwardBackwardInput, modelName: string): EngineDatum[] {
   let budget = state.limits.maxLossInputElements;
   return input.data.map((d: WireDatum, i) => {
     const tokens: number[] = [];
     for (const [c, chunk] of d.model_input.chunks.entries()) {
       if (chunk.type !== 'encoded_text') {
-        throw new HttpError(
-          400,
-          `data[${i}].model_input.chunks[${c}]: ${chunk.type} chunks are not supported by the local service`,
-        );
+        throw nonTextChunkError(`data[${i}].model_input.chunks[${c}]`, chunk.type, modelName);
       }
       for (const t of chunk.tokens) tokens.push(t);
     }
@@ -198,7 +203,7 @@ function forwardBackward(
 ): ServiceReply {
   const m = state.modelState(b.model_id);
   const input = b.forward_backward_input;
-  const data = toEngineData(state, input);
+  const data = toEngineData(state, input, m.base.name);
   const config = numericConfig(input.loss_fn_config);
   // Bad data, an unknown config key or a missing loss input is refused now, as a 400, not as a failed future.
   try {

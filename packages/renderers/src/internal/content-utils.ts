@@ -1,5 +1,6 @@
 /** Helpers shared by renderers: content splitting and Python-compatible JSON serialisation. */
 import { type ContentPart, type Message, RendererError } from '@cookbook/core';
+import { VISION_RENDERER_NAMES } from '../vision.js';
 
 /** The thinking and the text of a message (parts joined in order; string content is all text). */
 export function splitThinkingAndText(message: Message): { thinking: string; text: string; hasThinking: boolean } {
@@ -22,8 +23,14 @@ export function ensureText(message: Message, rendererName: string): string {
   let out = '';
   for (const p of message.content as ContentPart[]) {
     if (p.type === 'text') out += p.text;
-    else
-      throw new RendererError(`${rendererName} renders text only, but a ${message.role} message has a ${p.type} part`);
+    else {
+      throw new RendererError(
+        `${rendererName} renders text only, but a ${message.role} message has a ${p.type} part` +
+          (p.type === 'image'
+            ? `. Images need a vision model (Qwen3-VL, Qwen3.5 / 3.6 / 3.8, Kimi K2.5 / K2.6) and one of its renderers: ${VISION_RENDERER_NAMES.join(', ')}`
+            : ''),
+      );
+    }
   }
   return out;
 }

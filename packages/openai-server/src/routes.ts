@@ -1,0 +1,339 @@
+/**
+ * The OpenAI-compatible routes: `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions`,
+ * `POST /v1/chat/completions` (plain JSON or `stream: true` server-sent events), answered through a Tinker service.
+ *
+ * Streaming: the Tinker sampling route returns a whole sample at once, so a streamed reply's events are all written
+ * when the sample is done (role, reasoning, content — one delta per token with its logprob when the content is the
+ * tokens' text, else one delta —, tool calls, finish, usage, `[DONE]`). A client sees the OpenAI event stream; it
+ * does not see tokens earlier than without streaming.
+ *
+ * Auth: with an `apiKey`, every route wants it as `Authorization: Bearer <key>` (what OpenAI clients send) or
+ * `X-API-Key`. Body size and JSON nesting are bounded by whoever reads the body (`cookbook serve`: the service's
+ * `max_body_mb` and `max_json_depth`); the bounds on a sample (n, max_tokens, stop sequences, memory) are the Tinker
+ * service's, and its refusals come back in OpenAI's error shape.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import { buildChatPrompt, type ChatChoice, chatChoice, tokenDeltas } from './chat.js';
+import { type CompletionChoice, completionChoice, completionPrompt, completionStop } from './completions.js';
+import { ModelResolver, type OpenAIBackend } from './models.js';
+import { OpenAIHttpError, openAIErrorBody, toOpenAIError } from './openai-errors.js';
+import {
+  type ChatCompletionRequest,
+  ChatCompletionRequestSchema,
+  type CompletionRequest,
+  CompletionRequestSchema,
+  completionPrompts,
+} from './request-schemas.js';
+import { type SampledChoice, sampleChoices } from './sampling.js';
+
+/** A request as the HTTP layer hands it over (the shape of local-tinker's `ServiceRequest`). */
+export interface OpenAIRequest {
+  method: string;
+  /** Path with any trailing slash removed. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body; undefined when empty. */
+  body: unknown;
+}
+
+/** Options of {@link createOpenAIRoutes}. */
+export interface OpenAIRoutesOptions {
+  /** The Tinker service to sample from (called once, on the first request that needs it). */
+  backend: () => Promise<OpenAIBackend>;
+  /** Require this key (`Authorization: Bearer` or `X-API-Key`); empty/undefined: no key. */
+  apiKey?: string;
+  /** Render every model with this renderer instead of its catalogued one. */
+  rendererName?: string;
+  /** Where unexpected failures are logged. Default: console.error. */
+  log?: (message: string) => void;
+}
+
+/** Routes to mount under `/v1` (structurally a local-tinker `MountedRoutes`). */
+export interface OpenAIRoutes {
+  prefix: '/v1';
+  handle(request: OpenAIRequest, res: ServerResponse): Promise<void>;
+  errorBody(status: number, message: string): unknown;
+}
+
+/** Build the routes. */
+export function createOpenAIRoutes(options: OpenAIRoutesOptions): OpenAIRoutes {
+  let backend: Promise<OpenAIBackend> | undefined;
+  const getBackend = () => {
+    backend ??= options.backend();
+    return backend;
+  };
+  const models = new ModelResolver(
+    getBackend,
+    options.rendererName === undefined ? {} : { rendererName: options.rendererName },
+  );
+  const log = options.log ?? ((m: string) => console.error(m));
+  return {
+    prefix: '/v1',
+    errorBody: openAIErrorBody,
+    async handle(request, res) {
+      try {
+        checkAuth(options.apiKey, request.headers);
+        const route = `${request.method} ${request.path}`;
+        if (route === 'GET /v1/models') return sendJson(res, 200, await listModels(getBackend, models));
+        if (request.method === 'GET' && request.path.startsWith('/v1/models/')) {
+          const id = decodeURIComponent(request.path.slice('/v1/models/'.length));
+          const list = await listModels(getBackend, models);
+          const found = list.data.find((m) => m.id === id);
+          if (found === undefined) {
+            throw new OpenAIHttpError(404, `The model "${id}" does not exist`, {
+              param: 'model',
+              code: 'model_not_found',
+            });
+          }
+          return sendJson(res, 200, found);
+        }
+        if (route === 'POST /v1/chat/completions') {
+          return await chatCompletions(models, parse(ChatCompletionRequestSchema, request.body), res);
+        }
+        if (route === 'POST /v1/completions') {
+          return await completions(models, parse(CompletionRequestSchema, request.body), res);
+        }
+        const known = ['/v1/models', '/v1/chat/completions', '/v1/completions'].includes(request.path);
+        throw new OpenAIHttpError(
+          known ? 405 : 404,
+          known
+            ? `${request.method} is not allowed on ${request.path}`
+            : `Unknown route ${request.method} ${request.path} (this server has GET /v1/models, POST /v1/completions and POST /v1/chat/completions)`,
+        );
+      } catch (err) {
+        const e = toOpenAIError(err);
+        if (e.status >= 500 && !(err instanceof OpenAIHttpError)) {
+          log(
+            `openai routes: ${request.method} ${request.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+          );
+        }
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        sendJson(res, e.status, e.toBody());
+      }
+    },
+  };
+}
+
+function checkAuth(key: string | undefined, headers: OpenAIRequest['headers']): void {
+  if (key === undefined || key === '') return;
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const bearer = /^Bearer\s+(.+)$/i.exec(one(headers.authorization) ?? '')?.[1]?.trim();
+  const given = bearer ?? one(headers['x-api-key']);
+  if (given === undefined || given === '') {
+    throw new OpenAIHttpError(401, 'No API key given: send it as "Authorization: Bearer <key>" (or X-API-Key)', {
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+    });
+  }
+  const a = Buffer.from(given);
+  const b = Buffer.from(key);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) {
+    throw new OpenAIHttpError(401, 'Incorrect API key provided', {
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+    });
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  if (body === undefined) throw new OpenAIHttpError(400, 'The request has no JSON body');
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const param = issue?.path.map(String).join('.') ?? '';
+  const extra =
+    issue?.code === 'unrecognized_keys'
+      ? `Unrecognized request argument supplied: ${issue.keys.join(', ')}`
+      : undefined;
+  throw new OpenAIHttpError(
+    400,
+    extra ?? `Invalid value for ${param === '' ? 'the request' : `'${param}'`}: ${issue?.message ?? 'invalid'}`,
+    { param: param === '' ? null : param, code: extra ? 'unrecognized_argument' : 'invalid_value' },
+  );
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) });
+  res.end(payload);
+}
+
+function sendEvents(res: ServerResponse, events: readonly unknown[]): void {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+  for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+interface ModelCard {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+}
+
+async function listModels(
+  getBackend: () => Promise<OpenAIBackend>,
+  models: ModelResolver,
+): Promise<{ object: 'list'; data: ModelCard[] }> {
+  const caps = await (await getBackend()).getServerCapabilities();
+  const data: ModelCard[] = caps.supportedModels.flatMap((m) =>
+    m.modelName === undefined ? [] : [{ id: m.modelName, object: 'model' as const, created: 0, owned_by: 'tinker' }],
+  );
+  for (const c of await models.samplerCheckpoints()) {
+    const t = Date.parse(c.time);
+    data.push({
+      id: c.tinker_path,
+      object: 'model',
+      created: Number.isFinite(t) ? Math.floor(t / 1000) : 0,
+      owned_by: 'user',
+    });
+  }
+  return { object: 'list', data };
+}
+
+const nowS = () => Math.floor(Date.now() / 1000);
+
+async function chatCompletions(models: ModelResolver, req: ChatCompletionRequest, res: ServerResponse) {
+  const model = await models.resolve(req.model);
+  const { prompt, stop, userStops } = buildChatPrompt(model.setup, req);
+  const logprobs = req.logprobs === true;
+  const choices = await models.withModel(req.model, (m) =>
+    sampleChoices(m, {
+      prompt,
+      n: req.n ?? 1,
+      maxTokens: req.max_completion_tokens ?? req.max_tokens ?? undefined,
+      temperature: req.temperature ?? 1,
+      topP: req.top_p ?? 1,
+      seed: req.seed ?? undefined,
+      stop,
+      topLogprobs: logprobs ? (req.top_logprobs ?? 0) : 0,
+    }),
+  );
+  const toolsDeclared = (req.tools?.length ?? 0) > 0 && req.tool_choice !== 'none';
+  const out: ChatChoice[] = choices.map((c, i) =>
+    chatChoice(model.setup, c, i, { userStops, logprobs, toolsDeclared }),
+  );
+  const completionTokens = choices.reduce((s, c) => s + c.sequence.tokens.length, 0);
+  const usage = {
+    prompt_tokens: prompt.length,
+    completion_tokens: completionTokens,
+    total_tokens: prompt.length + completionTokens,
+  };
+  const id = `chatcmpl-${randomUUID()}`;
+  const created = nowS();
+  if (req.stream !== true) {
+    return sendJson(res, 200, { id, object: 'chat.completion', created, model: req.model, choices: out, usage });
+  }
+  const chunk = (choices: unknown[]) => ({ id, object: 'chat.completion.chunk', created, model: req.model, choices });
+  const events: unknown[] = [];
+  for (const c of out) {
+    events.push(
+      chunk([{ index: c.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+    );
+    if (c.message.reasoning_content !== undefined) {
+      events.push(
+        chunk([
+          {
+            index: c.index,
+            delta: { reasoning_content: c.message.reasoning_content },
+            logprobs: null,
+            finish_reason: null,
+          },
+        ]),
+      );
+    }
+    const deltas = tokenDeltas(model.setup, choices[c.index] as SampledChoice, c);
+    if (deltas !== undefined) {
+      for (const d of deltas) {
+        events.push(
+          chunk([
+            {
+              index: c.index,
+              delta: { content: d.content },
+              logprobs: d.entry === undefined ? null : { content: [d.entry], refusal: null },
+              finish_reason: null,
+            },
+          ]),
+        );
+      }
+    } else if ((c.message.content ?? '') !== '' || (c.logprobs?.content.length ?? 0) > 0) {
+      events.push(
+        chunk([
+          { index: c.index, delta: { content: c.message.content ?? '' }, logprobs: c.logprobs, finish_reason: null },
+        ]),
+      );
+    }
+    if (c.message.tool_calls !== undefined) {
+      events.push(
+        chunk([
+          {
+            index: c.index,
+            delta: { tool_calls: c.message.tool_calls.map((t, index) => ({ index, ...t })) },
+            logprobs: null,
+            finish_reason: null,
+          },
+        ]),
+      );
+    }
+    events.push(chunk([{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }]));
+  }
+  if (req.stream_options?.include_usage === true) events.push({ ...chunk([]), usage });
+  sendEvents(res, events);
+}
+
+async function completions(models: ModelResolver, req: CompletionRequest, res: ServerResponse) {
+  const model = await models.resolve(req.model);
+  const prompts = completionPrompts(req.prompt);
+  const { stop, userStops } = completionStop(model.setup, req.stop);
+  const n = req.n ?? 1;
+  const k = req.logprobs ?? 0;
+  const perPrompt = await Promise.all(
+    prompts.map(async (p) => {
+      const input = completionPrompt(model.setup, p);
+      const sampled = await models.withModel(req.model, (m) =>
+        sampleChoices(m, {
+          prompt: input,
+          n,
+          maxTokens: req.max_tokens ?? 16,
+          temperature: req.temperature ?? 1,
+          topP: req.top_p ?? 1,
+          seed: req.seed ?? undefined,
+          stop,
+          topLogprobs: k,
+        }),
+      );
+      return { input, sampled, text: typeof p === 'string' ? p : model.setup.tokenizer.decode(p) };
+    }),
+  );
+  const out: CompletionChoice[] = [];
+  let promptTokens = 0;
+  let completionTokens = 0;
+  perPrompt.forEach(({ input, sampled, text }, pi) => {
+    promptTokens += input.length;
+    sampled.forEach((c, j) => {
+      completionTokens += c.sequence.tokens.length;
+      out.push(completionChoice(model.setup, c, pi * n + j, { userStops, logprobs: req.logprobs, promptText: text }));
+    });
+  });
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+  const id = `cmpl-${randomUUID()}`;
+  const created = nowS();
+  const body = (choices: unknown[]) => ({ id, object: 'text_completion', created, model: req.model, choices });
+  if (req.stream !== true) return sendJson(res, 200, { ...body(out), usage });
+  const events: unknown[] = [];
+  for (const c of out) {
+    events.push(body([{ index: c.index, text: c.text, logprobs: c.logprobs, finish_reason: null }]));
+    events.push(body([{ index: c.index, text: '', logprobs: null, finish_reason: c.finish_reason }]));
+  }
+  if (req.stream_options?.include_usage === true) events.push({ ...body([]), usage });
+  sendEvents(res, events);
+}
