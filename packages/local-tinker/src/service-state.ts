@@ -86,7 +86,10 @@ export class ServiceState {
       .sort((a, b) => b.length - a.length);
     this.storage = new Storage(options.root);
     const cycleMs = options.clockCycleMs ?? 0;
-    this.clock = cycleMs !== 0 ? new ClockCycle({ cycleMs, logPath: options.clockCycleLogPath }) : undefined;
+    this.clock =
+      cycleMs !== 0
+        ? new ClockCycle({ cycleMs, logPath: options.clockCycleLogPath, timers: options.clockTimers })
+        : undefined;
     const clock = this.clock;
     this.futures = new FutureTable(
       this.options.futureTtlMs,
