@@ -1,7 +1,9 @@
 /**
  * Both loops against the embedded service, on a few tiny conversations: the service accepts the (N, K) targets and
  * the teacher's top-K; a teacher identical to the student has reverse KL 0 at the first step (both score the
- * sampled tokens with the same weights); composite batches report each dataset's KL; a teacher with another
+ * sampled tokens with the same weights); a teacher that differs from the student (the base model briefly fine-tuned
+ * on the conversations) has a reverse KL well above 0 at the first step, which the run drives down; composite
+ * batches report each dataset's KL; a teacher with another
  * tokenizer is refused before the run writes anything; an off-policy run given more steps resumes where the last one ended.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { ConfigError, type Message } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { readCheckpoints } from '@cookbook/logging';
 import { getRenderer, getTokenizer } from '@cookbook/renderers';
-import { datasetsFromConversationRows } from '@cookbook/supervised';
+import { datasetsFromConversationRows, warmStart } from '@cookbook/supervised';
 import { ServiceClient } from '@cookbook/tinker-client';
 import type { SamplingClientEvaluator } from '@cookbook/training';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +27,17 @@ const conversations: Message[][] = [1, 2, 3, 4, 5, 6].map((x) => [
   { role: 'user', content: `What is ${x} + ${x}?` },
   { role: 'assistant', content: `${x} + ${x} = ${2 * x}.` },
 ]);
+
+/**
+ * The run toward a fine-tuned teacher: its length, the least teacher_kl of its first step, and how far it must fall
+ * (second half's mean below KL_FALL × the first half's; last step below KL_LAST × the first). Measured (seeded, so
+ * it repeats): teacher_kl 9.18 8.14 7.87 8.23 5.89 4.80 — halves 8.40 → 6.31 (0.75), last/first 0.52. Scored with
+ * the student instead of the teacher it is 0 at every step.
+ */
+const STEPS_TOWARD_TEACHER = 6;
+const TEACHER_KL_AT_START = 2;
+const KL_FALL = 0.85;
+const KL_LAST = 0.7;
 
 function readRows(logPath: string): Record<string, number>[] {
   return readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
@@ -133,15 +146,17 @@ describe('distillation on the embedded service', () => {
     expect(rows.filter((r) => r['sampled/tokens'] !== undefined).map((r) => r.step)).toEqual([0, 2, 4]);
   });
 
-  const prompts = (tag: string) => async () =>
-    new PromptDataset({
-      renderer,
-      prompts: conversations.map((c) => c.slice(0, 1)),
-      groupsPerBatch: 1,
-      groupSize: 2,
-      numBatches: 2,
-      tag,
-    });
+  const prompts =
+    (tag: string, groupsPerBatch = 1, groupSize = 2, numBatches = 2) =>
+    async () =>
+      new PromptDataset({
+        renderer,
+        prompts: conversations.map((c) => c.slice(0, 1)),
+        groupsPerBatch,
+        groupSize,
+        numBatches,
+        tag,
+      });
 
   it('on-policy: a teacher identical to the student has reverse KL 0; composite batches report each dataset', async () => {
     const logPath = join(root, 'on');
@@ -171,6 +186,52 @@ describe('distillation on the embedded service', () => {
     expect(row).toHaveProperty(['env/a/ac_tokens_per_turn']);
     expect(row).toHaveProperty(['env/b/ac_tokens_per_turn']);
   });
+
+  it('on-policy toward a fine-tuned teacher: teacher_kl clearly above 0 at the first step, and falling', async () => {
+    // The teacher: the base model after 12 SFT steps on the conversations (its answers are theirs); the student is
+    // the base model. Scoring the student's tokens with the student itself would give 0 at the first step.
+    const ws = await warmStart({
+      service,
+      baseModel: MODEL,
+      loraRank: 4,
+      demonstrations: { conversations, renderer },
+      sft: { steps: 12, batchSize: 3, learningRate: 1e-2 },
+      seed: 0,
+      name: 'distillation-test-teacher',
+      cacheDir: join(root, 'warm-start'),
+      progress: false,
+    });
+    const trained = await service.createTrainingClientFromState(ws.statePath, { optimizer: false });
+    const { path: teacher } = await trained.saveWeightsForSampler('teacher');
+    const logPath = join(root, 'toward-teacher');
+    const result = await trainOnPolicyDistillation(
+      {
+        logPath,
+        modelName: MODEL,
+        loraRank: 4,
+        maxTokens: 8,
+        maxSteps: STEPS_TOWARD_TEACHER,
+        learningRate: 1e-2,
+        samplingSeed: 0,
+        numGroupsToLog: 0,
+        saveEvery: 0,
+        behaviorIfLogDirExists: 'raise',
+      },
+      {
+        datasets: [{ builder: prompts('t', 2, 4, STEPS_TOWARD_TEACHER), teacher: { checkpoint: teacher! } }],
+        serviceClient: service,
+        ...quiet,
+      },
+    );
+    expect(result.stepsRun).toBe(STEPS_TOWARD_TEACHER);
+    const kl = readRows(logPath).map((r) => r.teacher_kl!);
+    const detail = `teacher_kl per step: ${kl.map((k) => k.toFixed(3)).join(' ')}`;
+    expect(kl[0]!, detail).toBeGreaterThan(TEACHER_KL_AT_START);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const half = STEPS_TOWARD_TEACHER / 2;
+    expect(mean(kl.slice(half)), detail).toBeLessThan(KL_FALL * mean(kl.slice(0, half)));
+    expect(kl.at(-1)!, detail).toBeLessThan(KL_LAST * kl[0]!);
+  }, 600_000);
 
   it('refuses a teacher with another tokenizer before writing anything', async () => {
     const logPath = join(root, 'mismatch');

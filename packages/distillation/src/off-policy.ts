@@ -15,6 +15,7 @@ import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
+  checkpointStoreFor,
   type EpochLoop,
   type EvaluatorOrBuilder,
   LOOP_ADAM,
@@ -199,8 +200,12 @@ export async function trainOffPolicyDistillation(
           return p;
         };
         let next = fetch(startStep);
+        const resumeTokens = run.resumeFrom?.elapsed_tokens;
+        let elapsedTokens = typeof resumeTokens === 'number' ? resumeTokens : 0;
         return {
           client,
+          elapsedTokens: () => elapsedTokens,
+          checkpointStore: checkpointStoreFor(service),
           evaluators,
           infrequentEvaluators: deps.infrequentEvaluators ?? [],
           ...(deps.onStep ? { onLogged: (step, m) => deps.onStep!(step, m) } : {}),
@@ -217,6 +222,7 @@ export async function trainOffPolicyDistillation(
             const batch = await next;
             metrics['time/teacher_wait'] = (performance.now() - tWait) / 1000;
             if (at.step + 1 < at.totalSteps) next = fetch(at.step + 1);
+            elapsedTokens += batch.data.reduce((a, d) => a + d.modelInput.length, 0);
             const fb = client.forwardBackward(batch.data, 'cross_entropy');
             const optim = client.optimStep({ learningRate: at.learningRate, ...LOOP_ADAM });
             const both = Promise.all([fb, optim]);

@@ -118,7 +118,11 @@ async function runFlow(clientFlags: Record<string, unknown>, apiKey: string): Pr
     await expect(rest.getAuditLog({ eventType: 'checkpoints', day: '2026-01-02' })).rejects.toThrow(/audit log/);
     await expect(rest.getBillingUsage('2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z')).rejects.toThrow(/billing/);
     await rest.deleteCheckpoint(named.path!);
-    await new Promise((r) => setTimeout(r, 400)); // a heartbeat and a dynamic_config refresh
+    // Wait for a heartbeat and a dynamic_config refresh to have gone through (events, however fast the flow ran).
+    const seen = (route: string) => proxy.requests.some((r) => `${r.method} ${r.path}` === route);
+    while (!seen('POST /api/v1/session_heartbeat') || !seen('POST /api/v1/client/dynamic_config')) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
   } finally {
     await client.close();
     await proxy.close();

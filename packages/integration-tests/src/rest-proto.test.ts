@@ -5,7 +5,7 @@ import { datumFromTokensWeights, tensorToNumbers } from '@cookbook/core';
 import { ForwardBackwardRequestProto, untar } from '@cookbook/local-tinker';
 import { ConflictError, NotFoundError } from '@cookbook/tinker-client';
 import protobuf from 'protobufjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixedBatch, MODEL, startPair, tempRoot } from './helpers.js';
 
 let root: string;
@@ -112,11 +112,16 @@ describe('REST: runs and checkpoints survive a restart', () => {
     const { client, stop } = await startPair({ root });
     try {
       const tc = await client.createLoraTrainingClient({ baseModel: MODEL, rank: 4 });
-      const { path } = await tc.saveState('short', { ttlSeconds: 1 });
+      const { path } = await tc.saveState('short', { ttlSeconds: 60 });
       const rest = await client.createRestClient();
       expect((await rest.listCheckpoints(tc.modelId)).map((c) => c.tinker_path)).toEqual([path]);
-      await new Promise((r) => setTimeout(r, 1100));
-      expect(await rest.listCheckpoints(tc.modelId)).toEqual([]);
+      // The clock (Date only: timers stay real) moves past the TTL, however long the save and listing took.
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
+      try {
+        expect(await rest.listCheckpoints(tc.modelId)).toEqual([]);
+      } finally {
+        vi.useRealTimers();
+      }
     } finally {
       await stop();
     }

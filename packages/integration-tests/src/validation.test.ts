@@ -1,9 +1,14 @@
 import { datumFromTokensWeights } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { BadRequestError, RequestFailedError, ServiceClient, type TrainingClient } from '@cookbook/tinker-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MODEL, startPair, tempRoot } from './helpers.js';
 
+/**
+ * Results are kept this long: far above a loaded machine's delays (no future of another test expires before it is
+ * read), far below the session timeout (5 min), which the expiry test's jump of the clock must not reach.
+ */
+const FUTURE_TTL_MS = 30_000;
 let ctx: Awaited<ReturnType<typeof startPair>>;
 let tc: TrainingClient;
 /** A second model that only raw requests touch, so their seq ids never collide with tc's. */
@@ -13,7 +18,7 @@ let root: string;
 
 beforeAll(async () => {
   ({ root, cleanup } = await tempRoot());
-  ctx = await startPair({ root, maxBodyBytes: 64 * 1024, futureTtlMs: 300 });
+  ctx = await startPair({ root, maxBodyBytes: 64 * 1024, futureTtlMs: FUTURE_TTL_MS });
   tc = await ctx.client.createLoraTrainingClient({ baseModel: MODEL, rank: 4 });
   rawModelId = (await ctx.client.createLoraTrainingClient({ baseModel: MODEL, rank: 4 })).modelId;
 });
@@ -243,9 +248,19 @@ describe('the service rejects bad input with a 400 that names the problem', () =
     expect((await post('retrieve_future', { request_id: 'req_nope' })).status).toBe(404);
     const sub = await post('optim_step', { adam_params: {}, model_id: rawModelId, type: 'optim_step' });
     const id = String(sub.body.request_id);
-    expect((await post('retrieve_future', { request_id: id })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 400));
-    expect((await post('retrieve_future', { request_id: id })).status).toBe(410);
+    // Read until the result is out (a long poll may answer try_again first): only a done future expires.
+    for (;;) {
+      const r = await post('retrieve_future', { request_id: id });
+      expect(r.status).toBe(200);
+      if (r.body.type !== 'try_again') break;
+    }
+    // Then the clock (Date only: timers and the service's sweeps stay real) moves past the TTL.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + FUTURE_TTL_MS + 1_000 });
+    try {
+      expect((await post('retrieve_future', { request_id: id })).status).toBe(410);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a repeated seq_id with the same body returns the same future; with another body it is a 409', async () => {

@@ -4,19 +4,33 @@ import { join } from 'node:path';
 import { ConfigError } from '@cookbook/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ceDatum, directService, json, MODEL, post, result, sessionAndModel } from './__tests__/direct.js';
+import { ManualTimers } from './__tests__/manual-timers.js';
 import { clockOptionsFromEnv } from './embedded.js';
 import type { LocalTinkerService } from './service.js';
 
+// The clock runs on a manual time source: boundaries and cycle ends happen when the test lets time run
+// (`timers.run(work)`) or fires the next timer itself, so no assertion depends on how fast the machine is.
 const CYCLE_MS = 50;
 const services: LocalTinkerService[] = [];
+let timers = new ManualTimers();
 afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
+  timers = new ManualTimers();
 });
 
 async function clocked(logPath?: string): Promise<LocalTinkerService> {
-  const s = await directService({ clockCycleMs: CYCLE_MS, ...(logPath ? { clockCycleLogPath: logPath } : {}) });
+  const s = await directService({
+    clockCycleMs: CYCLE_MS,
+    clockTimers: timers,
+    ...(logPath ? { clockCycleLogPath: logPath } : {}),
+  });
   services.push(s);
   return s;
+}
+
+/** Wait for these futures while the clock's time runs. */
+function results(s: LocalTinkerService, ids: string[]) {
+  return timers.run(Promise.all(ids.map((id) => result(s, id))));
 }
 
 const fb = (model: string) => ({
@@ -45,12 +59,14 @@ describe('the clock-cycle model', () => {
     const a = await submit(s, 'forward_backward', fb(model));
     const b = await submit(s, 'optim_step', optim(model));
     const seen: number[] = [];
-    const [ra, rb] = await Promise.all(
-      [a, b].map((id) =>
-        result(s, id).then((r) => {
-          seen.push(Date.now());
-          return r;
-        }),
+    const [ra, rb] = await timers.run(
+      Promise.all(
+        [a, b].map((id) =>
+          result(s, id).then((r) => {
+            seen.push(timers.now());
+            return r;
+          }),
+        ),
       ),
     );
     expect(ra).toMatchObject({ loss_fn_output_type: 'ArrayRecord' });
@@ -67,8 +83,8 @@ describe('the clock-cycle model', () => {
     const s = await clocked();
     const { model } = await sessionAndModel(s);
     const from = s.clock!.records.length;
-    await result(s, await submit(s, 'forward_backward', fb(model)));
-    await result(s, await submit(s, 'optim_step', optim(model)));
+    await results(s, [await submit(s, 'forward_backward', fb(model))]);
+    await results(s, [await submit(s, 'optim_step', optim(model))]);
     const [f, o] = [cyclesWith(s, 'forwardBackward', from), cyclesWith(s, 'optimStep', from)];
     expect(f).toHaveLength(1);
     expect(o).toHaveLength(1);
@@ -85,7 +101,7 @@ describe('the clock-cycle model', () => {
       ids.push(await submit(s, 'forward_backward', fb(model)));
       ids.push(await submit(s, 'optim_step', optim(model)));
     }
-    await Promise.all(ids.map((id) => result(s, id)));
+    await results(s, ids);
     const ran = s.clock!.records.slice(from);
     expect(ran.map((r) => r.ops)).toEqual([
       { forwardBackward: 1, optimStep: 1 },
@@ -99,10 +115,12 @@ describe('the clock-cycle model', () => {
     const { model } = await sessionAndModel(s);
     const from = s.clock!.records.length;
     const first = await submit(s, 'forward_backward', fb(model));
-    while (!s.clock!.active) await new Promise((r) => setTimeout(r, 2));
+    expect(timers.fireNext()).toBe(true); // the boundary: the first cycle starts
+    expect(s.clock!.active).toBe(true);
+    // The cycle cannot end before its time is up, and time stands still until the test lets it run.
     const second = await submit(s, 'forward_backward', fb(model));
     const third = await submit(s, 'optim_step', optim(model));
-    await Promise.all([first, second, third].map((id) => result(s, id)));
+    await results(s, [first, second, third]);
     const ran = s.clock!.records.slice(from);
     expect(ran.map((r) => r.ops)).toEqual([{ forwardBackward: 1 }, { forwardBackward: 1, optimStep: 1 }]);
     // The second cycle started at the first one's end (work was waiting), not a grid period later.
@@ -114,7 +132,7 @@ describe('the clock-cycle model', () => {
     const s = await clocked(log);
     const { model } = await sessionAndModel(s);
     const ids = [await submit(s, 'forward_backward', fb(model)), await submit(s, 'optim_step', optim(model))];
-    await Promise.all(ids.map((id) => result(s, id)));
+    await results(s, ids);
     const last = s.clock!.records.at(-1)!;
     await s.close();
     services.length = 0;
@@ -125,19 +143,19 @@ describe('the clock-cycle model', () => {
     expect(lines.length).toBe(s.clock!.records.length);
     expect(lines.at(-1)).toMatchObject({ cycle: last.tick, ops: { forwardBackward: 1, optimStep: 1 }, released: 2 });
     expect(lines.at(-1)!.duration_ms).toBeGreaterThanOrEqual(CYCLE_MS);
+    expect(lines.at(-1)!.start).toBe(new Date(last.startMs).toISOString());
   });
 
   describe('sampling is not clocked (hosted: sampler workers, outside the training clock)', () => {
-    // Long cycles, so that "answered before the boundary / the cycle's end" cannot pass by luck of timing.
-    const LONG_MS = 1500;
+    // Time stands still unless the test lets it run, so "answered before the boundary / the cycle's end" cannot pass
+    // by luck of timing: no boundary or cycle end can happen while a sample is awaited.
     const sampleBody = (sampler: string, seed: number) => ({
       prompt: { chunks: [{ tokens: [1, 2, 3] }] },
       sampling_params: { max_tokens: 3, seed, stop: [] },
       sampling_session_id: sampler,
     });
     async function longClock() {
-      const s = await directService({ clockCycleMs: LONG_MS });
-      services.push(s);
+      const s = await clocked();
       const { session, model } = await sessionAndModel(s);
       const sampler = json(
         await post(s, 'create_sampling_session', {
@@ -155,7 +173,9 @@ describe('the clock-cycle model', () => {
       const { s, sampler } = await longClock();
       const from = s.clock!.records.length;
       const ids = await Promise.all([1, 2, 3].map((seed) => submit(s, 'asample', sampleBody(sampler, seed))));
+      // Awaited with time standing still: a sample held for a boundary would never be answered.
       const out = await Promise.all(ids.map((id) => result(s, id)));
+      expect(timers.waiting).toBe(0);
       for (const r of out) expect((r.sequences as { tokens: number[] }[])[0]!.tokens).toHaveLength(3);
       // No cycle started for them: they were neither held for a boundary nor released at a cycle's end.
       expect(s.clock!.records.length).toBe(from);
@@ -166,24 +186,21 @@ describe('the clock-cycle model', () => {
     it('a sample sent while a training cycle runs is answered before that cycle ends', async () => {
       const { s, model, sampler } = await longClock();
       const from = s.clock!.records.length;
-      const trained = Promise.all(
-        [await submit(s, 'forward_backward', fb(model)), await submit(s, 'optim_step', optim(model))].map((id) =>
-          result(s, id).then(() => Date.now()),
-        ),
-      );
-      while (!s.clock!.active) await new Promise((r) => setTimeout(r, 2));
+      const order: string[] = [];
+      const ids = [await submit(s, 'forward_backward', fb(model)), await submit(s, 'optim_step', optim(model))];
+      const trained = Promise.all(ids.map((id) => result(s, id).then(() => order.push('trained'))));
+      expect(timers.fireNext()).toBe(true); // the boundary: the training cycle starts
+      expect(s.clock!.active).toBe(true);
       const sampled = await result(s, await submit(s, 'asample', sampleBody(sampler, 7)));
-      const sampledAt = Date.now();
-      // The training cycle is still running (it lasts LONG_MS) when the sample's answer is out.
+      order.push('sampled');
+      // The training cycle is still running (its time has not moved) when the sample's answer is out.
       expect(s.clock!.active).toBe(true);
       expect((sampled.sequences as { tokens: number[] }[])[0]!.tokens).toHaveLength(3);
-      const trainedAt = await trained;
+      await timers.run(trained);
       const ran = s.clock!.records.slice(from);
       expect(ran.map((r) => r.ops)).toEqual([{ forwardBackward: 1, optimStep: 1 }]);
-      for (const t of trainedAt) {
-        expect(t).toBeGreaterThanOrEqual(ran[0]!.startMs + LONG_MS);
-        expect(t).toBeGreaterThan(sampledAt);
-      }
+      expect(ran[0]!.durationMs).toBeGreaterThanOrEqual(CYCLE_MS);
+      expect(order).toEqual(['sampled', 'trained', 'trained']);
     });
 
     it('a save_weights_for_sampler behind an optim_step is released with the cycle, not before the step', async () => {
@@ -194,13 +211,18 @@ describe('the clock-cycle model', () => {
         await submit(s, 'optim_step', optim(model)),
         await submit(s, 'save_weights_for_sampler', { model_id: model, path: 'step1' }),
       ];
-      const at = await Promise.all(ids.map((id) => result(s, id).then(() => Date.now())));
+      const done = Promise.all(ids.map((id) => result(s, id).then(() => timers.now())));
+      expect(timers.fireNext()).toBe(true); // the boundary: the cycle starts
+      // Its time stands still until all three are done and held (the save too: it finishes while the cycle runs).
+      while (s.clock!.holding < 3) await new Promise((r) => setTimeout(r, 5));
+      expect(s.clock!.active).toBe(true);
+      const at = await timers.run(done);
       const ran = s.clock!.records.slice(from);
       expect(ran).toHaveLength(1);
       expect(ran[0]!.released).toBe(3);
       // The save is not a phase of the cycle (it waited for no boundary of its own) but came out with the step.
       expect(ran[0]!.ops).toEqual({ forwardBackward: 1, optimStep: 1 });
-      for (const t of at) expect(t).toBeGreaterThanOrEqual(ran[0]!.startMs + LONG_MS);
+      for (const t of at) expect(t).toBeGreaterThanOrEqual(ran[0]!.startMs + CYCLE_MS);
     });
   });
 

@@ -33,8 +33,29 @@ export interface CycleRecord {
   released: number;
 }
 
+/**
+ * The time source and timers a clock runs on: the real ones by default; a test injects a manual clock so that
+ * boundaries and cycle ends happen when it says, whatever the machine's speed or load.
+ */
+export interface ClockTimers {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` once after `ms` ms; the handle cancels it. Must not keep the process alive. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Node's clock and timers (unref'd). */
+export const REAL_TIMERS: ClockTimers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 /** Options of {@link ClockCycle}. */
 export interface ClockCycleOptions {
+  /** Time source and timers (default: the real ones). */
+  timers?: ClockTimers | undefined;
   /** Length of a cycle, ms (> 0). */
   cycleMs: number;
   /** Append one JSON line per cycle to this file. */
@@ -54,13 +75,14 @@ export class ClockCycle {
   onBoundary: () => void = () => undefined;
   private readonly logPath: string | undefined;
   private readonly onCycle: (record: CycleRecord) => void;
+  private readonly timers: ClockTimers;
   /** Index of the cycle running, or of the last one that ran. */
   private cycle = 0;
   private running = false;
   private startMs = 0;
   private tick = 0;
   /** Time and tick of grid boundary 0: the end of the last cycle (or the clock's creation). */
-  private anchorMs = Date.now();
+  private anchorMs: number;
   private anchorTick = 0;
   /** Engine operations queued or running, by the cycle they were admitted to. */
   private readonly inFlight = new Map<number, number>();
@@ -68,7 +90,7 @@ export class ClockCycle {
   /** Models that took their optimizer step in the running cycle. */
   private stepped = new Set<string>();
   private held: (() => void)[] = [];
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: unknown;
   private checkQueued = false;
   private logChain: Promise<void> = Promise.resolve();
   private closed = false;
@@ -82,6 +104,8 @@ export class ClockCycle {
     this.cycleMs = options.cycleMs;
     this.logPath = options.logPath;
     this.onCycle = options.onCycle ?? (() => undefined);
+    this.timers = options.timers ?? REAL_TIMERS;
+    this.anchorMs = this.timers.now();
   }
 
   /** The cycle a request arriving now belongs to: the next one to start. */
@@ -97,6 +121,11 @@ export class ClockCycle {
   /** True while a cycle runs. */
   get active(): boolean {
     return this.running;
+  }
+
+  /** Training-side futures done and held for the running cycle's end. */
+  get holding(): number {
+    return this.held.length;
   }
 
   /** Cycles that ran work so far. */
@@ -146,7 +175,7 @@ export class ClockCycle {
   /** Stop the timers and release what is held. */
   close(): void {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
     this.timer = undefined;
     for (const r of this.held.splice(0)) r();
   }
@@ -158,16 +187,15 @@ export class ClockCycle {
 
   /** Schedule the next grid boundary (idle clock, work waiting). */
   private schedule(): void {
-    if (this.timer || this.running || this.closed) return;
-    const now = Date.now();
+    if (this.timer !== undefined || this.running || this.closed) return;
+    const now = this.timers.now();
     // The first grid boundary strictly after now: work that arrives as a cycle ends has missed that boundary.
     const j = Math.max(0, Math.floor((now - this.anchorMs) / this.cycleMs)) + 1;
     const at = this.anchorMs + j * this.cycleMs;
-    this.timer = setTimeout(() => {
+    this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
       this.begin(this.anchorTick + j);
     }, at - now);
-    this.timer.unref();
   }
 
   private begin(tick: number): void {
@@ -175,7 +203,7 @@ export class ClockCycle {
     this.cycle++;
     this.running = true;
     this.tick = tick;
-    this.startMs = Date.now();
+    this.startMs = this.timers.now();
     this.ops = {};
     this.stepped = new Set();
     this.armCycleEnd();
@@ -184,33 +212,32 @@ export class ClockCycle {
 
   /** Arms the running cycle's end `cycleMs` after its start (again if the timer fired early: a cycle never ends early). */
   private armCycleEnd(): void {
-    const left = this.startMs + this.cycleMs - Date.now();
-    this.timer = setTimeout(
+    const left = this.startMs + this.cycleMs - this.timers.now();
+    this.timer = this.timers.setTimeout(
       () => {
         this.timer = undefined;
         // Node's timers can fire a millisecond before Date.now() has moved on by the full delay.
-        if (Date.now() - this.startMs < this.cycleMs) this.armCycleEnd();
+        if (this.timers.now() - this.startMs < this.cycleMs) this.armCycleEnd();
         else this.maybeEnd();
       },
       Math.max(1, left),
     );
-    this.timer.unref();
   }
 
   /** Ends the running cycle once its time is up and its work is done (checked after pending continuations ran). */
   private maybeEnd(): void {
-    if (!this.running || this.checkQueued || this.timer) return;
+    if (!this.running || this.checkQueued || this.timer !== undefined) return;
     this.checkQueued = true;
     setImmediate(() => {
       this.checkQueued = false;
-      if (!this.running || this.timer) return;
+      if (!this.running || this.timer !== undefined) return;
       for (const c of this.inFlight.keys()) if (c <= this.cycle) return;
       this.end();
     });
   }
 
   private end(): void {
-    const now = Date.now();
+    const now = this.timers.now();
     this.running = false;
     const released = this.held.splice(0);
     const record: CycleRecord = {

@@ -34,7 +34,8 @@ async function call(t: LocalTinker, path: string, body?: unknown): Promise<Recor
 
 describe('the engine runs off the HTTP event loop', () => {
   it('healthz answers while a long sample runs; the sample is cancelled when its session expires', async () => {
-    const t = await http({ sessionTimeoutMs: 1_500 });
+    // A timeout well above the gap between two calls on a loaded machine, well below the long sample's length.
+    const t = await http({ sessionTimeoutMs: 5_000 });
     const session = (await call(t, 'create_session', {})).session_id;
     const sampler = (
       await call(t, 'create_sampling_session', { session_id: session, sampling_session_seq_id: 0, base_model: MODEL })
@@ -57,7 +58,8 @@ describe('the engine runs off the HTTP event loop', () => {
       sampling_session_id: sampler,
     });
     expect(submitted.code).toBe(200);
-    // While the sample runs (it would take a minute), health checks keep being answered.
+    // While the sample runs (it would take a minute), health checks keep being answered: six while the session
+    // heartbeats (the sample is still running: its result is not out), then the session goes silent.
     let answered = 0;
     let outcome: Record<string, unknown> | undefined;
     const poll = (async () => {
@@ -68,16 +70,18 @@ describe('the engine runs off the HTTP event loop', () => {
     })().then((r) => {
       outcome = r;
     });
-    const started = Date.now();
-    while (outcome === undefined) {
+    while (answered < 6) {
       expect((await call(t, 'healthz')).code).toBe(200);
       answered++;
-      // Heartbeat for half a second (the sample is running by then), then go silent.
-      if (Date.now() - started < 500) await call(t, 'session_heartbeat', { session_id: session });
+      await call(t, 'session_heartbeat', { session_id: session });
+      expect(outcome, 'the long sample ended while its session was heartbeating').toBeUndefined();
+    }
+    // Nobody heartbeats now; health checks are still answered until the session expires and the sample stops.
+    while (outcome === undefined) {
+      expect((await call(t, 'healthz')).code).toBe(200);
       await new Promise((r) => setTimeout(r, 50));
     }
     await poll;
-    expect(answered).toBeGreaterThan(5);
     // Nobody heartbeats: the session expires and its running sample stops at its next decode step.
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ category: 'user' });
     expect(String(outcome!.error)).toMatch(/^cancelled: its session s[0-9a-f]+ sent no heartbeat/);
@@ -117,14 +121,18 @@ describe('the engine runs off the HTTP event loop', () => {
   });
 
   it('a session that keeps heartbeating keeps its model; one that stops loses it with a 410 naming why', async () => {
-    const s = await service({ sessionTimeoutMs: 400 });
+    // The sweep is called with a chosen time (the timer's own sweep, every 15 s at this timeout, does not run in the
+    // test): the silent session's last sign of life is strictly before the other's last heartbeat, and the sweep
+    // runs exactly one timeout after that heartbeat, so what expires depends on order, not on the machine's speed.
+    const TIMEOUT_MS = 60_000;
+    const s = await service({ sessionTimeoutMs: TIMEOUT_MS });
     const { session, model } = await sessionAndModel(s);
     const other = await sessionAndModel(s);
-    // Only the first session heartbeats; the second stays silent past the timeout (the sweeper runs every 250 ms).
-    for (let i = 0; i < 10; i++) {
-      await post(s, 'session_heartbeat', { session_id: session });
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const otherLastSeen = Date.now();
+    while (Date.now() <= otherLastSeen) await new Promise((r) => setTimeout(r, 1));
+    const heartbeatAt = Date.now();
+    expect((await post(s, 'session_heartbeat', { session_id: session })).status).toBe(200);
+    s.expireSessions(heartbeatAt + TIMEOUT_MS);
     const gone = await post(s, 'optim_step', { model_id: other.model, adam_params: {} });
     expect(gone.status).toBe(410);
     expect(json(gone).detail).toMatch(
@@ -132,5 +140,8 @@ describe('the engine runs off the HTTP event loop', () => {
     );
     expect((await post(s, 'session_heartbeat', { session_id: other.session })).status).toBe(410);
     expect(json(await post(s, 'get_info', { model_id: model })).model_id).toBe(model);
+    // A sweep more than one timeout after the session's last request (get_info) takes it too.
+    s.expireSessions(Date.now() + TIMEOUT_MS + 1);
+    expect((await post(s, 'session_heartbeat', { session_id: session })).status).toBe(410);
   });
 });

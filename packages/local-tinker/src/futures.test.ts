@@ -9,10 +9,9 @@ describe('FutureTable', () => {
     let resolve!: (v: unknown) => void;
     const id = table.create(new Promise((r) => (resolve = r)));
     expect(table.lookup(id)).toEqual({ kind: 'pending' });
-    const t0 = Date.now();
     setTimeout(() => resolve({ ok: 1 }), 30);
-    expect(await table.wait(id, 5_000)).toEqual({ kind: 'done', value: { ok: 1 } });
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // The wait's own timeout is far past the test's: only the wake-up can answer it in time.
+    expect(await table.wait(id, 3_600_000)).toEqual({ kind: 'done', value: { ok: 1 } });
     table.close();
   });
 

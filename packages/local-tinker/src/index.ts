@@ -1,7 +1,13 @@
 export { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
 export { isBuiltinModel, writeBuiltinModelFolder } from './builtin-folder.js';
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
-export { ClockCycle, type ClockCycleOptions, type CycleRecord } from './clock-cycle.js';
+export {
+  ClockCycle,
+  type ClockCycleOptions,
+  type ClockTimers,
+  type CycleRecord,
+  REAL_TIMERS,
+} from './clock-cycle.js';
 export {
   acquireEmbeddedService,
   clockOptionsFromEnv,

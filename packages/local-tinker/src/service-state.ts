@@ -86,7 +86,10 @@ export class ServiceState {
       .sort((a, b) => b.length - a.length);
     this.storage = new Storage(options.root);
     const cycleMs = options.clockCycleMs ?? 0;
-    this.clock = cycleMs !== 0 ? new ClockCycle({ cycleMs, logPath: options.clockCycleLogPath }) : undefined;
+    this.clock =
+      cycleMs !== 0
+        ? new ClockCycle({ cycleMs, logPath: options.clockCycleLogPath, timers: options.clockTimers })
+        : undefined;
     const clock = this.clock;
     this.futures = new FutureTable(
       this.options.futureTtlMs,
@@ -110,16 +113,20 @@ export class ServiceState {
       this.sweeper = setInterval(() => this.expireSessions(Date.now()), Math.max(250, Math.min(timeout / 4, 30_000)));
       this.sweeper.unref();
     }
-    if (this.options.maxRootBytes !== null || this.options.maxRunAgeDays !== null) {
-      await this.prune();
-      this.pruner = setInterval(() => void this.prune(), this.options.pruneIntervalMs);
-      this.pruner.unref();
-    }
+    await this.prune();
+    this.pruner = setInterval(() => void this.prune(), this.options.pruneIntervalMs);
+    this.pruner.unref();
   }
 
-  /** Removes least recently used runs per `maxRootBytes` / `maxRunAgeDays`, never a loaded one; says what it did. */
+  /**
+   * Deletes expired checkpoints (their TTL passed), then removes least recently used runs per `maxRootBytes` /
+   * `maxRunAgeDays`, never a loaded one; says what it did.
+   */
   async prune(): Promise<void> {
     try {
+      const expired = await this.storage.removeExpired();
+      if (expired.length > 0) this.options.log(`local-tinker: deleted ${expired.length} expired checkpoints`);
+      if (this.options.maxRootBytes === null && this.options.maxRunAgeDays === null) return;
       const { removed, freedBytes } = await pruneCache(this.options.root, {
         maxBytes: this.options.maxRootBytes,
         maxAgeDays: this.options.maxRunAgeDays,

@@ -2,6 +2,7 @@
  * The service's options and the records it keeps per session and per model (the types `ServiceState` and the
  * routes share).
  */
+import type { ClockTimers } from './clock-cycle.js';
 import type { BaseInfo } from './engine-protocol.js';
 import type { ServiceLimits } from './limits.js';
 import type { ModelQueue } from './model-queue.js';
@@ -43,6 +44,8 @@ export interface ServiceOptions {
   clockCycleMs?: number | undefined;
   /** With a clock: append one JSON line per cycle (start, duration, operations by kind) to this file. */
   clockCycleLogPath?: string | undefined;
+  /** With a clock: its time source and timers (default: the real ones; tests drive a manual clock). */
+  clockTimers?: ClockTimers | undefined;
   /**
    * Folders a `base_model` folder must lie in (after resolving symlinks); `'any'` accepts every folder, `[]` only
    * registered names. Default `'any'`; `startLocalTinker` gives a service bound beyond loopback `[]` unless told.
@@ -77,7 +80,14 @@ export interface ModelState {
 export type ResolvedServiceOptions = Required<
   Omit<
     ServiceOptions,
-    'apiKey' | 'limits' | 'maxRootBytes' | 'maxRunAgeDays' | 'clockCycleMs' | 'clockCycleLogPath' | 'modelRoots'
+    | 'apiKey'
+    | 'limits'
+    | 'maxRootBytes'
+    | 'maxRunAgeDays'
+    | 'clockCycleMs'
+    | 'clockCycleLogPath'
+    | 'clockTimers'
+    | 'modelRoots'
   >
 > & {
   apiKey: string | undefined;

@@ -129,7 +129,7 @@ export class LocalTinkerService {
     await this.state.start();
   }
 
-  /** Apply the root's size cap and age limit now (also runs at start and every `pruneIntervalMs`). */
+  /** Delete expired checkpoints, apply the root's size cap and age limit (also at start, every `pruneIntervalMs`). */
   prune(): Promise<void> {
     return this.state.prune();
   }

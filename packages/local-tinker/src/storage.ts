@@ -256,6 +256,35 @@ export class Storage {
     return true;
   }
 
+  /**
+   * Deletes every checkpoint whose `expires_at` (its save's or `ttl` route's `ttl_seconds`) has passed, so an expired
+   * checkpoint frees its disk even if nobody reads it again (a read also deletes it). Bounded: looks at most at
+   * `limit` checkpoints per call (the rest wait for the next call). Returns the tinker paths removed.
+   */
+  async removeExpired(options: { now?: number; limit?: number } = {}): Promise<string[]> {
+    const now = options.now ?? Date.now();
+    let budget = options.limit ?? 100_000;
+    const removed: string[] = [];
+    const runs = join(this.root, 'runs');
+    if (!existsSync(runs)) return removed;
+    for (const run of await readdir(runs)) {
+      for (const kind of ['weights', 'sampler_weights'] as const) {
+        const dir = join(runs, run, kind);
+        if (!existsSync(dir)) continue;
+        for (const entry of await readdir(dir)) {
+          if (entry.startsWith('.')) continue;
+          if (budget-- <= 0) return removed;
+          const r = await readJson<CheckpointRecord>(join(dir, entry, 'checkpoint.json'));
+          if (r?.expires_at !== undefined && Date.parse(r.expires_at) <= now) {
+            await rm(join(dir, entry), { recursive: true, force: true });
+            removed.push(r.tinker_path);
+          }
+        }
+      }
+    }
+    return removed;
+  }
+
   /** The checkpoints of a run, oldest first (expired ones are deleted and left out). */
   async listCheckpoints(runId: string): Promise<CheckpointRecord[]> {
     const out: CheckpointRecord[] = [];

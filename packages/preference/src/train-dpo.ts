@@ -16,6 +16,7 @@ import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
 import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
+  checkpointStoreFor,
   type EvaluatorOrBuilder,
   openTrainingClient,
   type RunResult,
@@ -178,17 +179,21 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
           `DPO on ${config.modelName}: ${totalSteps} steps of ${config.batchSize} pairs, β ${beta}, from step ${startStep}`,
         );
         let next = batchAt(startStep);
+        let elapsedTokens = typeof resumeFrom?.elapsed_tokens === 'number' ? resumeFrom.elapsed_tokens : 0;
         return {
           client,
           evaluators,
           infrequentEvaluators: deps.infrequentEvaluators ?? [],
           checkpointFields: () => ({ reference_sampler_path: referencePath }),
+          elapsedTokens: () => elapsedTokens,
+          checkpointStore: checkpointStoreFor(service),
           ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
           stop: async () => {
             await Promise.allSettled([next.ref]);
           },
           async submit(at, metrics) {
             const { data, ref } = next;
+            elapsedTokens += data.reduce((a, d) => a + d.modelInput.length, 0);
             const refLogprobs = await timed('reference_logprobs', metrics, () => ref);
             if (at.step + 1 < at.totalSteps) next = batchAt(at.step + 1);
             let dpo: DpoMetrics | undefined;

@@ -19,6 +19,7 @@ import { checkpointName, deferred, Transcript } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
 import {
+  checkpointStoreFor,
   type EvaluatorOrBuilder,
   type LoopOutcome,
   openTrainingClient,
@@ -166,7 +167,8 @@ async function supervisedSteps(
         infrequentEvaluators: deps.infrequentEvaluators ?? [],
         submitAhead: config.submitAhead,
         setEpoch: (epoch) => train.setEpoch(epoch),
-        checkpointFields: () => ({ elapsed_tokens: elapsedTokens }),
+        elapsedTokens: () => elapsedTokens,
+        checkpointStore: checkpointStoreFor(service),
         ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
         async submit(at, metrics) {
           const data = await timed('get_batch', metrics, () => train.getBatch(at.batch));

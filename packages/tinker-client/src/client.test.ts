@@ -392,23 +392,39 @@ describe('sampling', () => {
 
 describe('session', () => {
   it('sends a heartbeat every interval and stops on close', async () => {
-    const sc = client({ heartbeatIntervalMs: 30 });
-    await sc.sessionId();
-    await new Promise((r) => setTimeout(r, 200));
-    const beats = server.calls('POST /api/v1/session_heartbeat');
-    expect(beats.length).toBeGreaterThanOrEqual(3);
-    expect(beats[0]!.body).toEqual({ session_id: 'sess', type: 'session_heartbeat' });
-    await sc.close();
-    const after = server.calls('POST /api/v1/session_heartbeat').length;
-    await new Promise((r) => setTimeout(r, 100));
-    expect(server.calls('POST /api/v1/session_heartbeat').length).toBe(after);
+    // The heartbeat's interval timer is a fake one: each advance by one interval sends exactly one heartbeat.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const sc = client({ heartbeatIntervalMs: 30 });
+      await sc.sessionId();
+      const beats = () => server.calls('POST /api/v1/session_heartbeat');
+      expect(beats()).toHaveLength(0);
+      for (let i = 1; i <= 3; i++) {
+        vi.advanceTimersByTime(30);
+        // Wait (real timeouts; vi.waitFor would advance the fake interval itself) for that one heartbeat to land.
+        while (beats().length < i) await new Promise((r) => setTimeout(r, 5));
+        expect(beats()).toHaveLength(i);
+      }
+      expect(beats()[0]!.body).toEqual({ session_id: 'sess', type: 'session_heartbeat' });
+      await sc.close();
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(300);
+      expect(beats()).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('warns once when heartbeats keep failing', async () => {
     server.routes.set('POST /api/v1/session_heartbeat', () => ({ status: 500, json: { detail: 'down' } }));
     const sc = client({ heartbeatIntervalMs: 10 });
     await sc.sessionId();
-    await new Promise((r) => setTimeout(r, 300));
+    // The warning comes once 12 intervals passed without a good heartbeat; then ten more fail without a second one.
+    await vi.waitFor(() => expect(warnings.some((w) => w.includes('heartbeat'))).toBe(true), { timeout: 20_000 });
+    const seen = server.calls('POST /api/v1/session_heartbeat').length;
+    await vi.waitFor(() => expect(server.calls('POST /api/v1/session_heartbeat').length).toBeGreaterThan(seen + 10), {
+      timeout: 20_000,
+    });
     expect(warnings.filter((w) => w.includes('heartbeat'))).toHaveLength(1);
   });
 

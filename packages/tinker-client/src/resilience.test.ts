@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeTinker } from './__tests__/fake-server.js';
 import { FutureExpiredError, NotFoundError, RESUME_HINT } from './errors.js';
 import { ServiceClient } from './service-client.js';
@@ -126,8 +126,14 @@ describe('after the service lost the run (a restart)', () => {
     const c = new ServiceClient({ baseURL: server.url, heartbeatIntervalMs: 20, warn: (m) => warnings.push(m) });
     try {
       await c.sessionId();
-      await new Promise((r) => setTimeout(r, 200));
-      expect(warnings.filter((w) => w.includes('behavior_if_log_dir_exists=resume'))).toHaveLength(1);
+      // The refusal's own warning (not the one after 12 silent intervals), once: five more refusals add none.
+      const hinted = () => warnings.filter((w) => w.includes('behavior_if_log_dir_exists=resume'));
+      await vi.waitFor(() => expect(hinted()).toHaveLength(1), { timeout: 20_000 });
+      const seen = server.calls('POST /api/v1/session_heartbeat').length;
+      await vi.waitFor(() => expect(server.calls('POST /api/v1/session_heartbeat').length).toBeGreaterThan(seen + 5), {
+        timeout: 20_000,
+      });
+      expect(hinted()).toHaveLength(1);
     } finally {
       await c.close();
     }

@@ -122,6 +122,51 @@ describe('runEpochs', () => {
     expect(result.finalCheckpoint?.state_path).toBe('tinker://run/weights/final');
   });
 
+  it('does not wait for a save: the next steps run while it is out, and its record follows its step row', async () => {
+    const logPath = join(tmp(), 'run');
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const saved = new Promise<void>((r) => {
+      release = r;
+    });
+    const client = {
+      ...fakeClient(calls),
+      saveState: async (name: string) => {
+        calls.push(`saveState ${name}`);
+        if (name === '000002') await saved;
+        calls.push(`saved ${name}`);
+        return { path: `tinker://run/weights/${name}` };
+      },
+    } as unknown as EpochClient;
+    const loop = toyLoop(calls, {
+      client,
+      evaluators: [],
+      async submit(at) {
+        calls.push(`submit ${at.step}`);
+        // Step 2 runs while the save after step 1 is still out; then the save comes back.
+        if (at.step === 2) release();
+        return { collect: async () => ({ loss: 10 - at.step }) };
+      },
+    });
+    await runLoop(options(logPath), (run) =>
+      runEpochs(run, plan(logPath, { nBatches: 5, numEpochs: 1, saveEvery: 2, evalEvery: 0 }), async () => loop),
+    );
+    expect(calls.filter((c) => !c.startsWith('epoch') && !c.startsWith('saveSampler'))).toEqual([
+      'submit 0',
+      'submit 1',
+      'saveState 000002',
+      'submit 2',
+      'saved 000002',
+      'submit 3',
+      'saveState 000004',
+      'saved 000004',
+      'submit 4',
+      'saveState final',
+      'saved final',
+    ]);
+    expect(readCheckpoints(logPath).map((c) => c.name)).toEqual(['000002', '000004', 'final']);
+  });
+
   it('stops at max_steps and resumes at the last checkpoint with the next batch', async () => {
     const logPath = join(tmp(), 'run');
     const first: string[] = [];

@@ -6,27 +6,23 @@
  * resumable checkpoint of an interrupted run, and the final evaluation and checkpoint.
  *
  * Per step, in order: `preStep` (a loop's own start-of-step figures), the evaluations due, `submit` (the loop queues
- * forward/backward and the optimizer step), the periodic checkpoint (queued right behind the optimizer step, so it
- * holds exactly the first `step + 1` updates), then the oldest submitted step is finished — its metrics logged, then
- * its checkpoint record written — once more than `submitAhead` steps are in flight. A checkpoint record names the next
- * step to run, so a resumed run repeats no batch, and a metrics row is written before the record of the checkpoint
- * that follows it (a resumed run drops rows at or past its checkpoint's step): metrics.jsonl never holds a step twice.
+ * forward/backward and the optimizer step), the checkpoint due (periodic by steps, seconds or tokens, or rolling —
+ * `CheckpointManager`), queued right behind the optimizer step so it holds exactly the first `step + 1` updates, then
+ * the oldest submitted step is finished — its metrics logged — once more than `submitAhead` steps are in flight. The
+ * save overlaps the next steps: its record is written once it is back and the row of its step is logged. A checkpoint
+ * record names the next step to run, so a resumed run repeats no batch, and a metrics row is written before the
+ * record of the checkpoint that follows it (a resumed run drops rows at or past its checkpoint's step): metrics.jsonl
+ * never holds a step twice.
  */
 import { performance } from 'node:perf_hooks';
 import { computeScheduleLrMultiplier, type LrScheduleName, timed } from '@cookbook/core';
-import {
-  appendCheckpointRecord,
-  type CheckpointClient,
-  type CheckpointRecord,
-  checkpointName,
-  type SavedPaths,
-  submitCheckpointSave,
-} from '@cookbook/logging';
+import { type CheckpointClient, type CheckpointRecord, checkpointName } from '@cookbook/logging';
+import { CheckpointManager, type CheckpointPolicy, type CheckpointStore } from './checkpoint-manager.js';
 import { type Evaluator, type EvaluatorOrBuilder, resolveEvaluators, trainingClientEvaluation } from './evaluator.js';
 import { type LoopOutcome, type RunContext, resumeStepOf } from './run.js';
 
 /** The settings of {@link runEpochs} (the fields of `trainingConfigShape` it reads, plus the data's size). */
-export interface EpochPlan {
+export interface EpochPlan extends CheckpointPolicy {
   /** Batches per epoch. */
   nBatches: number;
   numEpochs: number;
@@ -36,8 +32,6 @@ export interface EpochPlan {
   lrSchedule: LrScheduleName;
   evalEvery: number;
   infrequentEvalEvery: number;
-  saveEvery: number;
-  ttlSeconds: number | null;
   logPath: string;
 }
 
@@ -83,6 +77,13 @@ export interface EpochLoop {
   submit(at: EpochStep, metrics: Record<string, number>): Promise<SubmittedWork>;
   /** Fields of the checkpoint record after `done` steps, besides epoch/batch/step (asked when the save is queued). */
   checkpointFields?(done: number): Record<string, unknown>;
+  /**
+   * Tokens trained so far (across resumes: start from the resume record's `elapsed_tokens`), after the last submitted
+   * step: `saveEveryTokens` counts them, and checkpoint records carry them as `elapsed_tokens`.
+   */
+  elapsedTokens?(): number;
+  /** Deletes checkpoints past retention (`keepLast`, rolling saves): `checkpointStoreFor(service)`. */
+  checkpointStore?: CheckpointStore | undefined;
   /** Steps submitted before the oldest is collected (pipelining). Default 0: each step is collected at once. */
   submitAhead?: number;
   /** Called after each logged row: `final` for the row of the final evaluation. */
@@ -100,7 +101,6 @@ interface Pending {
   at: EpochStep;
   work: SubmittedWork;
   metrics: Record<string, number>;
-  save: { name: string; paths: Promise<SavedPaths>; record: Omit<CheckpointRecord, 'name'> } | undefined;
 }
 
 /**
@@ -113,7 +113,7 @@ export async function runEpochs(
   plan: EpochPlan,
   setup: (startStep: number, totalSteps: number) => Promise<EpochLoop>,
 ): Promise<LoopOutcome> {
-  const { nBatches, saveEvery, evalEvery, infrequentEvalEvery, ttlSeconds, logPath } = plan;
+  const { nBatches, evalEvery, infrequentEvalEvery, logPath } = plan;
   const totalSteps = totalStepsOf(plan);
   const resumeFrom = run.resumeFrom;
   const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom, nBatches);
@@ -130,18 +130,19 @@ export async function runEpochs(
     epoch: Math.floor(done / nBatches),
     batch: done % nBatches,
     step: done,
+    ...(loop.elapsedTokens ? { elapsed_tokens: loop.elapsedTokens() } : {}),
     ...loop.checkpointFields?.(done),
   });
-  const saveNow = async (name: string, done: number, extra: Partial<CheckpointRecord> = {}) => {
-    const fields = record(done);
-    const paths = await submitCheckpointSave(client, name, {
-      kind: 'both',
-      ttlSeconds: extra.final ? null : ttlSeconds,
-    });
-    const out: CheckpointRecord = { name, ...fields, ...extra, ...paths };
-    appendCheckpointRecord(logPath, out);
-    return out;
-  };
+  const tokensAtStart = resumeFrom?.elapsed_tokens;
+  const checkpoints = new CheckpointManager({
+    client,
+    logPath,
+    policy: plan,
+    store: loop.checkpointStore,
+    startStep,
+    ...(typeof tokensAtStart === 'number' ? { startTokens: tokensAtStart } : {}),
+    log: run.log,
+  });
 
   let lastCollected = performance.now();
   const collect = async (p: Pending) => {
@@ -152,10 +153,7 @@ export async function runEpochs(
     const metrics: Record<string, number> = { ...own, ...p.metrics };
     run.logger.logMetrics(metrics, p.at.step);
     loop.onLogged?.(p.at.step, metrics, false);
-    if (p.save !== undefined) {
-      const paths = await p.save.paths;
-      appendCheckpointRecord(logPath, { name: p.save.name, ...p.save.record, ...paths });
-    }
+    checkpoints.logged(p.at.step);
   };
 
   const pending: Pending[] = [];
@@ -179,24 +177,27 @@ export async function runEpochs(
       }
       const work = await loop.submit(at, metrics);
       const done = step + 1;
-      let save: Pending['save'];
-      if (saveEvery > 0 && done % saveEvery === 0 && done < totalSteps) {
-        const name = checkpointName(done);
-        save = { name, paths: submitCheckpointSave(client, name, { kind: 'both', ttlSeconds }), record: record(done) };
+      const tokens = loop.elapsedTokens?.() ?? 0;
+      const kind = checkpoints.due(done, totalSteps, tokens);
+      pending.push({ at, work, metrics });
+      if (kind !== undefined) {
+        // One save in flight: the previous one must be back first (its step collected, so its record can follow).
+        await checkpoints.submit(kind, done, record(done), tokens);
       }
-      pending.push({ at, work, metrics, save });
       while (pending.length > submitAhead) await collect(pending.shift()!);
     }
     while (pending.length > 0) await collect(pending.shift()!);
+    await checkpoints.drain();
   } finally {
     // On an error, settle what is in flight so no rejection goes unobserved.
-    await Promise.allSettled(pending.flatMap((p) => [...(p.work.inFlight ?? []), ...(p.save ? [p.save.paths] : [])]));
+    await Promise.allSettled(pending.flatMap((p) => [...(p.work.inFlight ?? [])]));
+    await checkpoints.settle();
     await loop.stop?.();
   }
 
   if (step < totalSteps) {
-    // Interrupted: a resumable checkpoint at the step reached (unless the last periodic one is there already).
-    if (step > startStep && !(saveEvery > 0 && step % saveEvery === 0)) await saveNow(checkpointName(step), step);
+    // Interrupted: a resumable checkpoint at the step reached (unless the last save is there already).
+    if (step > startStep && !checkpoints.hasSaveAt(step)) await checkpoints.saveNow(checkpointName(step), record(step));
     return { totalSteps, endStep: step };
   }
 
@@ -209,7 +210,7 @@ export async function runEpochs(
     run.logger.logMetrics(row, totalSteps);
     loop.onLogged?.(totalSteps, row, true);
   }
-  const finalCheckpoint = await saveNow('final', totalSteps, { final: true });
+  const finalCheckpoint = await checkpoints.saveNow('final', record(totalSteps), true);
   run.log(
     `done: final checkpoint ${finalCheckpoint.state_path ?? ''} (sampler ${finalCheckpoint.sampler_path ?? 'none'})`,
   );

@@ -1,4 +1,14 @@
 export {
+  CheckpointManager,
+  type CheckpointManagerOptions,
+  type CheckpointPolicy,
+  type CheckpointStore,
+  checkpointConfigShape,
+  checkpointStoreFor,
+  type QueuedSave,
+  type SaveKind,
+} from './checkpoint-manager.js';
+export {
   type Action,
   type Env,
   type EnvGroupBuilder,
@@ -79,7 +89,6 @@ export {
 } from './rollout-limits.js';
 export {
   type Closeable,
-  checkpointConfigShape,
   type LoopOutcome,
   type RunConfig,
   RunConfigSchema,

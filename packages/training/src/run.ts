@@ -77,18 +77,6 @@ export const runConfigShape = {
   wandbName: z.string().nullable().default(null).describe('Weights & Biases run name; null = the log folder name'),
 };
 
-/** The checkpoint fields of every loop that saves checkpoints, described and defaulted once. */
-export const checkpointConfigShape = {
-  saveEvery: z.number().int().nonnegative().default(20).describe('Steps between checkpoints (0 = final only)'),
-  ttlSeconds: z
-    .number()
-    .int()
-    .positive()
-    .nullable()
-    .default(604_800)
-    .describe('Lifetime of periodic checkpoints in seconds; null = forever'),
-};
-
 /** The shared run fields as a schema of their own. */
 export const RunConfigSchema = z.object(runConfigShape);
 /** The parsed shared run fields. */

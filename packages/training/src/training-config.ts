@@ -5,8 +5,9 @@
  */
 import { DEFAULT_MODEL_NAME, LrScheduleName, resolveLearningRate } from '@cookbook/core';
 import { z } from 'zod';
+import { checkpointConfigShape } from './checkpoint-manager.js';
 import { type EvaluatorOrBuilder, infrequentEvalEveryField } from './evaluator.js';
-import { checkpointConfigShape, runConfigShape } from './run.js';
+import { runConfigShape } from './run.js';
 import type { RunOutputDeps } from './run-output.js';
 
 /**

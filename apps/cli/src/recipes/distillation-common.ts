@@ -36,7 +36,11 @@ export const distillationDataShape = {
     .positive()
     .default(1e-2)
     .describe('No teacher given: learning rate of the teacher SFT (linear decay)'),
-  seed: z.number().int().default(0).describe('Seed of the data order and of the teacher SFT'),
+  seed: z
+    .number()
+    .int()
+    .default(0)
+    .describe('Seed of the data order, the teacher SFT and (on_policy_distillation) the student sampling'),
 };
 
 /** The conversations of `dataset` (`example` = the shipped file). */

@@ -29,6 +29,8 @@ const lib = OnPolicyDistillationConfigSchema.shape;
 export const onPolicyDistillationSchema = OnPolicyDistillationConfigSchema.omit({
   streamMinibatchConfig: true,
   asyncConfig: true,
+  // The recipe's `seed` seeds the sampling too (as the RL recipes'), so the same command repeats a run exactly.
+  samplingSeed: true,
 }).extend({
   logPath: lib.logPath.default('.cookbook-runs/on_policy_distillation'),
   rendererName: rendererNameField,
@@ -73,7 +75,7 @@ export const onPolicyDistillation = defineRecipe({
     try {
       const teacher = await resolveTeacher(service, config, conversations, renderer, io);
       const loadCheckpointPath = await resolveStudentStart(service, config, conversations, renderer, io);
-      const resolved = { ...config, ...teacher, loadCheckpointPath, rendererName };
+      const resolved = { ...config, ...teacher, loadCheckpointPath, rendererName, samplingSeed: config.seed };
       const result = await trainOnPolicyDistillation(resolved, {
         datasets: [
           {
@@ -90,7 +92,13 @@ export const onPolicyDistillation = defineRecipe({
         serviceClient: service,
         console: false,
         log: io.err,
-        hparams: configToKeyStyle(onPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }),
+        hparams: {
+          ...(configToKeyStyle(onPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }) as Record<
+            string,
+            unknown
+          >),
+          sampling_seed: config.seed,
+        },
         onStep: (step, m) =>
           io.out(
             `step ${String(step).padStart(4)}  teacher_kl ${(m.teacher_kl ?? 0).toFixed(4)}` +

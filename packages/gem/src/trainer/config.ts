@@ -12,7 +12,7 @@ import {
   type ServiceClientLike,
 } from '@cookbook/tinker-client';
 import type { RunOutputDeps } from '@cookbook/training';
-import { loadCheckpointOptimizerField, runConfigShape } from '@cookbook/training';
+import { checkpointConfigShape, loadCheckpointOptimizerField, runConfigShape } from '@cookbook/training';
 import { z } from 'zod';
 import type { Env } from '../core/env.js';
 import { TEMPLATE_NAMES } from './templates.js';
@@ -28,6 +28,8 @@ const GEM_LOSSES = POLICY_GRADIENT_LOSS_FNS.filter(lossNeedsNoConfig) as [
 
 export const GemTrainConfigSchema = z.object({
   ...runConfigShape,
+  // Seconds / tokens / rolling cadences, TTLs and keep_last as in every loop; saveEvery keeps GEM's default below.
+  ...checkpointConfigShape,
   modelName: z.string().min(1).default('Qwen/Qwen3-8B-Base').describe('Base model of the LoRA run (and its tokenizer)'),
   batchSize: z
     .number()
@@ -51,7 +53,7 @@ export const GemTrainConfigSchema = z.object({
     .number()
     .int()
     .default(-1)
-    .describe('Save a resumable checkpoint every N steps when > 0; a final checkpoint is always saved'),
+    .describe('Save a checkpoint (state + sampler) every N steps when > 0; a final checkpoint is always saved'),
   envId: z
     .string()
     .min(1)

@@ -117,4 +117,27 @@ describe('trainGem repeats exactly', () => {
     expect(figures(broken)).toEqual(whole);
     expect(everyStepTrained(whole)).toBe(true);
   });
+
+  it('keep_last=2 with a save every step leaves the newest two resume states on the service, every save recorded', async () => {
+    const deps = { ...quiet, serviceClient: service, makeEnv: () => new VarietyEnv() };
+    const logPath = join(dir, 'kept');
+    await trainGem(config(logPath, { saveEvery: 1, keepLast: 2 }), deps);
+    const records = readFileSync(join(logPath, 'checkpoints.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { name: string; step: number; state_path: string });
+    expect(records.map((r) => [r.name, r.step])).toEqual([
+      ['000001', 1],
+      ['000002', 2],
+      ['000003', 3],
+      ['final', 4],
+    ]);
+    const runId = /^tinker:\/\/([^/]+)\//.exec(records[0]!.state_path)![1]!;
+    const rest = await service.createRestClient();
+    const states = (await rest.listCheckpoints(runId))
+      .filter((c) => c.checkpoint_type === 'training')
+      .map((c) => c.tinker_path)
+      .sort();
+    expect(states).toEqual([records[2]!.state_path, records[3]!.state_path].sort());
+  });
 });

@@ -14,10 +14,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
-import { appendCheckpointRecord, type CheckpointRecord, checkpointName, submitCheckpointSave } from '@cookbook/logging';
+import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
 import {
+  CheckpointManager,
+  checkpointStoreFor,
   LOOP_ADAM,
   openTrainingClient,
   type RunResult,
@@ -139,115 +141,127 @@ export async function trainGem(
         loadCheckpointOptimizer: config.loadCheckpointOptimizer,
       });
       const stop = stopCondition(r);
-      const saveAt = async (name: string, step: number, final: boolean): Promise<CheckpointRecord> => {
-        const paths = await submitCheckpointSave(training, name, { kind: final ? 'both' : 'state' });
-        const record: CheckpointRecord = { name, step, ...(final ? { final: true } : {}), ...paths };
-        appendCheckpointRecord(config.logPath, record);
-        return record;
-      };
+      // One owner of when and which checkpoints are saved (steps / seconds / rolling, keep_last), as in every loop.
+      const checkpoints = new CheckpointManager({
+        client: training,
+        logPath: config.logPath,
+        policy: config,
+        store: checkpointStoreFor(service),
+        startStep: run.startStep,
+        log: run.log,
+      });
 
       let step = run.startStep;
       let skipped = 0;
-      for (; step < total && !run.signal.aborted; step++) {
-        const t0 = performance.now();
-        if (config.saveEvery > 0 && step > 0 && step % config.saveEvery === 0 && step !== run.startStep) {
-          await saveAt(checkpointName(step), step, false);
-        }
-        const sampler = await training.saveWeightsAndGetSamplingClient();
-        const collected = await collectEpisodes({
-          envs,
-          sampler,
-          prompt: (obs) => promptTokens(config.template, obs, r),
-          decode: (tokens) => r.tokenizer.decode(tokens),
-          stop,
-          maxTokens: config.maxTokens,
-          temperature: config.temperature,
-          batchSize: config.batchSize,
-          retries: config.samplingRetries,
-          episodeSeed: (round, env) => episodeSeed(config.seed, step, round, env),
-          samplingSeed: (round, env, turn) => samplingSeed(config.seed, step, round, env, turn),
-          onProgress: (n) => run.setProgressDetail(`transitions ${Math.min(n, config.batchSize)}/${config.batchSize}`),
-        });
-        const tSample = (performance.now() - t0) / 1000;
-        const episodes = collected.episodes;
-        value.failedEpisodes += collected.failedEpisodes;
-        if (collected.failedEpisodes > 0) {
-          run.log(
-            `gem: step ${step}: ${collected.failedEpisodes} episode(s) abandoned after ${config.samplingRetries} retries (${collected.lastError ?? ''})`,
-          );
-        }
-        for (const ep of episodes.slice(0, 2)) {
-          deps.onEpisode?.({
-            step,
-            observations: ep.observations,
-            actions: ep.actions,
-            rewards: ep.transitions.map((t) => t.reward),
+      try {
+        for (; step < total && !run.signal.aborted; step++) {
+          const t0 = performance.now();
+          const sampler = await training.saveWeightsAndGetSamplingClient();
+          const collected = await collectEpisodes({
+            envs,
+            sampler,
+            prompt: (obs) => promptTokens(config.template, obs, r),
+            decode: (tokens) => r.tokenizer.decode(tokens),
+            stop,
+            maxTokens: config.maxTokens,
+            temperature: config.temperature,
+            batchSize: config.batchSize,
+            retries: config.samplingRetries,
+            episodeSeed: (round, env) => episodeSeed(config.seed, step, round, env),
+            samplingSeed: (round, env, turn) => samplingSeed(config.seed, step, round, env, turn),
+            onProgress: (n) =>
+              run.setProgressDetail(`transitions ${Math.min(n, config.batchSize)}/${config.batchSize}`),
           });
-        }
-        const returns_E = episodes.map((ep) => ep.transitions.reduce((a, t) => a + t.reward, 0));
-        const all: { t: GemTransition; g: number }[] = [];
-        for (const ep of episodes) {
-          const gs = discountedReturns(
-            ep.transitions.map((t) => t.reward),
-            config.gamma,
-          );
-          ep.transitions.forEach((t, i) => {
-            all.push({ t, g: gs[i]! });
-          });
-        }
-        const normalised = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
-        // The diagnostic control: negated (or zeroed) advantages must not improve the policy.
-        const advantages =
-          config.advantageTransform === 'none'
-            ? normalised
-            : normalised.map((a) => (config.advantageTransform === 'negate' ? 0 - a : 0));
-        const withAdv = all.map((x, i) => ({ t: x.t, a: advantages[i]! }));
-        const batch = subsample(withAdv, config.batchSize, new Rng(episodeSeed(config.seed, step, 0x7fff, 0x7fff)));
-        const datums = batch.map((x) => transitionDatum(x.t, x.a));
+          const tSample = (performance.now() - t0) / 1000;
+          const episodes = collected.episodes;
+          value.failedEpisodes += collected.failedEpisodes;
+          if (collected.failedEpisodes > 0) {
+            run.log(
+              `gem: step ${step}: ${collected.failedEpisodes} episode(s) abandoned after ${config.samplingRetries} retries (${collected.lastError ?? ''})`,
+            );
+          }
+          for (const ep of episodes.slice(0, 2)) {
+            deps.onEpisode?.({
+              step,
+              observations: ep.observations,
+              actions: ep.actions,
+              rewards: ep.transitions.map((t) => t.reward),
+            });
+          }
+          const returns_E = episodes.map((ep) => ep.transitions.reduce((a, t) => a + t.reward, 0));
+          const all: { t: GemTransition; g: number }[] = [];
+          for (const ep of episodes) {
+            const gs = discountedReturns(
+              ep.transitions.map((t) => t.reward),
+              config.gamma,
+            );
+            ep.transitions.forEach((t, i) => {
+              all.push({ t, g: gs[i]! });
+            });
+          }
+          const normalised = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
+          // The diagnostic control: negated (or zeroed) advantages must not improve the policy.
+          const advantages =
+            config.advantageTransform === 'none'
+              ? normalised
+              : normalised.map((a) => (config.advantageTransform === 'negate' ? 0 - a : 0));
+          const withAdv = all.map((x, i) => ({ t: x.t, a: advantages[i]! }));
+          const batch = subsample(withAdv, config.batchSize, new Rng(episodeSeed(config.seed, step, 0x7fff, 0x7fff)));
+          const datums = batch.map((x) => transitionDatum(x.t, x.a));
 
-        const t1 = performance.now();
-        // No signal (every advantage 0: equal returns under ReBN): the seed still steps Adam, whose momentum keeps
-        // moving the weights along old gradients; here the update is skipped (the forward pass still runs for the
-        // diagnostics) and counted in train/skipped_no_signal.
-        const noSignal = batch.every((x) => x.a === 0);
-        const fb = Promise.resolve(training.forwardBackward(datums, config.lossFn));
-        const optim = noSignal
-          ? undefined
-          : Promise.resolve(training.optimStep({ learningRate: config.learningRate, ...LOOP_ADAM }));
-        fb.catch(() => undefined);
-        optim?.catch(() => undefined);
-        const fbOut = await fb;
-        await optim;
-        if (noSignal) skipped++;
-        const tTrain = (performance.now() - t1) / 1000;
-        const diag = samplerLearnerMetrics(
-          batch.map((x) => x.t),
-          fbOut.lossFnOutputs.map((o) => learnerLogprobs(o)),
-        );
-        const metrics: Record<string, number> = {
-          'sampler/episode_return': mean(returns_E),
-          'sampler/num_turns_per_episode': mean(episodes.map((ep) => ep.transitions.length)),
-          'sampler/action_num_tokens': mean(
-            episodes.map((ep) => ep.transitions.reduce((a, t) => a + t.actTokens.length, 0)),
-          ),
-          'sampler/num_episodes': episodes.length,
-          'sampler/num_transitions': all.length,
-          'sampler/failed_episodes': collected.failedEpisodes,
-          'sampler/sample_errors': collected.sampleErrors,
-          'sampler/unfinished_rollout': all.length === 0 ? 0 : collected.truncatedTurns / all.length,
-          'sampler/token_entropy': diag.tokenEntropy,
-          'train/kl_sample_train_v1': diag.klV1,
-          'train/kl_sample_train_v2': diag.klV2,
-          'train/n_samples': datums.length,
-          'train/skipped_no_signal': noSignal ? 1 : 0,
-          'time/sample': tSample,
-          'time/train': tTrain,
-          'time/total': (performance.now() - t0) / 1000,
-        };
-        for (const [k, v] of Object.entries(fbOut.metrics)) metrics[`train/${k}`] = v;
-        value.episodeReturns.push(metrics['sampler/episode_return']!);
-        run.logger.logMetrics(metrics, step);
-        deps.onStep?.(step, metrics);
+          const t1 = performance.now();
+          // No signal (every advantage 0: equal returns under ReBN): the seed still steps Adam, whose momentum keeps
+          // moving the weights along old gradients; here the update is skipped (the forward pass still runs for the
+          // diagnostics) and counted in train/skipped_no_signal.
+          const noSignal = batch.every((x) => x.a === 0);
+          const fb = Promise.resolve(training.forwardBackward(datums, config.lossFn));
+          const optim = noSignal
+            ? undefined
+            : Promise.resolve(training.optimStep({ learningRate: config.learningRate, ...LOOP_ADAM }));
+          fb.catch(() => undefined);
+          optim?.catch(() => undefined);
+          const fbOut = await fb;
+          await optim;
+          // A due save goes right behind this step's update (it holds step + 1 updates); it is recorded once this
+          // step's metrics row is written, and the next step does not wait for it.
+          const due = checkpoints.due(step + 1, total);
+          if (due !== undefined) await checkpoints.submit(due, step + 1, { step: step + 1 });
+          if (noSignal) skipped++;
+          const tTrain = (performance.now() - t1) / 1000;
+          const diag = samplerLearnerMetrics(
+            batch.map((x) => x.t),
+            fbOut.lossFnOutputs.map((o) => learnerLogprobs(o)),
+          );
+          const metrics: Record<string, number> = {
+            'sampler/episode_return': mean(returns_E),
+            'sampler/num_turns_per_episode': mean(episodes.map((ep) => ep.transitions.length)),
+            'sampler/action_num_tokens': mean(
+              episodes.map((ep) => ep.transitions.reduce((a, t) => a + t.actTokens.length, 0)),
+            ),
+            'sampler/num_episodes': episodes.length,
+            'sampler/num_transitions': all.length,
+            'sampler/failed_episodes': collected.failedEpisodes,
+            'sampler/sample_errors': collected.sampleErrors,
+            'sampler/unfinished_rollout': all.length === 0 ? 0 : collected.truncatedTurns / all.length,
+            'sampler/token_entropy': diag.tokenEntropy,
+            'train/kl_sample_train_v1': diag.klV1,
+            'train/kl_sample_train_v2': diag.klV2,
+            'train/n_samples': datums.length,
+            'train/skipped_no_signal': noSignal ? 1 : 0,
+            'time/sample': tSample,
+            'time/train': tTrain,
+            'time/total': (performance.now() - t0) / 1000,
+          };
+          for (const [k, v] of Object.entries(fbOut.metrics)) metrics[`train/${k}`] = v;
+          value.episodeReturns.push(metrics['sampler/episode_return']!);
+          run.logger.logMetrics(metrics, step);
+          checkpoints.logged(step);
+          deps.onStep?.(step, metrics);
+        }
+      } catch (error) {
+        // A failed step: the saves in flight settle (recorded or not) before the run reports the error.
+        await checkpoints.settle();
+        throw error;
       }
 
       if (skipped > 0) {
@@ -257,9 +271,11 @@ export async function trainGem(
       }
       let finalCheckpoint: CheckpointRecord | undefined;
       if (step < total) {
-        if (step > run.startStep) await saveAt(checkpointName(step), step, false);
+        if (step > run.startStep && !checkpoints.hasSaveAt(step)) {
+          await checkpoints.saveNow(checkpointName(step), { step });
+        } else await checkpoints.drain();
       } else {
-        finalCheckpoint = await saveAt('final', step, true);
+        finalCheckpoint = await checkpoints.saveNow('final', { step }, true);
       }
       return { totalSteps: total, endStep: step, finalCheckpoint, value };
     },

@@ -62,6 +62,8 @@ export class FakeService implements RLServiceClient {
   readonly samplerWeights = new Map<string, number>();
   readonly trainers: FakeTrainer[] = [];
   samplerCount = 0;
+  /** States saved so far (numbers their paths; deletes do not reuse a number). */
+  stateSeq = 0;
 
   constructor(
     readonly options: { sampleDelayMs?: number; trainDelayMs?: number; initialTheta?: number } = {},
@@ -79,6 +81,16 @@ export class FakeService implements RLServiceClient {
     const t = new FakeTrainer(this, this.options.initialTheta ?? 0);
     this.trainers.push(t);
     return t;
+  }
+
+  /** The REST calls checkpoint retention makes: deleting a state, listing a run's (none: paths are not tinker://). */
+  async createRestClient() {
+    return {
+      deleteCheckpoint: async (path: string) => {
+        this.states.delete(path);
+      },
+      listCheckpoints: async (_run: string) => [],
+    };
   }
 
   async createTrainingClientFromState(path: string, _options?: { optimizer?: boolean }): Promise<FakeTrainer> {
@@ -172,7 +184,7 @@ export class FakeTrainer implements RLTrainingClient {
   saveState(name: string): Promise<{ path: string }> {
     this.calls.push('save_state');
     return this.inOrder(async () => {
-      const path = `fake://state/${name}/${this.service.states.size}`;
+      const path = `fake://state/${name}/${this.service.stateSeq++}`;
       this.service.states.set(path, { theta: this.theta });
       return { path };
     });

@@ -6,15 +6,15 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CheckpointError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
-import {
-  appendCheckpointRecord,
-  type CheckpointRecord,
-  checkpointName,
-  initTrace,
-  scopeHeader,
-  submitCheckpointSave,
-} from '@cookbook/logging';
-import type { EnvGroupBuilder, RLDataset, RunContext, TrajectoryGroup } from '@cookbook/training';
+import { initTrace, scopeHeader } from '@cookbook/logging';
+import type {
+  CheckpointManager,
+  EnvGroupBuilder,
+  RLDataset,
+  RunContext,
+  SaveKind,
+  TrajectoryGroup,
+} from '@cookbook/training';
 import { runEvaluators, type SamplingClientEvaluator } from '@cookbook/training';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import {
@@ -50,6 +50,10 @@ export interface LoopContext {
   policyFor: (sampler: RLSamplingClient) => TokenCompleter;
   /** Steps whose data carried no training signal (every advantage 0, or no datum at all). */
   noSignalSteps: number[];
+  /** When to save and what to keep (periodic, rolling, final); its records follow the steps' metrics rows. */
+  checkpoints: CheckpointManager;
+  /** Tokens trained so far (across resumes), for `saveEveryTokens`. */
+  elapsedTokens: number;
 }
 
 export function tagsOf(builders: readonly EnvGroupBuilder[]): (string | undefined)[] {
@@ -58,24 +62,6 @@ export function tagsOf(builders: readonly EnvGroupBuilder[]): (string | undefine
 
 export function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
-}
-
-/**
- * Saves the state and the sampler weights and appends the checkpoint record. A save without a sampler path throws
- * before anything is recorded: the loops sample from that path next.
- */
-export async function saveRlCheckpoint(
-  training: RLTrainingClient,
-  name: string,
-  logPath: string,
-  loopState: Omit<CheckpointRecord, 'name'>,
-  ttlSeconds: number | null,
-): Promise<CheckpointRecord & { sampler_path: string }> {
-  const { sampler_path, ...paths } = await submitCheckpointSave(training, name, { kind: 'both', ttlSeconds });
-  if (sampler_path === undefined) throw new CheckpointError(`save_weights_for_sampler("${name}") returned no path`);
-  const record = { name, ...loopState, ...paths, sampler_path };
-  appendCheckpointRecord(logPath, record);
-  return record;
 }
 
 /**
@@ -200,7 +186,16 @@ function noteNoSignal(ctx: LoopContext, metrics: Record<string, number>): void {
   }
 }
 
-/** After an update: a checkpoint (every saveEvery steps) or an ephemeral save, and the new sampler. */
+/** The checkpoint record fields of the RL loops after `stepDone` steps. */
+export function rlCheckpointFields(ctx: Pick<LoopContext, 'config' | 'elapsedTokens'>): Record<string, number> {
+  return ctx.config.saveEveryTokens > 0 ? { elapsed_tokens: ctx.elapsedTokens } : {};
+}
+
+/**
+ * After an update: the checkpoint due (`ctx.checkpoints`: a periodic one, whose sampler weights the next step samples
+ * from, or a resume-only one beside an ephemeral sampler save) or an ephemeral save, and the new sampler. The
+ * checkpoint's record is written later, once the step's metrics row is.
+ */
 export async function nextSampler(
   ctx: LoopContext,
   stepDone: number,
@@ -208,11 +203,22 @@ export async function nextSampler(
 ): Promise<RLSamplingClient> {
   const start = performance.now();
   let sampler: RLSamplingClient;
-  const { saveEvery, logPath, ttlSeconds } = ctx.config;
-  if (saveEvery > 0 && stepDone % saveEvery === 0 && stepDone < ctx.endStep) {
-    const rec = await saveRlCheckpoint(ctx.training, checkpointName(stepDone), logPath, { step: stepDone }, ttlSeconds);
-    sampler = await ctx.service.createSamplingClient({ modelPath: rec.sampler_path });
+  const kind = ctx.checkpoints.due(stepDone, ctx.endStep, ctx.elapsedTokens);
+  // The async loop may send the next step before this resolves: its save is queued at once, without waiting for the
+  // previous one (a save of every step can then leave one state more on the service for a moment).
+  const save = (k: SaveKind) =>
+    ctx.config.asyncConfig !== null
+      ? ctx.checkpoints.queueSave(k, stepDone, rlCheckpointFields(ctx), ctx.elapsedTokens)
+      : ctx.checkpoints.submit(k, stepDone, rlCheckpointFields(ctx), ctx.elapsedTokens);
+  if (kind === 'periodic') {
+    const { name, paths } = await save(kind);
+    const { sampler_path } = await paths;
+    if (sampler_path === undefined) {
+      throw new CheckpointError(`save_weights_for_sampler("${name}") returned no path`);
+    }
+    sampler = await ctx.service.createSamplingClient({ modelPath: sampler_path });
   } else {
+    if (kind === 'rolling') await save(kind);
     sampler = await ctx.training.saveWeightsAndGetSamplingClient();
   }
   metrics['time/save'] = (performance.now() - start) / 1000;
@@ -298,6 +304,7 @@ export function submitUpdate(
   metrics: Record<string, number>,
   timing: { start: number; key: string } = { start: performance.now(), key: 'time/train' },
 ): UpdateInFlight {
+  ctx.elapsedTokens += data_D.reduce((a, d) => a + d.modelInput.length, 0);
   const sampler = nextSampler(ctx, step + 1, metrics);
   // Reported by finish(); a loop that fails before collecting must not also leave an unhandled rejection.
   sampler.catch(() => undefined);
@@ -346,5 +353,6 @@ export function baseMetrics(ctx: LoopContext, step: number): Record<string, numb
 export function logStep(ctx: LoopContext, step: number, metrics: Record<string, number>, stepStart: number): void {
   metrics['time/total'] = (performance.now() - stepStart) / 1000;
   ctx.run.logger.logMetrics(metrics, step);
+  ctx.checkpoints.logged(step);
   ctx.deps.onStep?.(step, metrics);
 }

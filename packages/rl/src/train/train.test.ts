@@ -217,6 +217,43 @@ describe('resume', () => {
   });
 });
 
+describe('rolling checkpoints', () => {
+  it('saves resume-only states between periodic ones, keeps only the newest, and resumes from one exactly', async () => {
+    const opts = { saveEvery: 3, rollingSaveEvery: 1 };
+    const full = setup(opts, { batches: 6 });
+    await train(full.config, full.deps);
+    const records = readCheckpoints(full.logPath);
+    expect(records.map((r) => [r.name, r.rolling === true, r.sampler_path !== undefined])).toEqual([
+      ['000001', true, false],
+      ['000002', true, false],
+      ['000003', false, true],
+      ['000004', true, false],
+      ['000005', true, false],
+      ['final', false, true],
+    ]);
+    // The rolling states are gone (the final save removed the last); the periodic and final states stay.
+    expect([...full.service.states.keys()]).toEqual([records[2]!.state_path, records[5]!.state_path]);
+
+    const crashed = setup(opts, { batches: 6 });
+    await expect(
+      train(crashed.config, {
+        ...crashed.deps,
+        onStep: (step) => {
+          if (step === 4) throw new Error('simulated crash');
+        },
+      }),
+    ).rejects.toThrow('simulated crash');
+    // Step 4's row was written, so the save after it (5 steps, rolling) is recorded too.
+    expect(readCheckpoints(crashed.logPath).at(-1)).toMatchObject({ name: '000005', rolling: true });
+    const resumed = await train({ ...crashed.config, behaviorIfLogDirExists: 'resume' }, crashed.deps);
+    expect(resumed.startStep).toBe(5);
+    expect(crashed.service.trainers.at(-1)!.theta).toBe(full.service.trainers[0]!.theta);
+    const strip = (rows: Record<string, number>[]) =>
+      rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('time/'))));
+    expect(strip(readRows(crashed.logPath))).toEqual(strip(readRows(full.logPath)));
+  });
+});
+
 describe('streaming minibatches', () => {
   it('submits a forward_backward per minibatch and one optim_step per substep, and learns', async () => {
     const { service, config, deps } = setup({ streamMinibatchConfig: { groupsPerBatch: 2, numMinibatches: 2 } });

@@ -6,11 +6,19 @@
  * Differences from upstream: evaluations in the async loop run inline; on resume, metric rows at or after the resumed
  * step are dropped so each step appears once; an interrupted run saves a resumable checkpoint where it stopped.
  */
-import { configToKeyStyle, resolveLearningRate } from '@cookbook/core';
+import { CheckpointError, configToKeyStyle, resolveLearningRate } from '@cookbook/core';
 import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import type { RLDataset } from '@cookbook/training';
-import { openTrainingClient, resolveEvaluators, runLoop, runOutputOptions, runService } from '@cookbook/training';
+import {
+  CheckpointManager,
+  checkpointStoreFor,
+  openTrainingClient,
+  resolveEvaluators,
+  runLoop,
+  runOutputOptions,
+  runService,
+} from '@cookbook/training';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import { RLTestSetEvaluator } from '../evaluators.js';
 import { doAsyncTraining } from './async-loop.js';
@@ -21,7 +29,7 @@ import {
   type RLTrainResult,
   TINY_MODEL_RL_LR,
 } from './config.js';
-import { type LoopContext, saveRlCheckpoint } from './loop-steps.js';
+import { type LoopContext, rlCheckpointFields } from './loop-steps.js';
 import { doStreamMinibatchTraining } from './stream-loop.js';
 import { doSyncTraining } from './sync-loop.js';
 
@@ -79,6 +87,17 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
             maxTokens: config.maxTokens,
             temperature: config.temperature,
           }));
+      const resumeTokens = resume?.elapsed_tokens;
+      const startTokens = typeof resumeTokens === 'number' ? resumeTokens : 0;
+      const checkpoints = new CheckpointManager({
+        client: training,
+        logPath: config.logPath,
+        policy: config,
+        store: checkpointStoreFor(service),
+        startStep: run.startStep,
+        startTokens,
+        log: run.log,
+      });
       const ctx: LoopContext = {
         config,
         deps,
@@ -96,12 +115,19 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
         endStep,
         policyFor,
         noSignalSteps: [],
+        checkpoints,
+        elapsedTokens: startTokens,
       };
       let stoppedAt: number;
-      if (config.asyncConfig !== null) stoppedAt = await doAsyncTraining(ctx, sampler, config.asyncConfig);
-      else if (config.streamMinibatchConfig !== null)
-        stoppedAt = await doStreamMinibatchTraining(ctx, sampler, config.streamMinibatchConfig);
-      else stoppedAt = await doSyncTraining(ctx, sampler);
+      try {
+        if (config.asyncConfig !== null) stoppedAt = await doAsyncTraining(ctx, sampler, config.asyncConfig);
+        else if (config.streamMinibatchConfig !== null)
+          stoppedAt = await doStreamMinibatchTraining(ctx, sampler, config.streamMinibatchConfig);
+        else stoppedAt = await doSyncTraining(ctx, sampler);
+        await checkpoints.drain();
+      } finally {
+        await checkpoints.settle();
+      }
 
       if (ctx.noSignalSteps.length > 0) {
         run.log(
@@ -109,19 +135,17 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
         );
       }
       let finalCheckpoint: CheckpointRecord | undefined;
+      const fields = { step: stoppedAt, ...rlCheckpointFields(ctx) };
       if (run.signal.aborted && stoppedAt < endStep) {
-        // Interrupted: a resumable checkpoint where the run stopped.
-        if (stoppedAt > run.startStep) {
-          await saveRlCheckpoint(training, checkpointName(stoppedAt), config.logPath, { step: stoppedAt }, null);
+        // Interrupted: a resumable checkpoint where the run stopped (unless the last save is there already).
+        if (stoppedAt > run.startStep && !checkpoints.hasSaveAt(stoppedAt)) {
+          await checkpoints.saveNow(checkpointName(stoppedAt), fields);
         }
       } else if (run.startStep < stoppedAt || run.startStep < endStep) {
-        finalCheckpoint = await saveRlCheckpoint(
-          training,
-          'final',
-          config.logPath,
-          { step: stoppedAt, final: true },
-          null,
-        );
+        finalCheckpoint = await checkpoints.saveNow('final', fields, true);
+        if (finalCheckpoint.sampler_path === undefined) {
+          throw new CheckpointError('save_weights_for_sampler("final") returned no path');
+        }
       }
       return { totalSteps: endStep, endStep: stoppedAt, finalCheckpoint };
     },
