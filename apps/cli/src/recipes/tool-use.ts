@@ -19,7 +19,7 @@ import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl
  * the learning claim is not shown yet).
  */
 export const TOOL_USE_WARM_START = { steps: 80, examples: 128, batchSize: 8, learningRate: 1e-2 };
-export const TOOL_USE_ASKED_KEY_RATE = 0.3;
+export const TOOL_USE_TOOL_RATE = 0.3;
 
 const limits = RolloutLimitsSchema.shape;
 
@@ -46,14 +46,14 @@ export const toolUseSchema = rlRecipeSchema.extend({
     .boolean()
     .default(true)
     .describe('Leave malformed replies (cut off, no stop token) out of the loss (parse_error_masked)'),
-  warmStartAskedKeyRate: z
+  warmStartToolRate: z
     .number()
     .min(0)
     .max(1)
-    .default(TOOL_USE_ASKED_KEY_RATE)
+    .default(TOOL_USE_TOOL_RATE)
     .describe(
-      'Warm start: share of demonstrations that look up the asked key; the rest look up a random key of the table ' +
-        'and answer with its value (they teach the call format and copying the result, not which key to look up)',
+      'Warm start: share of demonstrations that call lookup with the asked key and copy the result; the rest answer ' +
+        'at once with a guessed digit (right by chance only), so RL has the tool call left to learn',
     ),
   maxTurns: limits.maxTurns.default(3),
   maxTotalTokens: limits.maxTotalTokens,
@@ -84,7 +84,7 @@ export const toolUse = defineRecipe({
     const options = {
       declareTools,
       maskParseErrors: config.maskParseErrors,
-      demoAskedKeyRate: config.warmStartAskedKeyRate,
+      demoToolRate: config.warmStartToolRate,
       numKeys: config.numKeys,
       maxValue: config.maxValue,
       limits: {
@@ -98,7 +98,7 @@ export const toolUse = defineRecipe({
       new LookupToolDataset(renderer, config.groupsPerBatch, config.groupSize, batches, seed, options);
     const resolved = { ...config, declareTools };
     await runRlRecipe(toolUseSchema, resolved, async () => ({ train: dataset(config.seed, numBatches(config)) }), io, {
-      warmStartName: `tool_use-${config.numKeys}-${config.maxValue}-${declareTools ? 'declared' : 'bare'}-${config.warmStartAskedKeyRate}`,
+      warmStartName: `tool_use-${config.numKeys}-${config.maxValue}-${declareTools ? 'declared' : 'bare'}-tool${config.warmStartToolRate}`,
       demonstrations: () =>
         collectDemonstrations(
           dataset(config.seed + DEMONSTRATION_SEED_OFFSET, Math.ceil(config.warmStartExamples / config.groupsPerBatch)),

@@ -6,46 +6,67 @@ import { type LookupProblem, LookupToolDataset, lookupEnv, lookupProblem } from 
 
 const renderer = getRenderer('qwen3_disable_thinking', getTokenizer('local/qwen3-tiny'));
 
-/** The key each demonstration looks up, the asked key, and whether the answer is the looked-up value. */
+/** Each demonstration: the asked key, the key it looks up (undefined: it answers at once), its answer and the value. */
 async function demos(rate: number | undefined, groups = 400) {
   const ds = new LookupToolDataset(renderer, groups, 1, 1, 5, {
     declareTools: false,
-    ...(rate === undefined ? {} : { demoAskedKeyRate: rate }),
+    ...(rate === undefined ? {} : { demoToolRate: rate }),
   });
-  const out: { asked: string; called: string; answerIsCalledValue: boolean }[] = [];
+  const out: { asked: string; called?: string; answer: string; resultIsAnswer: boolean }[] = [];
   for (const b of ds.getBatch(0) as AgentToolGroupBuilder[]) {
     const [conv] = (await b.demonstrations!()) as Message[][];
     const asked = /value of (\w+)\?/.exec(getTextContent(conv!.find((m) => m.role === 'user')!))![1]!;
-    const call = conv!.find((m) => m.tool_calls !== undefined)!.tool_calls![0]!;
-    const called = (JSON.parse(call.function.arguments) as { key: string }).key;
-    const result = conv!.find((m) => m.role === 'tool')!;
-    out.push({ asked, called, answerIsCalledValue: getTextContent(conv!.at(-1)!) === getTextContent(result) });
+    const call = conv!.find((m) => m.tool_calls !== undefined)?.tool_calls![0];
+    const called = call && (JSON.parse(call.function.arguments) as { key: string }).key;
+    const result = conv!.find((m) => m.role === 'tool');
+    const answer = getTextContent(conv!.at(-1)!);
+    out.push({
+      asked,
+      ...(called === undefined ? {} : { called }),
+      answer,
+      resultIsAnswer: result !== undefined && getTextContent(result) === answer,
+    });
   }
   return out;
 }
 
-const share = (xs: { asked: string; called: string }[]) => xs.filter((x) => x.asked === x.called).length / xs.length;
+const callShare = (xs: { called?: string }[]) => xs.filter((x) => x.called !== undefined).length / xs.length;
 
 describe('lookup tool task', () => {
-  it('demonstrations look up the asked key by default and answer with the value the tool returned', async () => {
+  it('demonstrations call lookup with the asked key by default and answer with the value the tool returned', async () => {
     const d = await demos(undefined, 40);
-    expect(share(d)).toBe(1);
-    expect(d.every((x) => x.answerIsCalledValue)).toBe(true);
+    expect(callShare(d)).toBe(1);
+    expect(d.every((x) => x.called === x.asked && x.resultIsAnswer)).toBe(true);
   });
 
-  it('demo_asked_key_rate 0: the expert picks keys regardless of the question (about 1 in 4 of 4 keys)', async () => {
+  it('demo_tool_rate 0: every demonstration answers at once with a guessed digit, spread over [0, 9]', async () => {
     const d = await demos(0);
-    expect(share(d)).toBeGreaterThan(0.17);
-    expect(share(d)).toBeLessThan(0.33);
-    expect(new Set(d.map((x) => x.called)).size).toBe(4);
-    expect(d.every((x) => x.answerIsCalledValue)).toBe(true);
+    expect(callShare(d)).toBe(0);
+    expect(d.every((x) => /^\d$/.test(x.answer))).toBe(true);
+    expect(new Set(d.map((x) => x.answer)).size).toBe(10);
   });
 
-  it('demo_asked_key_rate 0.5 looks up the asked key in about 0.5 + 0.5/4 of them; the rate is bounded', async () => {
-    const s = share(await demos(0.5));
-    expect(s).toBeGreaterThan(0.55);
-    expect(s).toBeLessThan(0.7);
-    expect(() => new LookupToolDataset(renderer, 1, 1, 1, 0, { demoAskedKeyRate: 1.5 })).toThrow(ConfigError);
+  it('demo_tool_rate 0.3 calls the tool (with the asked key) in about 0.3 of them; the rate is bounded', async () => {
+    const d = await demos(0.3);
+    expect(callShare(d)).toBeGreaterThan(0.23);
+    expect(callShare(d)).toBeLessThan(0.37);
+    expect(d.filter((x) => x.called !== undefined).every((x) => x.called === x.asked && x.resultIsAnswer)).toBe(true);
+    expect(() => new LookupToolDataset(renderer, 1, 1, 1, 0, { demoToolRate: 1.5 })).toThrow(ConfigError);
+  });
+
+  it('called_tool reports whether the episode called the tool', async () => {
+    const problem = lookupProblem(3);
+    const value = String(problem.table[problem.key]);
+    const direct = lookupEnv(renderer, problem, {}, false);
+    await direct.initialObservation();
+    const guessed = await direct.step(renderer.tokenizer.encode(`${value}<|im_end|>`), { stopReason: 'stop' });
+    expect(guessed.metrics).toMatchObject({ called_tool: 0, correct: 1 });
+    const agent = lookupEnv(renderer, problem, {}, false);
+    await agent.initialObservation();
+    const call = `<tool_call>\n{"name": "lookup", "arguments": {"key": "${problem.key}"}}\n</tool_call><|im_end|>`;
+    expect((await agent.step(renderer.tokenizer.encode(call), { stopReason: 'stop' })).episodeDone).toBe(false);
+    const answered = await agent.step(renderer.tokenizer.encode(`${value}<|im_end|>`), { stopReason: 'stop' });
+    expect(answered.metrics).toMatchObject({ called_tool: 1, correct: 1 });
   });
 
   it('asks every key once per batch of num_keys groups, in a seeded order; a fixed key must be in the table', async () => {

@@ -1,9 +1,11 @@
 /**
  * A tool-use task a model cannot solve without its tool: each problem holds a fresh random table of keys → digits, the
  * user asks for one key's value, and only the `lookup(key)` tool can read the table. Reward 1 when the final answer's
- * last integer is the value, else 0. Small enough for the offline stand-in model: the climb is to call the tool with
- * the asked key (not another one) and to copy the tool's answer. Its demonstrations (call, result, answer) warm-start
- * a model that has never seen the tool format.
+ * last integer is the value, else 0. Small enough for the offline stand-in model. Its demonstrations warm-start a model
+ * that has never seen the tool format: a share of them (`demoToolRate`) call the tool with the asked key and copy the
+ * result, the others answer at once with a guessed digit (right by chance only), so the warm-started policy calls the
+ * tool in about that share of episodes and RL's climb is learning to call it. The metric `called_tool` is the share
+ * of episodes that called the tool at least once.
  */
 import { ConfigError, getTextContent, type Message } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
@@ -36,11 +38,11 @@ export interface LookupToolOptions {
   /** Leave malformed replies out of the loss (`AgentToolEnvOptions.parseError.mask`). Default false. */
   maskParseErrors?: boolean;
   /**
-   * Share of the demonstrations whose expert looks up the asked key, in [0, 1]. Default 1. The others look up a key
-   * drawn uniformly from the table (the asked one or not) and answer with the value the tool returned: they teach the call format and copying the result,
-   * not which key to look up (a warm start that leaves RL the choice of the key to learn).
+   * Share of the demonstrations that call the tool, in [0, 1]. Default 1. Those look up the asked key and answer with
+   * the result; the others answer at once, without the tool, with a seeded uniform digit in [0, maxValue] (right by
+   * chance only). A warm start below 1 leaves RL an honest behaviour to climb: calling the tool.
    */
-  demoAskedKeyRate?: number;
+  demoToolRate?: number;
 }
 
 /** A seeded problem; `key` (one of the table's keys) fixes the asked key, else it is drawn. */
@@ -97,38 +99,38 @@ export function lookupEnv(
     messages: [{ role: 'user', content: lookupQuestion(problem) }],
     limits: { maxTurns: 3, ...limits },
     parseError: { mask: maskParseErrors },
-    reward: ({ finalAnswer }) => {
+    reward: ({ finalAnswer, toolCalls }) => {
       const correct =
         finalAnswer !== undefined && lastInteger(getTextContent(finalAnswer)) === problem.table[problem.key];
-      return { reward: correct ? 1 : 0, metrics: { correct: correct ? 1 : 0 } };
+      return { reward: correct ? 1 : 0, metrics: { correct: correct ? 1 : 0, called_tool: toolCalls > 0 ? 1 : 0 } };
     },
   });
 }
 
 /**
- * The expert's conversation: the tool declaration, the question, the call, the result and the answer. `callKey`
- * (default the asked key) is the key the expert looks up; its answer is what the tool returned for it.
+ * The expert's conversation: the tool declaration, the question, the call with the asked key, the result and the
+ * answer. With `guess` (a digit) the expert answers at once with it instead, without calling the tool.
  */
 export function lookupDemonstration(
   renderer: Renderer,
   problem: LookupProblem,
   declareTools = true,
-  callKey: string = problem.key,
+  guess?: number,
 ): Message[] {
   const tool = lookupTool(problem);
-  const value = problem.table[callKey];
+  const value = problem.table[problem.key];
   if (value === undefined) {
-    throw new ConfigError(
-      `lookup demonstration: key "${callKey}" is not in the table (${Object.keys(problem.table)})`,
-      {
-        key: 'callKey',
-      },
-    );
+    throw new ConfigError(`lookup demonstration: key "${problem.key}" is not in the table`, { key: 'key' });
   }
   const prefix = declareTools ? renderer.createConversationPrefixWithTools(toolSpecs([tool])) : [];
-  return [
+  const question: Message[] = [
     ...prefix.map((m) => ({ ...m, trainable: false })),
     { role: 'user', content: lookupQuestion(problem), trainable: false },
+  ];
+  if (guess !== undefined) return [...question, { role: 'assistant', content: String(guess), trainable: true }];
+  const callKey = problem.key;
+  return [
+    ...question,
     {
       role: 'assistant',
       content: '',
@@ -152,9 +154,9 @@ export class LookupToolDataset implements RLDataset {
     readonly seed: number,
     readonly options: LookupToolOptions = {},
   ) {
-    const rate = options.demoAskedKeyRate ?? 1;
+    const rate = options.demoToolRate ?? 1;
     if (!(rate >= 0 && rate <= 1)) {
-      throw new ConfigError(`lookup demoAskedKeyRate must be in [0, 1], got ${rate}`, { key: 'demoAskedKeyRate' });
+      throw new ConfigError(`lookup demoToolRate must be in [0, 1], got ${rate}`, { key: 'demoToolRate' });
     }
   }
 
@@ -178,16 +180,19 @@ export class LookupToolDataset implements RLDataset {
       return new AgentToolGroupBuilder(makeEnv, this.groupSize, {
         tag: 'lookup',
         demonstrations: async () => [
-          lookupDemonstration(this.renderer, problem, declare, this.demoKey(problem, index, g)),
+          lookupDemonstration(this.renderer, problem, declare, this.demoGuess(index, g)),
         ],
       });
     });
   }
 
-  /** The key the expert of group `g` of batch `index` looks up (the asked one at `demoAskedKeyRate`, else a uniform draw). */
-  private demoKey(problem: LookupProblem, index: number, g: number): string {
+  /**
+   * The direct guess of the expert of group `g` of batch `index`: undefined (it calls the tool) at `demoToolRate`,
+   * else a uniform digit in [0, maxValue].
+   */
+  private demoGuess(index: number, g: number): number | undefined {
     const rng = new Rng(deriveSeed(this.seed, index, g, 1));
-    if (rng.next() < (this.options.demoAskedKeyRate ?? 1)) return problem.key;
-    return rng.choice(Object.keys(problem.table));
+    if (rng.next() < (this.options.demoToolRate ?? 1)) return undefined;
+    return rng.int(0, this.options.maxValue ?? 9);
   }
 }
