@@ -16,7 +16,7 @@ async function demos(rate: number | undefined, groups = 400) {
   for (const b of ds.getBatch(0) as AgentToolGroupBuilder[]) {
     const [conv] = (await b.demonstrations!()) as Message[][];
     const asked = /value of (\w+)\?/.exec(getTextContent(conv!.find((m) => m.role === 'user')!))![1]!;
-    const call = conv!.find((m) => m.tool_calls !== undefined)?.tool_calls![0];
+    const call = conv!.find((m) => m.tool_calls !== undefined)?.tool_calls?.[0];
     const called = call && (JSON.parse(call.function.arguments) as { key: string }).key;
     const result = conv!.find((m) => m.role === 'tool');
     const answer = getTextContent(conv!.at(-1)!);

@@ -179,9 +179,7 @@ export class LookupToolDataset implements RLDataset {
       const makeEnv = () => lookupEnv(this.renderer, problem, this.options.limits, declare, mask);
       return new AgentToolGroupBuilder(makeEnv, this.groupSize, {
         tag: 'lookup',
-        demonstrations: async () => [
-          lookupDemonstration(this.renderer, problem, declare, this.demoGuess(index, g)),
-        ],
+        demonstrations: async () => [lookupDemonstration(this.renderer, problem, declare, this.demoGuess(index, g))],
       });
     });
   }
