@@ -1,25 +1,37 @@
 /** The math graders are `@cookbook/eval`'s (one implementation); re-exported for RL env authors. */
 export { extractBoxed, extractGsm8kAnswer, gradeAnswer, normalizeAnswer } from '@cookbook/eval';
+/** Rollout limits are `@cookbook/training`'s (usable by every multi-turn env); re-exported for RL env authors. */
 export {
   type Action,
+  type Clock,
   type Env,
   EnvFromMessageEnv,
   type EnvFromMessageEnvOptions,
   type EnvGroupBuilder,
   type GroupReward,
   type InitialObservation,
+  LimitedEnv,
   type Logs,
+  limitDataset,
   type MessageEnv,
   type MessageStepResult,
   type Metrics,
   type Observation,
   type RLDataset,
   type RLDatasetBuilder,
+  type RolloutLimits,
+  RolloutLimitsSchema,
+  RolloutLimitTracker,
   type SampleStopReason,
   type StepResult,
+  TRUNCATION_REASONS,
   type Trajectory,
   TrajectoryGroup,
   type Transition,
+  type TruncationReason,
+  truncationMetrics,
+  validateRolloutLimits,
+  withRolloutLimits,
 } from '@cookbook/training';
 export type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 export {
@@ -143,19 +155,6 @@ export {
   ProblemGroupBuilder,
   safeParseResponse,
 } from './problem-env.js';
-export {
-  type Clock,
-  LimitedEnv,
-  limitDataset,
-  type RolloutLimits,
-  RolloutLimitsSchema,
-  RolloutLimitTracker,
-  TRUNCATION_REASONS,
-  type TruncationReason,
-  truncationMetrics,
-  validateRolloutLimits,
-  withRolloutLimits,
-} from './rollout-limits.js';
 export { type RolloutSummary, rolloutSummaries, writeRolloutSummaries } from './rollout-summaries.js';
 export {
   doGroupRollout,

@@ -5,6 +5,7 @@
 
 import type { Message, ModelInput, StopCondition, TokensWithLogprobs } from '@cookbook/core';
 import { TrainingError } from '@cookbook/core';
+import type { TruncationReason } from './rollout-limits.js';
 
 /** An action: the token ids the policy sampled. */
 export type Action = number[];
@@ -46,6 +47,12 @@ export interface StepResult {
 export interface Env {
   initialObservation(): Promise<InitialObservation>;
   step(action: Action, extra?: { stopReason?: SampleStopReason }): Promise<StepResult>;
+  /**
+   * Called when a wrapper (a rollout limit) ends the episode after a step the env itself did not end; `step` is not
+   * called again. Optional: envs that share state with other envs of their group (self-play seats waiting for each
+   * other) implement it to end the shared episode, so the others are not left waiting.
+   */
+  truncate?(reason: TruncationReason): void;
 }
 
 /** One step of a trajectory: what was observed, what was sampled, and what it earned. */

@@ -75,6 +75,19 @@ export {
   type TrainingClientSource,
 } from './open-training-client.js';
 export {
+  type Clock,
+  LimitedEnv,
+  limitDataset,
+  type RolloutLimits,
+  RolloutLimitsSchema,
+  RolloutLimitTracker,
+  TRUNCATION_REASONS,
+  type TruncationReason,
+  truncationMetrics,
+  validateRolloutLimits,
+  withRolloutLimits,
+} from './rollout-limits.js';
+export {
   type Closeable,
   type LoopOutcome,
   type RunConfig,

@@ -6,7 +6,15 @@
 
 import { BUILT_IN_ENVS, collectDemonstrations, TINY_MODEL_RL_LR } from '@cookbook/rl';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
-import { getEnvSpec, mergedEnvConfigShape, parseEnvConfig } from '@cookbook/training';
+import {
+  getEnvSpec,
+  limitDataset,
+  mergedEnvConfigShape,
+  parseEnvConfig,
+  type RLDataset,
+  type RolloutLimits,
+  RolloutLimitsSchema,
+} from '@cookbook/training';
 import { z } from 'zod';
 import { ensureEnvPlugin } from '../env-plugins.js';
 import { defineRecipe } from '../recipe.js';
@@ -39,6 +47,13 @@ export const multiplayerSchema = rlRecipeSchema.extend({
       'once: secrets are drawn balanced), 2 for the other games',
   ),
   maxSteps: rlRecipeSchema.shape.maxSteps.default(GAME_MAX_STEPS),
+  // Rollout limits on any env (the games' own `max_turns` is a rule of the game; this one cuts any episode).
+  maxEpisodeTurns: RolloutLimitsSchema.shape.maxTurns.describe(
+    'Rollout limit: most turns (sampling calls) per episode of any env, checked after each turn; null = unlimited ' +
+      '(max_turns is the game rule of guess_number / twenty_questions)',
+  ),
+  maxTotalTokens: RolloutLimitsSchema.shape.maxTotalTokens,
+  maxEpisodeSeconds: RolloutLimitsSchema.shape.maxEpisodeSeconds,
   // RL continues the warm start's Adam moments: a fresh Adam's first step (±lr on every weight) turned a warm-started
   // tic-tac-toe player into one that only makes illegal moves (entropy 0.54 → 0.00 in one step at lr 3e-3).
   loadCheckpointOptimizer: rlRecipeSchema.shape.loadCheckpointOptimizer.default(true),
@@ -82,9 +97,16 @@ export const multiplayer = defineRecipe({
         },
       });
       const n = numBatches(config);
+      const limits: RolloutLimits = {
+        maxTurns: config.maxEpisodeTurns,
+        maxTotalTokens: config.maxTotalTokens,
+        maxEpisodeSeconds: config.maxEpisodeSeconds,
+      };
+      const limited = Object.values(limits).some((v) => v !== null);
+      const limit = (d: RLDataset) => (limited ? limitDataset(d, limits) : d);
       const datasetBuilder = async () => {
-        const train = source.train(config.seed, n);
-        return source.test === undefined ? { train } : { train, test: source.test(config.seed) };
+        const train = limit(source.train(config.seed, n));
+        return source.test === undefined ? { train } : { train, test: limit(source.test(config.seed)) };
       };
       // The run's config.json records the resolved game settings, not null (the library's default for local/* models).
       const learningRate = config.learningRate ?? (config.modelName.startsWith('local/') ? TINY_MODEL_RL_LR : null);

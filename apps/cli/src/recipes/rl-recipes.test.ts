@@ -240,6 +240,32 @@ describe('RL recipes on the embedded service', () => {
     });
   }
 
+  it('multiplayer max_episode_turns cuts every game at the limit and says so in the summaries', async () => {
+    const logPath = join(root, 'multiplayer-limited');
+    const c = capture();
+    const args = [...small, 'env=guess_number', 'max_turns=4', 'max_episode_turns=1'];
+    expect(
+      await runCli(['multiplayer', `log_path=${logPath}`, `base_url=${server.baseURL}`, ...args], ours, c.io),
+    ).toBe(0);
+    const summaries = readFileSync(join(logPath, 'iteration_000000', 'train_rollout_summaries.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { total_reward: number; steps: { logs: Record<string, string> }[] });
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const s of summaries) {
+      expect(s.steps).toHaveLength(1);
+      // A first guess that is not the secret would go on (max_turns=4): the limit cut it.
+      if (s.total_reward <= 0) expect(s.steps[0]!.logs.truncation).toBe('max_turns');
+    }
+    const row = JSON.parse(readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').split('\n')[0]!) as Record<
+      string,
+      number
+    >;
+    expect(row['env/all/truncated/max_turns']).toBeGreaterThan(0);
+    const hparams = JSON.parse(readFileSync(join(logPath, 'config.json'), 'utf8')) as Record<string, unknown>;
+    expect(hparams.max_episode_turns).toBe(1);
+  });
+
   for (const [name, args] of cases) {
     it(`${name} ${args.join(' ')} runs and writes metrics`, async () => {
       const logPath = join(root, `${name}-${args.join('-').replace(/\W+/g, '_')}`);

@@ -11,12 +11,15 @@
  */
 import { type Message, ModelInput, TrainingError } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
-import type {
-  Env as CookbookEnv,
-  EnvGroupBuilder,
-  InitialObservation,
-  RLDataset,
-  StepResult,
+import {
+  type Env as CookbookEnv,
+  type EnvGroupBuilder,
+  type InitialObservation,
+  LimitedEnv,
+  type RLDataset,
+  type RolloutLimits,
+  type StepResult,
+  validateRolloutLimits,
 } from '@cookbook/training';
 import type { Env } from '../core/env.js';
 import { promptTokens, stopCondition, type TemplateName } from '../trainer/templates.js';
@@ -35,6 +38,11 @@ export interface GemAdapterOptions {
   tag?: string;
   /** Plays demonstrations for warm starts (`EnvGroupBuilder.demonstrations`). */
   player?: GemPlayer;
+  /**
+   * Rollout limits (`@cookbook/training`'s `LimitedEnv`) on top of the game's own turn limit: an episode cut by one
+   * ends with metrics `truncated/<reason>` and log `truncation` (rollout summaries, transcripts). Default none.
+   */
+  limits?: RolloutLimits;
 }
 
 /** One GEM episode as a single-use cookbook env. */
@@ -81,13 +89,16 @@ export class GemEnvGroupBuilder implements EnvGroupBuilder {
     readonly options: GemAdapterOptions,
     readonly seed: number,
     readonly groupSize: number,
-  ) {}
+  ) {
+    if (options.limits !== undefined) validateRolloutLimits(options.limits);
+  }
 
   async makeEnvs(): Promise<CookbookEnv[]> {
-    return Array.from(
-      { length: this.groupSize },
-      () => new GemCookbookEnv(this.options.makeEnv(), this.seed, this.options.renderer, this.options.template),
-    );
+    const { limits } = this.options;
+    return Array.from({ length: this.groupSize }, () => {
+      const env = new GemCookbookEnv(this.options.makeEnv(), this.seed, this.options.renderer, this.options.template);
+      return limits === undefined ? env : new LimitedEnv(env, limits);
+    });
   }
 
   logtreeTag(): string {

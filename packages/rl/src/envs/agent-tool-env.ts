@@ -20,22 +20,20 @@ import { ConfigError, type Message, ModelInput, type ToolCall } from '@cookbook/
 import { ConversationFormatter, logFormatter, logText } from '@cookbook/logging';
 import { isCleanTermination, type Renderer, safeParseResponse } from '@cookbook/renderers';
 import { executeToolCalls, type Tool, type ToolCallResult, toolMap, toolSpecs } from '@cookbook/tools';
-import type {
-  Action,
-  Env,
-  EnvGroupBuilder,
-  InitialObservation,
-  Metrics,
-  SampleStopReason,
-  StepResult,
-} from '@cookbook/training';
 import {
+  type Action,
   type Clock,
+  type Env,
+  type EnvGroupBuilder,
+  type InitialObservation,
+  type Metrics,
   type RolloutLimits,
   RolloutLimitTracker,
+  type SampleStopReason,
+  type StepResult,
   type TruncationReason,
   truncationMetrics,
-} from '../rollout-limits.js';
+} from '@cookbook/training';
 
 /** Why an agent episode ended. */
 export type AgentEndReason = 'final_answer' | 'tool_stop' | 'parse_error' | TruncationReason;

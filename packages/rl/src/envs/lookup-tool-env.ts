@@ -8,10 +8,9 @@
 import { ConfigError, getTextContent, type Message } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { defineTool, type Tool, toolSpecs } from '@cookbook/tools';
-import type { EnvGroupBuilder, RLDataset } from '@cookbook/training';
+import type { EnvGroupBuilder, RLDataset, RolloutLimits } from '@cookbook/training';
 import { z } from 'zod';
 import { deriveSeed, Rng } from '../internal/random.js';
-import type { RolloutLimits } from '../rollout-limits.js';
 import { AgentToolEnv, AgentToolGroupBuilder } from './agent-tool-env.js';
 import { lastInteger } from './math-env.js';
 
@@ -34,10 +33,18 @@ export interface LookupToolOptions {
   limits?: RolloutLimits;
   /** Declare the tool in the prompt (see `AgentToolEnvOptions.declareTools`). Default true. */
   declareTools?: boolean;
+  /** Leave malformed replies out of the loss (`AgentToolEnvOptions.parseError.mask`). Default false. */
+  maskParseErrors?: boolean;
+  /**
+   * Share of the demonstrations whose expert looks up the asked key, in [0, 1]. Default 1. The others look up a key
+   * drawn uniformly from the table (the asked one or not) and answer with the value the tool returned: they teach the call format and copying the result,
+   * not which key to look up (a warm start that leaves RL the choice of the key to learn).
+   */
+  demoAskedKeyRate?: number;
 }
 
-/** A seeded problem. */
-export function lookupProblem(seed: number, numKeys = 4, maxValue = 9): LookupProblem {
+/** A seeded problem; `key` (one of the table's keys) fixes the asked key, else it is drawn. */
+export function lookupProblem(seed: number, numKeys = 4, maxValue = 9, key?: string): LookupProblem {
   if (!Number.isInteger(numKeys) || numKeys < 1 || numKeys > LOOKUP_KEYS.length) {
     throw new ConfigError(`lookup num_keys must be in [1, ${LOOKUP_KEYS.length}], got ${numKeys}`, { key: 'num_keys' });
   }
@@ -48,7 +55,11 @@ export function lookupProblem(seed: number, numKeys = 4, maxValue = 9): LookupPr
   const keys = LOOKUP_KEYS.slice(0, numKeys);
   const table: Record<string, number> = {};
   for (const k of keys) table[k] = rng.int(0, maxValue);
-  return { table, key: rng.choice(keys) };
+  const drawn = rng.choice(keys);
+  if (key !== undefined && !keys.includes(key as (typeof keys)[number])) {
+    throw new ConfigError(`lookup key "${key}" is not one of the table's keys (${keys.join(', ')})`, { key: 'key' });
+  }
+  return { table, key: key ?? drawn };
 }
 
 /** The `lookup` tool over one problem's table. */
@@ -77,6 +88,7 @@ export function lookupEnv(
   problem: LookupProblem,
   limits: RolloutLimits = {},
   declareTools = true,
+  maskParseErrors = false,
 ): AgentToolEnv {
   return new AgentToolEnv({
     renderer,
@@ -84,6 +96,7 @@ export function lookupEnv(
     tools: [lookupTool(problem)],
     messages: [{ role: 'user', content: lookupQuestion(problem) }],
     limits: { maxTurns: 3, ...limits },
+    parseError: { mask: maskParseErrors },
     reward: ({ finalAnswer }) => {
       const correct =
         finalAnswer !== undefined && lastInteger(getTextContent(finalAnswer)) === problem.table[problem.key];
@@ -92,10 +105,26 @@ export function lookupEnv(
   });
 }
 
-/** The expert's conversation: the tool declaration, the question, the call, the result and the answer. */
-export function lookupDemonstration(renderer: Renderer, problem: LookupProblem, declareTools = true): Message[] {
+/**
+ * The expert's conversation: the tool declaration, the question, the call, the result and the answer. `callKey`
+ * (default the asked key) is the key the expert looks up; its answer is what the tool returned for it.
+ */
+export function lookupDemonstration(
+  renderer: Renderer,
+  problem: LookupProblem,
+  declareTools = true,
+  callKey: string = problem.key,
+): Message[] {
   const tool = lookupTool(problem);
-  const value = String(problem.table[problem.key]);
+  const value = problem.table[callKey];
+  if (value === undefined) {
+    throw new ConfigError(
+      `lookup demonstration: key "${callKey}" is not in the table (${Object.keys(problem.table)})`,
+      {
+        key: 'callKey',
+      },
+    );
+  }
   const prefix = declareTools ? renderer.createConversationPrefixWithTools(toolSpecs([tool])) : [];
   return [
     ...prefix.map((m) => ({ ...m, trainable: false })),
@@ -104,12 +133,12 @@ export function lookupDemonstration(renderer: Renderer, problem: LookupProblem, 
       role: 'assistant',
       content: '',
       tool_calls: [
-        { type: 'function', function: { name: 'lookup', arguments: `{"key": ${JSON.stringify(problem.key)}}` } },
+        { type: 'function', function: { name: 'lookup', arguments: `{"key": ${JSON.stringify(callKey)}}` } },
       ],
       trainable: true,
     },
-    { role: 'tool', content: value, name: 'lookup', trainable: false },
-    { role: 'assistant', content: value, trainable: true },
+    { role: 'tool', content: String(value), name: 'lookup', trainable: false },
+    { role: 'assistant', content: String(value), trainable: true },
   ];
 }
 
@@ -122,21 +151,43 @@ export class LookupToolDataset implements RLDataset {
     readonly length: number,
     readonly seed: number,
     readonly options: LookupToolOptions = {},
-  ) {}
+  ) {
+    const rate = options.demoAskedKeyRate ?? 1;
+    if (!(rate >= 0 && rate <= 1)) {
+      throw new ConfigError(`lookup demoAskedKeyRate must be in [0, 1], got ${rate}`, { key: 'demoAskedKeyRate' });
+    }
+  }
 
+  /**
+   * Batch `index`: one seeded table per group; the asked keys are balanced (every key once per `numKeys` groups, in
+   * a seeded order), so a step's reward does not swing with which keys happened to be asked.
+   */
   getBatch(index: number): EnvGroupBuilder[] {
+    const numKeys = this.options.numKeys ?? 4;
+    const order = new Rng(deriveSeed(this.seed, index, 2)).shuffle(LOOKUP_KEYS.slice(0, numKeys));
     return Array.from({ length: this.groupsPerBatch }, (_, g) => {
       const problem = lookupProblem(
         deriveSeed(this.seed, index, g),
-        this.options.numKeys ?? 4,
+        numKeys,
         this.options.maxValue ?? 9,
+        order[g % numKeys],
       );
       const declare = this.options.declareTools ?? true;
-      const makeEnv = () => lookupEnv(this.renderer, problem, this.options.limits, declare);
+      const mask = this.options.maskParseErrors ?? false;
+      const makeEnv = () => lookupEnv(this.renderer, problem, this.options.limits, declare, mask);
       return new AgentToolGroupBuilder(makeEnv, this.groupSize, {
         tag: 'lookup',
-        demonstrations: async () => [lookupDemonstration(this.renderer, problem, declare)],
+        demonstrations: async () => [
+          lookupDemonstration(this.renderer, problem, declare, this.demoKey(problem, index, g)),
+        ],
       });
     });
+  }
+
+  /** The key the expert of group `g` of batch `index` looks up (the asked one at `demoAskedKeyRate`, else a uniform draw). */
+  private demoKey(problem: LookupProblem, index: number, g: number): string {
+    const rng = new Rng(deriveSeed(this.seed, index, g, 1));
+    if (rng.next() < (this.options.demoAskedKeyRate ?? 1)) return problem.key;
+    return rng.choice(Object.keys(problem.table));
   }
 }

@@ -7,9 +7,8 @@
 import { getTextContent, type Message } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { Bm25Index, formatSearchHits, type SearchDocument, searchTool, type Tool, toolSpecs } from '@cookbook/tools';
-import type { EnvGroupBuilder, RLDataset } from '@cookbook/training';
+import type { EnvGroupBuilder, RLDataset, RolloutLimits } from '@cookbook/training';
 import { deriveSeed, Rng } from '../internal/random.js';
-import type { RolloutLimits } from '../rollout-limits.js';
 import { AgentToolEnv, AgentToolGroupBuilder } from './agent-tool-env.js';
 import type { MultiHopQuestion } from './multi-hop-world.js';
 

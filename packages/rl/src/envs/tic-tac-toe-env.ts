@@ -6,7 +6,7 @@
  * (useful for evaluation against a fixed opponent).
  */
 import { getTextContent, type Message, ModelInput, TrainingError } from '@cookbook/core';
-import { ConversationFormatter, logFormatter } from '@cookbook/logging';
+import { ConversationFormatter, logFormatter, logText } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import {
   type Action,
@@ -16,6 +16,8 @@ import {
   type InitialObservation,
   type RLDataset,
   type StepResult,
+  type TruncationReason,
+  truncationMetrics,
 } from '@cookbook/training';
 import { z } from 'zod';
 import { Rng } from '../internal/random.js';
@@ -67,6 +69,8 @@ export interface GameOutcome {
   winner?: Player;
   illegalBy?: Player;
   draw?: boolean;
+  /** A rollout limit cut one seat's episode, which ends the game for both (no winner, reward 0). */
+  truncated?: TruncationReason;
 }
 
 /** The shared game state of two players; each waits for its turn. */
@@ -115,6 +119,15 @@ export class TicTacToeGame {
       else this.toMove = player === 'X' ? 'O' : 'X';
     }
     this.maybeRandomMove();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** End the game unfinished (a rollout limit cut a seat): the other seat's wait ends; both get reward 0. */
+  truncate(reason: TruncationReason): void {
+    if (this.over) return;
+    this.outcome = { truncated: reason };
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
@@ -259,6 +272,8 @@ export class TicTacToePlayerEnv implements Env {
   private final(): StepResult {
     const outcome = this.game.outcome ?? {};
     logFormatter(new ConversationFormatter(this.messages));
+    const cut = outcome.truncated;
+    if (cut !== undefined) logText(`Game truncated: ${cut} (the other seat reached a rollout limit)`);
     return {
       reward: this.game.rewardFor(this.player),
       episodeDone: true,
@@ -269,8 +284,15 @@ export class TicTacToePlayerEnv implements Env {
         loss: outcome.winner !== undefined && outcome.winner !== this.player ? 1 : 0,
         draw: outcome.draw ? 1 : 0,
         illegal_move: outcome.illegalBy === this.player ? 1 : 0,
+        ...(cut === undefined ? {} : truncationMetrics(cut)),
       },
+      ...(cut === undefined ? {} : { logs: { truncation: cut } }),
     };
+  }
+
+  /** A rollout limit cut this seat: the game ends for the other seat too. */
+  truncate(reason: TruncationReason): void {
+    this.game.truncate(reason);
   }
 
   async initialObservation(): Promise<InitialObservation> {

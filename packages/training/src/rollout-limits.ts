@@ -16,6 +16,7 @@
 
 import { ConfigError, ModelInput } from '@cookbook/core';
 import { logText } from '@cookbook/logging';
+import { z } from 'zod';
 import type {
   Action,
   Env,
@@ -25,8 +26,7 @@ import type {
   RLDataset,
   SampleStopReason,
   StepResult,
-} from '@cookbook/training';
-import { z } from 'zod';
+} from './env.js';
 
 /** Why a limit ended an episode. */
 export type TruncationReason = 'max_turns' | 'max_tokens' | 'timeout';
@@ -140,7 +140,10 @@ export class RolloutLimitTracker {
   }
 }
 
-/** An env whose episodes end at the given limits (see the module comment). */
+/**
+ * An env whose episodes end at the given limits (see the module comment). When a limit ends an episode the inner env
+ * is told (`Env.truncate`), so envs that share a game with others can end it for them.
+ */
 export class LimitedEnv implements Env {
   readonly inner: Env;
   private readonly tracker: RolloutLimitTracker;
@@ -165,10 +168,12 @@ export class LimitedEnv implements Env {
       : this.tracker.afterTurn(this.promptTokens, action.length, result.nextObservation.length);
     this.promptTokens = result.nextObservation.length;
     if (reason === undefined) {
+      // An env that reports its own truncation (a self-play seat whose opponent was cut) keeps its report.
       return result.episodeDone
-        ? { ...result, metrics: { ...result.metrics, ...truncationMetrics(undefined) } }
+        ? { ...result, metrics: { ...truncationMetrics(undefined), ...result.metrics } }
         : result;
     }
+    this.inner.truncate?.(reason);
     logText(
       `Episode truncated: ${reason} (${this.tracker.turnCount} turns, ${this.tracker.elapsedSeconds().toFixed(1)}s)`,
     );

@@ -1,6 +1,6 @@
 import { ModelInput } from '@cookbook/core';
-import type { Env, EnvGroupBuilder, RLDataset, StepResult } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
+import type { Env, EnvGroupBuilder, RLDataset, StepResult } from './env.js';
 import {
   LimitedEnv,
   limitDataset,
