@@ -1,0 +1,80 @@
+/**
+ * `shorter` learns what its judge prefers: run end to end through its run function on the tiny built-in model, from
+ * one warm start on replies of mixed length (cached, so the three runs share it), against two controls:
+ * `advantage_transform=negate` (every tournament score's sign flipped: longer replies win) and `zero` (every advantage
+ * 0: only drift moves the length). Cut down from the recipe's defaults to fit CI: a 10-step warm start instead of 40,
+ * 4 groups of 4 a step instead of 8, 9 steps instead of 12 (about 60 s of CPU for the file). Measured on this machine,
+ * `shorter warm_start_steps=10 groups_per_batch=4 max_steps=9 seed=S advantage_transform=T`, `env/all/reply_chars`
+ * (mean reply length in characters) first third → last third:
+ *   seed 0: learn 19.0 → 0.0, zero 40.3 → 38.6, negate 71.0 → 191.0
+ *   seed 1: learn 28.7 → 1.0, zero 63.1 → 67.1, negate 83.1 → 130.6
+ *   seed 2: learn 18.6 → 1.0, zero 45.3 → 54.4, negate 52.1 → 127.5
+ * The learner ends 39–66 characters below zero and 127–191 below negate, and falls 17–32 characters more than zero
+ * does (zero moves −9 to +2). The margins below (20 below zero, 60 below negate, 10 more fall than zero) sit under the
+ * smallest seed's figures and fail when the sign of the advantages flips. The learner's replies end (near) empty: the
+ * judge prefers the shorter reply, and the empty one is the shortest. The seed fixes the prompts, the warm start and
+ * the sampling, so the test repeats exactly on one machine.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalTinker } from '@cookbook/local-tinker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { thirds } from './rl-common.js';
+import { shorter, shorterSchema } from './shorter.js';
+
+const root = mkdtempSync(join(tmpdir(), 'shorter-learning-'));
+let server: { baseURL: string; close(): Promise<void> };
+const previousRoot = process.env.COOKBOOK_LOCAL_TINKER_ROOT;
+const TEST_STEPS = 9;
+
+beforeAll(async () => {
+  // The warm-start cache lives beside the service's data: both in this test's folder.
+  process.env.COOKBOOK_LOCAL_TINKER_ROOT = join(root, 'service');
+  server = await startLocalTinker({ port: 0, root: join(root, 'service') });
+});
+afterAll(async () => {
+  await server?.close();
+  if (previousRoot === undefined) delete process.env.COOKBOOK_LOCAL_TINKER_ROOT;
+  else process.env.COOKBOOK_LOCAL_TINKER_ROOT = previousRoot;
+});
+
+/** Runs shorter cut down (seed 0); returns the mean reply length per step and what it printed on stderr. */
+async function runShorter(name: string, advantageTransform: 'none' | 'negate' | 'zero') {
+  const logPath = join(root, name);
+  const err: string[] = [];
+  const config = shorterSchema.parse({
+    logPath,
+    baseUrl: server.baseURL,
+    seed: 0,
+    maxSteps: TEST_STEPS,
+    groupsPerBatch: 4,
+    warmStartSteps: 10,
+    advantageTransform,
+  });
+  await shorter.run(config, { out: () => {}, err: (t) => err.push(t) });
+  const chars = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as Record<string, number>)['env/all/reply_chars']!);
+  expect(chars).toHaveLength(TEST_STEPS);
+  return { chars, err: err.join('\n'), ...thirds(chars)! };
+}
+
+describe('shorter learns (on the embedded service)', () => {
+  it('its replies shorten below both controls from the same warm start: negated and zero advantages', async () => {
+    const learn = await runShorter('learn', 'none');
+    const zero = await runShorter('zero', 'zero');
+    const negate = await runShorter('negate', 'negate');
+    // One warm start: the controls load the learner's cached one.
+    expect(zero.err).toMatch(/warm start \(cached\)/);
+    expect(negate.err).toMatch(/warm start \(cached\)/);
+    const say = (r: { chars: number[] }) => JSON.stringify(r.chars.map((x) => Number(x.toFixed(2))));
+    const detail = `learn ${say(learn)}\nzero ${say(zero)}\nnegate ${say(negate)}`;
+    // Shorter is better: the learner's last third is at least 20 characters below zero's last third and 60 below
+    // negate's, and it falls at least 10 characters more from its first third than the zero control does.
+    expect(learn.last, detail).toBeLessThan(zero.last - 20);
+    expect(learn.last, detail).toBeLessThan(negate.last - 60);
+    expect(learn.first - learn.last - (zero.first - zero.last), detail).toBeGreaterThan(10);
+  }, 600_000);
+});
