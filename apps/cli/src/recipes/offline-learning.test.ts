@@ -12,69 +12,43 @@
  * The margins are wide so that a change of kernel or stand-in that moves the curves a little does not fail it, while
  * one that stops RL from learning does.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalTinker } from '@cookbook/local-tinker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { curve, curvesDetail, learningService, metricColumn } from './__tests__/learning-fixture.js';
 import { rlBasic, rlBasicSchema } from './rl-basic.js';
-import { thirds } from './rl-common.js';
 
-const root = mkdtempSync(join(tmpdir(), 'offline-learning-'));
-let server: { baseURL: string; close(): Promise<void> };
-const previousRoot = process.env.COOKBOOK_LOCAL_TINKER_ROOT;
-
-beforeAll(async () => {
-  // The warm-start cache lives beside the service's data: both in this test's folder.
-  process.env.COOKBOOK_LOCAL_TINKER_ROOT = join(root, 'service');
-  server = await startLocalTinker({ port: 0, root: join(root, 'service') });
-});
-afterAll(async () => {
-  await server?.close();
-  if (previousRoot === undefined) delete process.env.COOKBOOK_LOCAL_TINKER_ROOT;
-  else process.env.COOKBOOK_LOCAL_TINKER_ROOT = previousRoot;
-});
+const service = learningService('offline-learning');
+const TEST_STEPS = 24;
 
 /** Runs rl_basic with its defaults and the test's run length; returns the reward per step and what it printed. */
 async function runRlBasic(name: string, overrides: Record<string, unknown>) {
-  const logPath = join(root, name);
+  const logPath = service.logPath(name);
   const out: string[] = [];
   const config = rlBasicSchema.parse({
     logPath,
-    baseUrl: server.baseURL,
+    baseUrl: service.baseURL(),
     seed: 1,
     maxSteps: TEST_STEPS,
     numGroupsToLog: 0,
     ...overrides,
   });
   await rlBasic.run(config, { out: (t) => out.push(t), err: () => {} });
-  const rewards = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => (JSON.parse(l) as Record<string, number>)['env/all/reward/total']!);
-  return { rewards, out };
+  return { ...curve(metricColumn(logPath, 'env/all/reward/total', TEST_STEPS)), out: out.join('\n') };
 }
-
-const TEST_STEPS = 24;
 
 describe('offline RL learns (rl_basic on the embedded service)', () => {
   it('reward rises with RL, above the zero-advantage control; the negated control from the same warm start does not rise', async () => {
     const learn = await runRlBasic('learn', {});
-    expect(learn.rewards).toHaveLength(TEST_STEPS);
-    expect(learn.out.join('\n')).toMatch(/warm start: trained in/);
+    expect(learn.out).toMatch(/warm start: trained in/);
     const control = await runRlBasic('control', { advantageTransform: 'negate' });
     // Same identity: the control starts from the cached warm start, not a new one.
-    expect(control.out.join('\n')).toMatch(/warm start: cached in/);
+    expect(control.out).toMatch(/warm start: cached in/);
     const zero = await runRlBasic('zero', { advantageTransform: 'zero' });
-    const l = thirds(learn.rewards)!;
-    const c = thirds(control.rewards)!;
-    const z = thirds(zero.rewards)!;
-    const both = `RL: ${JSON.stringify(learn.rewards)}\nzero: ${JSON.stringify(zero.rewards)}`;
-    expect(l.last - l.first - (z.last - z.first), both).toBeGreaterThan(0.1);
-    expect(l.last, both).toBeGreaterThan(z.last + 0.1);
+    const detail = curvesDetail({ learn, zero, control });
+    expect(learn.last - learn.first - (zero.last - zero.first), detail).toBeGreaterThan(0.1);
+    expect(learn.last, detail).toBeGreaterThan(zero.last + 0.1);
     // A step's reward swings with which of the nine sums it draws; the control's policy ends in format errors (−0.1).
-    expect(l.last - l.first, `RL: ${JSON.stringify(learn.rewards)}`).toBeGreaterThan(0.05);
-    expect(c.last - c.first, `control: ${JSON.stringify(control.rewards)}`).toBeLessThan(0.05);
-    expect(l.last).toBeGreaterThan(c.last + 0.15);
+    expect(learn.last - learn.first, detail).toBeGreaterThan(0.05);
+    expect(control.last - control.first, detail).toBeLessThan(0.05);
+    expect(learn.last, detail).toBeGreaterThan(control.last + 0.15);
   }, 600_000);
 });

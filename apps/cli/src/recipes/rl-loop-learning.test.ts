@@ -13,47 +13,25 @@
  * breaks. (Negate need not fall: seed 2's rose a little, from its low start.) The seed fixes the problems, the warm
  * start and the sampling, so the test repeats exactly on one machine.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalTinker } from '@cookbook/local-tinker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { thirds } from './rl-common.js';
+import { describe, expect, it } from 'vitest';
+import { curve, curvesDetail, learningService, metricColumn } from './__tests__/learning-fixture.js';
 import { rlLoop, rlLoopSchema } from './rl-loop.js';
 
-const root = mkdtempSync(join(tmpdir(), 'rl-loop-learning-'));
-let server: { baseURL: string; close(): Promise<void> };
-const previousRoot = process.env.COOKBOOK_LOCAL_TINKER_ROOT;
+const service = learningService('rl-loop-learning');
 const TEST_STEPS = 24;
-
-beforeAll(async () => {
-  // The warm-start cache lives beside the service's data: both in this test's folder.
-  process.env.COOKBOOK_LOCAL_TINKER_ROOT = join(root, 'service');
-  server = await startLocalTinker({ port: 0, root: join(root, 'service') });
-});
-afterAll(async () => {
-  await server?.close();
-  if (previousRoot === undefined) delete process.env.COOKBOOK_LOCAL_TINKER_ROOT;
-  else process.env.COOKBOOK_LOCAL_TINKER_ROOT = previousRoot;
-});
 
 /** Runs rl_loop with its defaults, seed 0 and the test's run length; returns the reward per step. */
 async function runRlLoop(name: string, advantageTransform: 'none' | 'negate' | 'zero') {
-  const logPath = join(root, name);
+  const logPath = service.logPath(name);
   const config = rlLoopSchema.parse({
     logPath,
-    baseUrl: server.baseURL,
+    baseUrl: service.baseURL(),
     seed: 0,
     maxSteps: TEST_STEPS,
     advantageTransform,
   });
   await rlLoop.run(config, { out: () => {}, err: () => {} });
-  const rewards = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => (JSON.parse(l) as Record<string, number>)['env/all/reward/total']!);
-  expect(rewards).toHaveLength(TEST_STEPS);
-  return { rewards, ...thirds(rewards)! };
+  return curve(metricColumn(logPath, 'env/all/reward/total', TEST_STEPS));
 }
 
 describe('rl_loop learns (on the embedded service)', () => {
@@ -61,8 +39,7 @@ describe('rl_loop learns (on the embedded service)', () => {
     const learn = await runRlLoop('learn', 'none');
     const zero = await runRlLoop('zero', 'zero');
     const negate = await runRlLoop('negate', 'negate');
-    const say = (r: { rewards: number[] }) => JSON.stringify(r.rewards.map((x) => Number(x.toFixed(3))));
-    const detail = `learn ${say(learn)}\nzero ${say(zero)}\nnegate ${say(negate)}`;
+    const detail = curvesDetail({ learn, zero, negate });
     // The three start from one warm start: their first thirds differ only by what a few steps did.
     expect(learn.last - learn.first, detail).toBeGreaterThan(0.15);
     expect(learn.last - learn.first - (zero.last - zero.first), detail).toBeGreaterThan(0.05);

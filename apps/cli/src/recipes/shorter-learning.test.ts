@@ -15,37 +15,20 @@
  * judge prefers the shorter reply, and the empty one is the shortest. The seed fixes the prompts, the warm start and
  * the sampling, so the test repeats exactly on one machine.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalTinker } from '@cookbook/local-tinker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { thirds } from './rl-common.js';
+import { describe, expect, it } from 'vitest';
+import { curve, curvesDetail, learningService, metricColumn } from './__tests__/learning-fixture.js';
 import { shorter, shorterSchema } from './shorter.js';
 
-const root = mkdtempSync(join(tmpdir(), 'shorter-learning-'));
-let server: { baseURL: string; close(): Promise<void> };
-const previousRoot = process.env.COOKBOOK_LOCAL_TINKER_ROOT;
+const service = learningService('shorter-learning');
 const TEST_STEPS = 9;
-
-beforeAll(async () => {
-  // The warm-start cache lives beside the service's data: both in this test's folder.
-  process.env.COOKBOOK_LOCAL_TINKER_ROOT = join(root, 'service');
-  server = await startLocalTinker({ port: 0, root: join(root, 'service') });
-});
-afterAll(async () => {
-  await server?.close();
-  if (previousRoot === undefined) delete process.env.COOKBOOK_LOCAL_TINKER_ROOT;
-  else process.env.COOKBOOK_LOCAL_TINKER_ROOT = previousRoot;
-});
 
 /** Runs shorter cut down (seed 0); returns the mean reply length per step and what it printed on stderr. */
 async function runShorter(name: string, advantageTransform: 'none' | 'negate' | 'zero') {
-  const logPath = join(root, name);
+  const logPath = service.logPath(name);
   const err: string[] = [];
   const config = shorterSchema.parse({
     logPath,
-    baseUrl: server.baseURL,
+    baseUrl: service.baseURL(),
     seed: 0,
     maxSteps: TEST_STEPS,
     groupsPerBatch: 4,
@@ -53,12 +36,7 @@ async function runShorter(name: string, advantageTransform: 'none' | 'negate' | 
     advantageTransform,
   });
   await shorter.run(config, { out: () => {}, err: (t) => err.push(t) });
-  const chars = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => (JSON.parse(l) as Record<string, number>)['env/all/reply_chars']!);
-  expect(chars).toHaveLength(TEST_STEPS);
-  return { chars, err: err.join('\n'), ...thirds(chars)! };
+  return { ...curve(metricColumn(logPath, 'env/all/reply_chars', TEST_STEPS)), err: err.join('\n') };
 }
 
 describe('shorter learns (on the embedded service)', () => {
@@ -69,8 +47,7 @@ describe('shorter learns (on the embedded service)', () => {
     // One warm start: the controls load the learner's cached one.
     expect(zero.err).toMatch(/warm start \(cached\)/);
     expect(negate.err).toMatch(/warm start \(cached\)/);
-    const say = (r: { chars: number[] }) => JSON.stringify(r.chars.map((x) => Number(x.toFixed(2))));
-    const detail = `learn ${say(learn)}\nzero ${say(zero)}\nnegate ${say(negate)}`;
+    const detail = curvesDetail({ learn, zero, negate }, 2);
     // Shorter is better: the learner's last third is at least 20 characters below zero's last third and 60 below
     // negate's, and it falls at least 10 characters more from its first third than the zero control does.
     expect(learn.last, detail).toBeLessThan(zero.last - 20);
