@@ -1,5 +1,6 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROOT_LOCK_FILE, startLocalTinker } from '@cookbook/local-tinker';
 import { serviceRootWithRuns } from '@cookbook/local-tinker/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
@@ -52,5 +53,26 @@ describe('cookbook cache', () => {
     const { err } = await cookbookCache([`root=${root}`, 'prune=true']);
     expect(err.join('\n')).toContain('prune=true needs max_size_gb=… and/or max_age_days=…; nothing removed');
     expect(readdirSync(join(root, 'runs'))).toHaveLength(3);
+  });
+
+  it('refuses to prune a root a running service owns, naming it, and prunes once it has stopped', async () => {
+    const root = serviceRoot();
+    const server = await startLocalTinker({ port: 0, root });
+    let refused: Awaited<ReturnType<typeof cookbookCache>>;
+    try {
+      refused = await cookbookCache([`root=${root}`, 'prune=true', 'max_age_days=0']);
+    } finally {
+      await server.close();
+    }
+    expect(refused.code).not.toBe(0);
+    expect(refused.err.join('\n')).toMatch(
+      new RegExp(`the service root .* is in use by a local Tinker service, pid ${process.pid} .*nothing removed`),
+    );
+    expect(readdirSync(join(root, 'runs'))).toHaveLength(3);
+    const pruned = await cookbookCache([`root=${root}`, 'prune=true', 'max_age_days=0']);
+    expect(pruned.code).toBe(0);
+    expect(pruned.out[0]).toMatch(/^removed 3 runs/);
+    // The prune's own hold on the root is released: a service can take it again.
+    expect(existsSync(join(root, ROOT_LOCK_FILE))).toBe(false);
   });
 });

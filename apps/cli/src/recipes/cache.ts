@@ -1,9 +1,21 @@
 /**
  * `cookbook cache`: what the embedded service keeps on disk (runs and their checkpoints, under
  * COOKBOOK_LOCAL_TINKER_ROOT or ~/.cache/cookbook/local-tinker), and pruning it by age or size, least recently used
- * runs first. The embedded service also keeps its data under a cap by itself (COOKBOOK_LOCAL_TINKER_MAX_GB).
+ * runs first. The embedded service also keeps its data under a cap by itself (COOKBOOK_LOCAL_TINKER_MAX_GB). A prune
+ * takes the root's service lock while it runs: it refuses a root a live service owns (it could remove runs that
+ * service has loaded), and no service starts on the root until it is done.
  */
-import { cacheUsage, DEFAULT_CACHE_MAX_GB, defaultRoot, formatBytes, pruneCache } from '@cookbook/local-tinker';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { acquireProcessLock, describeLockOwner } from '@cookbook/core';
+import {
+  cacheUsage,
+  DEFAULT_CACHE_MAX_GB,
+  defaultRoot,
+  formatBytes,
+  pruneCache,
+  ROOT_LOCK_FILE,
+} from '@cookbook/local-tinker';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 
@@ -39,10 +51,12 @@ export const cache = defineRecipe({
         io.err('cookbook cache: prune=true needs max_size_gb=… and/or max_age_days=…; nothing removed');
         return;
       }
-      const { removed, freedBytes } = await pruneCache(root, {
-        maxBytes: config.maxSizeGb === null ? null : config.maxSizeGb * 1e9,
-        maxAgeDays: config.maxAgeDays,
-      });
+      const { removed, freedBytes } = existsSync(root)
+        ? await pruneOwned(root, {
+            maxBytes: config.maxSizeGb === null ? null : config.maxSizeGb * 1e9,
+            maxAgeDays: config.maxAgeDays,
+          })
+        : { removed: [], freedBytes: 0 };
       io.out(`removed ${removed.length} runs (${formatBytes(freedBytes)})`);
       for (const r of removed) io.out(`  - ${r.runId}  ${formatBytes(r.bytes)}  last used ${r.lastUsed.toISOString()}`);
     }
@@ -54,3 +68,20 @@ export const cache = defineRecipe({
     }
   },
 });
+
+/** Prunes `root` holding its service lock (throws LockHeldError, naming the service, when one runs on it). */
+async function pruneOwned(root: string, limits: Parameters<typeof pruneCache>[1]): ReturnType<typeof pruneCache> {
+  const lock = acquireProcessLock(
+    join(root, ROOT_LOCK_FILE),
+    'cookbook cache prune',
+    (owner) =>
+      `cookbook cache: the service root ${root} is in use by a local Tinker service, ${describeLockOwner(owner)}; ` +
+      'pruning it now could remove runs that service has loaded. Stop it and prune again (the running service keeps ' +
+      'its own cap, COOKBOOK_LOCAL_TINKER_MAX_GB); nothing removed',
+  );
+  try {
+    return await pruneCache(root, limits);
+  } finally {
+    lock.release();
+  }
+}
