@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportMergedModel } from '@cookbook/weights';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLoraModel, loadSampler } from './lora-model.js';
 import type { EngineDatum } from './losses.js';
@@ -186,8 +187,12 @@ describe('checkpoints', () => {
     const opts = { numSamples: 1, maxTokens: 6, temperature: 0, includePromptLogprobs: true, stop: [] };
     const want = m.sampler().sample([1, 2, 3], opts);
     expect(loadSampler(base, dir).sample([1, 2, 3], opts)).toEqual(want);
+    // The merged export users run (`@cookbook/weights`, from the adapter folder and the base on disk) reproduces the
+    // engine's own LoRA forward: the head, tied in the base and carrying an adapter, is written untied.
+    const baseDir = join(root, 'peft-base');
+    await saveHfCheckpoint(base, baseDir, { dtype: 'float32' });
     const merged = join(root, 'merged');
-    await m.exportMerged(merged);
+    await exportMergedModel({ adapterDir: dir, baseDir, outDir: merged, dtype: 'float32' });
     const mb = await loadBaseModel(merged);
     expect(mb.config.tieWordEmbeddings).toBe(false);
     expect(hfTensors(mb.config, mb.weights).some((t) => t.name === 'lm_head.weight')).toBe(true);

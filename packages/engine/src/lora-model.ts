@@ -1,17 +1,15 @@
 // A trainable LoRA model over a frozen base: forward/backward with the Tinker losses, AdamW, state files,
-// PEFT adapter and merged-checkpoint export, and sampler snapshots.
+// PEFT adapter export (merged exports: `@cookbook/weights`), and sampler snapshots.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LossFnType } from '@cookbook/tinker-wire';
 import { type AdamParams, adamwStep } from './adamw.js';
 import { CheckpointError } from './errors.js';
 import { writeDirAtomic } from './fs-atomic.js';
-import { sgemm } from './kernels/kernel.js';
 import { type LoraSpec, LoraWeights, type ResolvedLoraSpec, resolveLoraSpec } from './lora.js';
 import type { EngineDatum } from './losses.js';
-import { type BaseModel, saveHfCheckpoint } from './model/base-model.js';
+import type { BaseModel } from './model/base-model.js';
 import { SafetensorsFile, sha256File, writeSafetensors } from './model/safetensors.js';
-import { allocWeights, hfTensors } from './model/weights.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
 import type { SamplerOptions } from './sample-request.js';
 import { Sampler } from './sampler.js';
@@ -268,57 +266,11 @@ export class LoraModel {
   sampler(opts?: SamplerOptions): Sampler {
     return new Sampler(this.base, this.lora.snapshot(), opts);
   }
-
-  /** Writes base + scale·B·A merged into a full HF checkpoint (the head is untied if it carries an adapter). */
-  async exportMerged(dir: string, opts: { dtype?: 'float32' | 'bfloat16' | 'float16' } = {}): Promise<void> {
-    await saveMerged(this.base, this.lora, dir, opts.dtype);
-  }
 }
 
 /** Creates a trainable LoRA adapter on `base` (A seeded by `lora.seed`, B zero, alpha 32 by default). */
 export function createLoraModel(base: BaseModel, lora: LoraSpec): LoraModel {
   return new LoraModel(base, lora);
-}
-
-async function saveMerged(
-  base: BaseModel,
-  lora: LoraWeights,
-  dir: string,
-  dtype: 'float32' | 'bfloat16' | 'float16' = 'float32',
-): Promise<void> {
-  const untie = base.config.tieWordEmbeddings && lora.head !== null;
-  const config = { ...base.config, tieWordEmbeddings: base.config.tieWordEmbeddings && !untie };
-  const merged = allocWeights(config);
-  const src = new Map(hfTensors(base.config, base.weights).map((t) => [t.name, t.data]));
-  for (const t of hfTensors(config, merged)) {
-    const from =
-      t.name === 'lm_head.weight' && !src.has(t.name) ? src.get('model.embed_tokens.weight') : src.get(t.name);
-    t.data.set(from!);
-  }
-  const byName = new Map(hfTensors(config, merged).map((t) => [t.name, t]));
-  for (const m of lora.modules) {
-    const t = byName.get(`${m.path}.weight`);
-    if (!t) throw new CheckpointError(`merge: no base tensor for ${m.path}`);
-    const a = m.adapter;
-    sgemm(
-      false,
-      false,
-      m.outFeatures,
-      m.inFeatures,
-      a.rank,
-      a.scale,
-      a.B_OR,
-      a.rank,
-      a.A_RI,
-      m.inFeatures,
-      1,
-      t.data,
-      m.inFeatures,
-    );
-  }
-  const view = Object.create(base) as BaseModel;
-  Object.defineProperty(view, 'config', { value: config });
-  await saveHfCheckpoint(view, dir, { dtype }, merged);
 }
 
 /**
