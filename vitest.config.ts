@@ -8,6 +8,10 @@ import { defineConfig } from 'vitest/config';
 // Workers inherit TMPDIR, and os.tmpdir() reads it on each call.
 const runTmp = mkdtempSync(join(tmpdir(), 'cookbook-vitest-'));
 process.env.TMPDIR = runTmp;
+// The embedded service's default root is the user's cache (~/.cache/cookbook/local-tinker); a test that starts it
+// without a root of its own gets one in this run's folder instead, so the suite never touches the user's data and
+// two runs at once (two checkouts, CI beside a developer) do not contend for one root's lock.
+process.env.COOKBOOK_LOCAL_TINKER_ROOT = join(runTmp, 'local-tinker');
 process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 
 export default defineConfig({
