@@ -1,13 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFields, toSnakeCase } from '@cookbook/core';
 import { GemTrainConfigSchema } from '@cookbook/gem';
-import { startLocalTinker } from '@cookbook/local-tinker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import { recipes } from '../recipes.js';
 import { expectDerivedFields, fieldsOf } from './__fixtures__/library-fields.js';
+import { learningService } from './__tests__/learning-fixture.js';
 import { gem } from './gem.js';
 
 function capture() {
@@ -62,27 +61,17 @@ describe('gem recipe: config', () => {
 });
 
 describe('gem recipe on the embedded service', () => {
-  let server: { baseURL: string; close(): Promise<void> };
-  const root = mkdtempSync(join(tmpdir(), 'gem-recipe-'));
-  const saved = process.env.COOKBOOK_LOCAL_TINKER_ROOT;
-  beforeAll(async () => {
-    process.env.COOKBOOK_LOCAL_TINKER_ROOT = join(root, 'service');
-    server = await startLocalTinker({ port: 0, root: join(root, 'service') });
-  });
-  afterAll(async () => {
-    await server?.close();
-    if (saved === undefined) delete process.env.COOKBOOK_LOCAL_TINKER_ROOT;
-    else process.env.COOKBOOK_LOCAL_TINKER_ROOT = saved;
-  });
+  // One embedded service for the file, its warm-start cache beside its data (under logPath('service')).
+  const service = learningService('gem-recipe');
 
   it('warm-starts on player games, trains, and reports the return curve', async () => {
-    const logPath = join(root, 'run');
+    const logPath = service.logPath('run');
     const c = capture();
     const code = await runCli(
       [
         'gem',
         `log_path=${logPath}`,
-        `base_url=${server.baseURL}`,
+        `base_url=${service.baseURL()}`,
         'max_steps=3',
         'batch_size=3',
         'num_env=2',
@@ -97,9 +86,9 @@ describe('gem recipe on the embedded service', () => {
     );
     expect(code, c.err.join('\n')).toBe(0);
     expect(c.err.join('\n')).toMatch(/warm start: \d+ turns from 2 player episodes/);
-    expect(readdirSync(join(root, 'service', 'warm-start')).some((f) => f.startsWith('gem-game_GuessTheNumber'))).toBe(
-      true,
-    );
+    expect(
+      readdirSync(join(service.logPath('service'), 'warm-start')).some((f) => f.startsWith('gem-game_GuessTheNumber')),
+    ).toBe(true);
     const out = c.out.join('\n');
     expect(out).toMatch(/step {4}2 {2}return -?\d\.\d{3}/);
     expect(out).toMatch(/sampler\/episode_return: first third -?\d\.\d{3} → last third -?\d\.\d{3} over 3 steps/);
@@ -114,7 +103,7 @@ describe('gem recipe on the embedded service', () => {
   it('names an unknown env id with the closest one (exit code 2)', async () => {
     const c = capture();
     const code = await runCli(
-      ['gem', `log_path=${join(root, 'bad')}`, `base_url=${server.baseURL}`, 'env_id=game:Wordle-v0-eazy'],
+      ['gem', `log_path=${service.logPath('bad')}`, `base_url=${service.baseURL()}`, 'env_id=game:Wordle-v0-eazy'],
       [gem],
       c.io,
     );
