@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Upstream's verdicts on the grader cases: runs the benchmark message envs of an upstream checkout on each response.
 
-    python3 packages/eval/scripts/upstream-verdicts.py CASES.json UPSTREAM_CHECKOUT OUT.json
+    python3 packages/eval/scripts/upstream-verdicts.py CASES.json UPSTREAM_CHECKOUT OUT.json [SAMPLES_DIR PROMPTS.json]
 
 CASES.json is `upstream-grader-cases.json` (written by `make-cases.mjs`); UPSTREAM_CHECKOUT is a checkout of the
 Python tinker-cookbook (the folder holding `tinker_cookbook/`); OUT.json is the fixture the TypeScript test reads
@@ -11,6 +11,11 @@ Nothing of upstream is copied here: the script imports upstream's benchmark modu
 each benchmark's own message env (`<Benchmark>MessageEnv(...).step(reply)`), so the verdict includes upstream's
 extraction, normalisation and comparison exactly. Modules the graders do not use (the Tinker SDK, renderers, the
 RL env wrappers, the benchmark registry) are replaced by small stand-ins before the import.
+
+With SAMPLES_DIR (`data/native`, the shipped offline samples: dataset rows, one a line) and PROMPTS.json, it also
+feeds each sample file to upstream's benchmark builder (its dataset loader replaced by one that returns the file's
+rows) and writes, per row, the example id, the messages and the expected answer upstream builds from it
+(`src/native/__fixtures__/upstream-prompts.json`).
 
 Two optional grader dependencies are not installable here and are replaced by stand-ins that record being
 called and raise (what upstream's own code does when they are missing): `pylatexenc` (MATH-500's LaTeX-to-text
@@ -93,6 +98,13 @@ def install_stand_ins(root):
     spl.parse_latex = parse_latex
 
 
+def write_json(path, doc):
+    with open(path + ".tmp", "w") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
 def make_env(mods, case):
     b = case["benchmark"]
     if b == "gsm8k":
@@ -120,10 +132,58 @@ def make_env(mods, case):
     raise SystemExit(f"unknown benchmark {b!r} in the cases")
 
 
+BUILDERS = {
+    "gsm8k": ("gsm8k", "GSM8KBenchmarkBuilder", ()),
+    "math500": ("math500", "MATH500BenchmarkBuilder", ()),
+    "aime_2025": ("aime", "_AIMEBenchmarkBuilder", ("2025", "aime_2025")),
+    "aime_2026": ("aime", "_AIMEBenchmarkBuilder", ("2026", "aime_2026")),
+    "hmmt_feb_2025": ("_hmmt", "_HMMTBenchmarkBuilder", ("feb_2025", "hmmt_feb_2025")),
+    "hmmt_nov_2025": ("_hmmt", "_HMMTBenchmarkBuilder", ("nov_2025", "hmmt_nov_2025")),
+    "mmlu_pro": ("mmlu_pro", "MMLUProBenchmarkBuilder", ()),
+    "mmlu_redux": ("mmlu_redux", "MMLUReduxBenchmarkBuilder", ()),
+    "gpqa": ("gpqa", "GPQABenchmarkBuilder", ()),
+    "ceval": ("ceval", "CEvalBenchmarkBuilder", ()),
+    "supergpqa": ("supergpqa", "SuperGPQABenchmarkBuilder", ()),
+}
+
+
+def upstream_prompts(mods, samples_dir):
+    from datasets import Dataset
+
+    class Config:
+        max_examples = None
+        system_prompt = None
+
+    out = {}
+    for name, (module, cls, args) in BUILDERS.items():
+        with open(os.path.join(samples_dir, f"{name}.jsonl")) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+
+        def load(path, name=None, split="test", trust_remote_code=None, rows=rows):
+            picked = [r for r in rows if name is None or r.get("_config", name) == name]
+            return Dataset.from_list([{k: v for k, v in r.items() if k != "_config"} for r in picked])
+
+        mod = mods[module]
+        mod.load_benchmark_dataset = load
+        envs = getattr(mod, cls)(*args).make_envs(None, Config())
+        entries = []
+        for env in envs:
+            inner = env.kwargs["message_env"]
+            entries.append(
+                {
+                    "id": inner.example_id,
+                    "messages": asyncio.run(inner.initial_observation()),
+                    "expected": str(inner.expected),
+                }
+            )
+        out[name] = entries
+    return out
+
+
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 6):
         raise SystemExit(__doc__)
-    cases_path, root, out_path = sys.argv[1:]
+    cases_path, root, out_path = sys.argv[1:4]
     install_stand_ins(root)
     import importlib
 
@@ -162,10 +222,11 @@ def main():
         "python": sys.version.split()[0],
         "verdicts": out,
     }
-    with open(out_path + ".tmp", "w") as f:
-        json.dump(doc, f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    os.replace(out_path + ".tmp", out_path)
+    write_json(out_path, doc)
+    if len(sys.argv) == 6:
+        prompts = upstream_prompts(mods, sys.argv[4])
+        write_json(sys.argv[5], {"upstream_commit": commit, "benchmarks": prompts})
+        print(f"prompts of {sum(len(v) for v in prompts.values())} sample rows")
     print(f"{len(out)} verdicts, {sum(1 for e in out if not e['exact'])} not exact, "
           f"{sum(1 for e in out if 'error' in e)} errors")
 

@@ -60,6 +60,13 @@ export interface GradeResult {
 /** Grades one reply. */
 export type Grader = (input: GradeInput) => GradeResult | Promise<GradeResult>;
 
+/** One graded sample of an example, for {@link Benchmark.aggregate}. */
+export interface GradedSample {
+  example: BenchmarkExample;
+  correct: boolean;
+  score: number;
+}
+
 /** A benchmark: examples and how to grade (or play) them. */
 export interface Benchmark {
   /** Used in metric names (`eval/<name>/score`) and result ids (`<name>/<example id>`). */
@@ -71,6 +78,8 @@ export interface Benchmark {
   makeEnv?: (example: BenchmarkExample) => MessageEnv;
   /** Grader of an example's `grader` name. Default: none (an unknown name fails the example). */
   graderByName?: (name: string) => Grader | undefined;
+  /** Extra metrics of the benchmark's upstream-format `result.json` (e.g. per-subject accuracy). */
+  aggregate?: (samples: readonly GradedSample[]) => Record<string, number>;
 }
 
 /** The grade target of `turn` of `example`. */
