@@ -3,6 +3,7 @@ export {
   type BenchmarkExample,
   type FollowUpTurn,
   GradedEnv,
+  type GradedSample,
   type GradeInput,
   type GradeResult,
   type Grader,
@@ -58,6 +59,53 @@ export {
   samplerPathFromRunFolder,
 } from './model-resolution.js';
 export {
+  CEVAL_SUBJECTS,
+  ceval,
+  gpqa,
+  MMLU_REDUX_SUBJECTS,
+  mmluPro,
+  mmluRedux,
+  seededPermutation,
+  supergpqa,
+} from './native/choice-benchmarks.js';
+export { aime2025, aime2026, gsm8k, hmmtFeb2025, hmmtNov2025, math500 } from './native/math-benchmarks.js';
+export {
+  BOXED_SYSTEM_PROMPT,
+  buildMessages,
+  formatMcqChoices,
+  makeExampleId,
+  type NativeBenchmarkSpec,
+  type NativeDefaults,
+  type RowContext,
+  RowError,
+  UPSTREAM_DEFAULTS,
+} from './native/native-benchmark.js';
+export {
+  type LoadNativeOptions,
+  loadNativeBenchmark,
+  MAX_NATIVE_ROWS,
+  NATIVE_ALIASES,
+  NATIVE_BENCHMARKS,
+  nativeSamplePath,
+  nativeSpec,
+  readNativeSample,
+  SAMPLE_SUFFIX,
+} from './native/registry.js';
+export {
+  checkGsm8k,
+  extractFirstBoxed,
+  extractLastBoxedStrict,
+  extractMcqAnswer,
+  extractNumber,
+  extractNumericAnswer,
+  gradeAime,
+  gradeHmmt,
+  gradeMath500,
+  hmmtEqual,
+  normalizeHmmtLatex,
+  pyFloat,
+} from './native/upstream-graders.js';
+export {
   type ByteCountingTokenizer,
   bitsPerByte,
   computeMeanNll,
@@ -78,6 +126,7 @@ export {
   type FlippedExample,
   writeComparison,
 } from './report/compare.js';
+export { type EvalFolder, readEvalFolder } from './report/eval-folder.js';
 export { buildResultsHtml, RESULTS_HTML, type ResultsPageInput, writeResultsHtml } from './report/results-html.js';
 export {
   type EpisodeOptions,
@@ -86,6 +135,15 @@ export {
   runEpisode,
   type SamplingSettings,
 } from './runner/episode.js';
+export {
+  checkpointLabel,
+  EVAL_STORE_INDEX,
+  EVAL_STORE_LINK,
+  type EvalStoreEntry,
+  type EvalStoreRunMetadata,
+  evalStoreRunId,
+  recordInEvalStore,
+} from './runner/eval-store.js';
 export { type RegradeOutcome, regradeResults } from './runner/regrade.js';
 export {
   type BenchmarkSummary,
@@ -115,6 +173,17 @@ export {
   SAMPLING_FILE,
 } from './runner/run-benchmarks.js';
 export { type SampleAllOptions, type SampleTask, sampleAll, sampleSeed } from './runner/sample-all.js';
+export {
+  toUpstreamResult,
+  toUpstreamTrajectory,
+  UPSTREAM_RESULT_JSON,
+  UPSTREAM_SUMMARY_JSON,
+  UPSTREAM_TRAJECTORIES_JSONL,
+  type UpstreamResult,
+  type UpstreamTrajectory,
+  type UpstreamTurn,
+  writeUpstreamFormat,
+} from './runner/upstream-format.js';
 export { type FetchHubRowsOptions, fetchHubRows, HubRowsError } from './tasks/hub-rows.js';
 export {
   GSM8K_PROMPT_SUFFIX,

@@ -6,14 +6,8 @@
 import { join } from 'node:path';
 import { DataError } from '@cookbook/core';
 import { writeFileAtomicSync } from '@cookbook/logging';
-import {
-  type BenchmarkSummary,
-  latestRecords,
-  readResults,
-  readSummary,
-  type SampleRecord,
-  splitResultId,
-} from '../runner/results.js';
+import { type BenchmarkSummary, type SampleRecord, splitResultId } from '../runner/results.js';
+import { readEvalFolder } from './eval-folder.js';
 import { esc, fmt, page } from './html.js';
 import { sampleHtml } from './results-html.js';
 
@@ -56,10 +50,12 @@ function accuracy(records: readonly SampleRecord[]): Map<string, number> {
   return new Map([...counts].map(([id, e]) => [id, e.c / e.n]));
 }
 
-/** Compares the results in folders `a` and `b`. */
+/** Compares the results in folders `a` and `b`, each in this package's layout or upstream's. */
 export function compareResults(a: string, b: string): Comparison {
-  const sa = readSummary(a);
-  const sb = readSummary(b);
+  const fa = readEvalFolder(a);
+  const fb = readEvalFolder(b);
+  const sa = fa.summary;
+  const sb = fb.summary;
   const names = [...new Set([...Object.keys(sa), ...Object.keys(sb)])];
   const benchmarks = names.map((name) => {
     const x = sa[name];
@@ -73,8 +69,8 @@ export function compareResults(a: string, b: string): Comparison {
     }
     return { benchmark: name, a: x, b: y, delta };
   });
-  const accA = accuracy(latestRecords(readResults(a)));
-  const accB = accuracy(latestRecords(readResults(b)));
+  const accA = accuracy(fa.records);
+  const accB = accuracy(fb.records);
   const flipped: FlippedExample[] = [];
   for (const [id, x] of accA) {
     const y = accB.get(id);
@@ -130,7 +126,7 @@ export function buildCompareHtml(c: Comparison): string {
     [c.a, ra],
     [c.b, rb],
   ] as const) {
-    for (const r of latestRecords(readResults(dir))) (m.get(r.id) ?? m.set(r.id, []).get(r.id)!).push(r);
+    for (const r of readEvalFolder(dir).records) (m.get(r.id) ?? m.set(r.id, []).get(r.id)!).push(r);
   }
   const flips = c.flipped
     .map(

@@ -40,6 +40,12 @@ export interface EpisodeOutcome {
   score: number;
   stopReason: 'stop' | 'length' | null;
   error?: string;
+  /** Wall-clock seconds of the episode. */
+  timeSeconds?: number;
+  /** Per model turn: prompt tokens and completion tokens. */
+  tokens?: [number, number][];
+  /** What the grader extracted from the final reply (graded examples). */
+  extracted?: string;
 }
 
 /** An error whose message is a timeout. */
@@ -62,7 +68,9 @@ export function envFor(benchmark: Benchmark, example: BenchmarkExample): Message
 /** Plays one episode. Never throws: errors and timeouts are reported in `error`. */
 export async function runEpisode(env: MessageEnv, options: EpisodeOptions): Promise<EpisodeOutcome> {
   const conversation: Message[] = [];
-  const state: EpisodeOutcome = { prompt: [], response: '', correct: false, score: 0, stopReason: null };
+  const started = performance.now();
+  const tokens: [number, number][] = [];
+  const state: EpisodeOutcome = { prompt: [], response: '', correct: false, score: 0, stopReason: null, tokens };
   const play = async (): Promise<EpisodeOutcome> => {
     const initial = await env.initialMessages();
     if (options.systemPrompt && initial[0]?.role !== 'system') {
@@ -87,6 +95,7 @@ export async function runEpisode(env: MessageEnv, options: EpisodeOptions): Prom
       const seq = res.sequences[0];
       if (seq === undefined) throw new CookbookError('the sampler returned no sequence');
       state.stopReason = seq.stopReason;
+      tokens.push([prompt.length, seq.tokens.length]);
       const parsed = options.renderer.parseResponse(seq.tokens).message;
       const reply: Message = { ...parsed, role: 'assistant' };
       state.response = replyText(reply);
@@ -96,6 +105,8 @@ export async function runEpisode(env: MessageEnv, options: EpisodeOptions): Prom
         const m = step.metrics ?? {};
         state.score = typeof m.score === 'number' ? m.score : reward;
         state.correct = typeof m.correct === 'number' ? m.correct >= 1 : reward > 0;
+        const extracted = env instanceof GradedEnv ? env.extracted.at(-1) : undefined;
+        if (extracted !== undefined) state.extracted = extracted;
         return state;
       }
       conversation.push(reply, ...step.nextMessages);
@@ -103,8 +114,10 @@ export async function runEpisode(env: MessageEnv, options: EpisodeOptions): Prom
     state.error = `the episode did not end within ${options.maxTurns} turns`;
     return state;
   };
+  const seconds = () => (performance.now() - started) / 1000;
   try {
-    return await timeout(play(), options.timeoutSeconds);
+    const done = await timeout(play(), options.timeoutSeconds);
+    return { ...done, timeSeconds: seconds() };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return {
@@ -113,6 +126,7 @@ export async function runEpisode(env: MessageEnv, options: EpisodeOptions): Prom
       score: 0,
       ...(error instanceof EpisodeTimeout ? { stopReason: null } : {}),
       error: message,
+      timeSeconds: seconds(),
     };
   }
 }

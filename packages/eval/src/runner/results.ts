@@ -1,7 +1,9 @@
 /**
  * The result files of an evaluation in `log_path`:
  * - `results.jsonl`: one line per sample — `id` (`<benchmark>/<example id>`), `sample_index`, `prompt` (the messages
- *   before the final reply), `response`, `answer`, `correct`, `score`, `stop_reason`, and `error` when it failed.
+ *   before the final reply), `response`, `answer`, `correct`, `score`, `stop_reason`, and `error` when it failed;
+ *   `extracted` (what the grader read), `time_seconds` and `tokens` (per model turn: prompt and completion tokens)
+ *   when known (lines written before these fields existed lack them).
  *   Appended one whole line at a time, so a killed run loses at most the line being written; a resumed run skips
  *   every (id, sample_index) already there (the last line wins when one appears twice).
  * - `results.json`: per benchmark `score`, `num_examples`, `num_correct`, `num_errors`, `num_truncated` and `pass@k`
@@ -27,6 +29,12 @@ export interface SampleRecord {
   score: number;
   stop_reason: 'stop' | 'length' | null;
   error?: string;
+  /** What the grader extracted from the reply. */
+  extracted?: string;
+  /** Wall-clock seconds of the sample. */
+  time_seconds?: number;
+  /** Per model turn: [prompt tokens, completion tokens]. */
+  tokens?: [number, number][];
 }
 
 /** One benchmark of `results.json`. */

@@ -2,7 +2,8 @@
  * The eval loop (upstream `run_benchmarks`): sample every example of every benchmark `numSamples` times from a model,
  * grade, and write `results.jsonl` (a line per sample, as it finishes), `results.json` (per benchmark: score, counts,
  * pass@k), `results.html` (per-example transcripts) and one `metrics.jsonl` row (`eval/<benchmark>/…`), inside the
- * shared run lifecycle. An interrupted or killed run continues where it stopped: with `behaviorIfLogDirExists`
+ * shared run lifecycle; beside them upstream's layout (`<benchmark>/result.json`, `<benchmark>/trajectories.jsonl`,
+ * `summary.json`, see `upstream-format.ts`), and with `evalStore` a run in upstream's eval store (`eval-store.ts`). An interrupted or killed run continues where it stopped: with `behaviorIfLogDirExists`
  * `resume` (the CLI's default), finished samples are read back and only the missing ones are drawn — after checking
  * that the model and sampling settings are those the folder was sampled with (`sampling.json`).
  */
@@ -17,6 +18,7 @@ import { z } from 'zod';
 import type { Benchmark } from '../benchmark.js';
 import { type ResolvedModel, resolveModel } from '../model-resolution.js';
 import { writeResultsHtml } from '../report/results-html.js';
+import { recordInEvalStore } from './eval-store.js';
 import {
   type BenchmarkSummary,
   latestRecords,
@@ -25,11 +27,13 @@ import {
   resultId,
   type SampleRecord,
   sampleKey,
+  splitResultId,
   summarizeAll,
   summaryMetrics,
   writeSummary,
 } from './results.js';
 import { type SampleTask, sampleAll } from './sample-all.js';
+import { writeUpstreamFormat } from './upstream-format.js';
 
 /** The file recording what a log folder was sampled with (checked on resume). */
 export const SAMPLING_FILE = 'sampling.json';
@@ -88,6 +92,13 @@ export const BenchmarkRunConfigSchema = z.object({
   maxTurns: z.number().int().positive().default(16).describe('Most model turns in one multi-turn episode'),
   systemPrompt: z.string().nullable().default(null).describe('System message for examples that have none'),
   retryErrors: z.boolean().default(false).describe('On resume, sample again the samples that ended with an error'),
+  evalStore: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe(
+      'Eval store folder (upstream layout: runs.jsonl + runs/<run_id>/metadata.json) to record a finished eval in; null = none',
+    ),
 });
 /** The parsed eval config. */
 export type BenchmarkRunConfig = z.infer<typeof BenchmarkRunConfigSchema>;
@@ -320,8 +331,29 @@ export async function runBenchmarks(
       if (reused > 0) run.log(`resuming: ${reused} of ${wanted.size} samples already in results.jsonl`);
       const writer = new ResultsWriter(config.logPath);
       const fresh: SampleRecord[] = [];
-      // Progress counts samples (rate and ETA per sample); samples reused from a resumed run count as done.
+      // Progress counts samples (rate and ETA per sample); samples reused from a resumed run count as done. The
+      // detail shows each benchmark's count, with its ETA at the overall rate while it is unfinished.
+      const perBenchmark = new Map<string, { done: number; total: number }>(
+        benchmarks.map((b) => [b.name, { done: 0, total: 0 }]),
+      );
+      for (const key of wanted) perBenchmark.get(splitResultId(key).benchmark)!.total++;
+      for (const key of done) if (wanted.has(key)) perBenchmark.get(splitResultId(key).benchmark)!.done++;
+      const started = performance.now();
+      const showDetail = () => {
+        const fresh = [...perBenchmark.values()].reduce((a, b) => a + b.done, 0) - reused;
+        const perSample = fresh > 0 ? (performance.now() - started) / 1000 / fresh : undefined;
+        run.setProgressDetail(
+          [...perBenchmark]
+            .map(([name, c]) => {
+              const left = c.total - c.done;
+              const eta = left > 0 && perSample !== undefined ? ` eta ${Math.ceil(left * perSample)}s` : '';
+              return `${name} ${c.done}/${c.total}${eta}`;
+            })
+            .join(' · '),
+        );
+      };
       run.setProgressCount(reused, wanted.size, 'sample');
+      showDetail();
       const sampled = await sampleAll(
         tasks,
         {
@@ -340,6 +372,9 @@ export async function runBenchmarks(
         (record) => {
           writer.append(record);
           fresh.push(record);
+          const c = perBenchmark.get(splitResultId(record.id).benchmark);
+          if (c !== undefined) c.done++;
+          showDetail();
           run.setProgressCount(reused + fresh.length, wanted.size, 'sample');
           deps.onSample?.(record);
         },
@@ -349,7 +384,19 @@ export async function runBenchmarks(
       const summary = summarizeAll(records, passK, names);
       writeSummary(config.logPath, summary);
       await writeResultsHtml(config.logPath, { summary, records, model: resolved, passK, benchmarks });
+      const upstream = writeUpstreamFormat(config.logPath, records, { benchmarks, passK, order: names });
       const complete = records.length === wanted.size;
+      if (complete && config.evalStore !== null) {
+        const meta = recordInEvalStore(config.evalStore, {
+          logPath: config.logPath,
+          modelName: resolved.baseModel,
+          checkpointPath: resolved.modelPath,
+          benchmarks: names,
+          config: identity,
+          results: upstream,
+        });
+        run.log(`eval store: ${join(config.evalStore, 'runs', meta.run_id)}`);
+      }
       if (complete) run.logger.logMetrics(summaryMetrics(summary), 0);
       else run.log(`interrupted: ${records.length} of ${wanted.size} samples done; run again to continue`);
       return {

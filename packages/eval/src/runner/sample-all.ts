@@ -58,6 +58,9 @@ export function toRecord(task: SampleTask, outcome: EpisodeOutcome): SampleRecor
     score: outcome.score,
     stop_reason: outcome.stopReason,
     ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    ...(outcome.extracted !== undefined ? { extracted: outcome.extracted } : {}),
+    ...(outcome.timeSeconds !== undefined ? { time_seconds: outcome.timeSeconds } : {}),
+    ...(outcome.tokens !== undefined && outcome.tokens.length > 0 ? { tokens: outcome.tokens } : {}),
   };
 }
 
