@@ -1,15 +1,22 @@
 /**
  * `cookbook eval_compare a=<eval folder> b=<eval folder>`: per-benchmark deltas of two evaluations and the examples
- * that flipped (solved in one, not in the other). Prints the table and writes compare.html and compare.json.
+ * that flipped (solved in one, not in the other). Each folder is a cookbook eval log_path or a folder in upstream's
+ * layout (`<benchmark>/result.json`, e.g. a run of an eval store). Prints the table and writes compare.html and
+ * compare.json.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { ConfigError } from '@cookbook/core';
-import { compareResults, comparisonText, RESULTS_JSON, writeComparison } from '@cookbook/eval';
+import { mkdirSync } from 'node:fs';
+import { ConfigError, DataError } from '@cookbook/core';
+import { compareResults, comparisonText, readEvalFolder, writeComparison } from '@cookbook/eval';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 
 export const evalCompareSchema = z.object({
-  a: z.string().min(1).describe('First eval folder (a log_path of cookbook eval), e.g. the base model'),
+  a: z
+    .string()
+    .min(1)
+    .describe(
+      'First eval folder (a cookbook eval log_path, or upstream layout: an eval store run), e.g. the base model',
+    ),
   b: z.string().min(1).describe('Second eval folder, e.g. the trained checkpoint'),
   logPath: z
     .string()
@@ -24,13 +31,11 @@ export const evalCompare = defineRecipe({
   schema: evalCompareSchema,
   async run(config, io) {
     for (const key of ['a', 'b'] as const) {
-      if (!existsSync(`${config[key]}/${RESULTS_JSON}`)) {
-        throw new ConfigError(
-          `${key}=${config[key]} has no ${RESULTS_JSON}; give the log_path of a cookbook eval run`,
-          {
-            key,
-          },
-        );
+      try {
+        readEvalFolder(config[key]);
+      } catch (error) {
+        if (!(error instanceof DataError)) throw error;
+        throw new ConfigError(`${key}=${config[key]}: ${error.message}`, { key, cause: error });
       }
     }
     const comparison = compareResults(config.a, config.b);

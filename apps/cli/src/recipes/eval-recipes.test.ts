@@ -36,7 +36,7 @@ describe('eval recipes', () => {
     const compared = expectDerivedFields(evalRecipe.schema, library, {
       anyDefault: ['log_path'],
       // A rerun continues the benchmarks it has not finished instead of asking.
-      defaults: { behavior_if_log_dir_exists: 'resume' },
+      defaults: { behavior_if_log_dir_exists: 'resume', eval_store: '.cookbook-runs/eval_store' },
     });
     expect(compared.length).toBe(library.size);
   });
@@ -44,11 +44,21 @@ describe('eval recipes', () => {
   it('evaluates a base model offline, resumes, re-grades and compares', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-eval-'));
     const a = join(dir, 'a');
-    const args = ['model_name=local/qwen3-tiny', 'benchmarks=concise,followups', 'max_examples=2', 'max_tokens=6'];
+    const store = join(dir, 'store');
+    const args = [
+      'model_name=local/qwen3-tiny',
+      'benchmarks=concise,followups',
+      'max_examples=2',
+      'max_tokens=6',
+      `eval_store=${store}`,
+    ];
     const c = capture();
     expect(await runCli(['eval', ...args, `log_path=${a}`], recipes, c.io)).toBe(0);
     expect(c.out.join('\n')).toMatch(/concise\s+[\d.]+\s+[\d.]+\s+2\s+/);
     for (const f of ['results.jsonl', 'results.json', 'results.html', 'metrics.jsonl', 'config.json', 'report.html']) {
+      expect(existsSync(join(a, f)), f).toBe(true);
+    }
+    for (const f of ['concise/result.json', 'concise/trajectories.jsonl', 'followups/result.json', 'summary.json']) {
       expect(existsSync(join(a, f)), f).toBe(true);
     }
     const first = readFileSync(join(a, 'results.jsonl'), 'utf8');
@@ -68,6 +78,8 @@ describe('eval recipes', () => {
     expect(await runCli(['eval_compare', `a=${a}`, `b=${b}`, `log_path=${join(dir, 'cmp')}`], recipes, cmp.io)).toBe(0);
     expect(cmp.out.join('\n')).toMatch(/benchmark\s+a score\s+b score\s+delta/);
     expect(existsSync(join(dir, 'cmp', 'compare.html'))).toBe(true);
+    // Both evals are runs of the one store (the resumed one kept its run).
+    expect(readFileSync(join(store, 'runs.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
   }, 120_000);
 
   it('reports a malformed task file by file, line and field, and a folder without results', async () => {
@@ -85,8 +97,25 @@ describe('eval recipes', () => {
     expect(existsSync(join(dir, 'r'))).toBe(false);
     const d = capture();
     expect(await runCli(['eval_compare', `a=${dir}`, `b=${dir}`], recipes, d.io)).toBe(2);
-    expect(d.err.join('\n')).toMatch(/a=.* has no results\.json/);
+    expect(d.err.join('\n')).toMatch(/a=.*: unknown eval folder format: expected results\.json/);
   });
+
+  it('runs upstream benchmarks from their offline samples, writing upstream results; lists known names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-eval-native-'));
+    const c = capture();
+    const args = ['eval', 'model_name=local/qwen3-tiny', 'max_tokens=4', `eval_store=${join(dir, 'store')}`];
+    expect(
+      await runCli([...args, 'benchmarks=aime_2025:sample,gpqa:sample', `log_path=${join(dir, 'r')}`], recipes, c.io),
+    ).toBe(0);
+    expect(c.out.join('\n')).toMatch(/aime_2025\s+[\d.]+\s+[\d.]+\s+3\s+/);
+    const result = JSON.parse(readFileSync(join(dir, 'r', 'gpqa', 'result.json'), 'utf8'));
+    expect(result).toMatchObject({ name: 'gpqa', num_examples: 3, num_errors: 0 });
+    const bad = capture();
+    expect(await runCli([...args, 'benchmarks=aime_2099', `log_path=${join(dir, 'x')}`], recipes, bad.io)).toBe(2);
+    expect(bad.err.join('\n')).toMatch(
+      /unknown benchmark "aime_2099"; choose concise, .*, gsm8k, math500, aime_2025, aime_2026, .*supergpqa, mmlu, ifeval \(a native one with :sample/,
+    );
+  }, 120_000);
 
   it('runs inside the SFT loop as an evaluator, logging eval/<benchmark>/…', async () => {
     const logPath = join(mkdtempSync(join(tmpdir(), 'cli-eval-sft-')), 'run');

@@ -6,7 +6,7 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readTaskFile } from '@cookbook/eval';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
@@ -33,7 +33,14 @@ function summary(logPath: string): BenchmarkSummary {
 }
 
 async function evaluate(model: string, logPath: string, numSamples: number): Promise<BenchmarkSummary> {
-  const args = ['eval', model, 'benchmarks=reply_format', `num_samples=${numSamples}`, `log_path=${logPath}`];
+  const args = [
+    'eval',
+    model,
+    'benchmarks=reply_format',
+    `num_samples=${numSamples}`,
+    `log_path=${logPath}`,
+    `eval_store=${join(dirname(logPath), 'eval_store')}`,
+  ];
   expect(await runCli(args, recipes, quiet)).toBe(0);
   return summary(logPath);
 }

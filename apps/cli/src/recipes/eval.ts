@@ -3,9 +3,11 @@
  * `run_benchmarks`). The model: `model_path=tinker://…/sampler_weights/…` or a run folder (e.g.
  * `.cookbook-runs/sl_basic`), or `model_name=…` for a base model; the base model and renderer come from the
  * checkpoint's training run unless given (explicit > checkpoint metadata > recommended). Benchmarks: the small task
- * files shipped with the CLI (offline), the Hub benchmarks (online) or JSONL paths. Writes results.jsonl,
- * results.json, results.html, metrics.jsonl and report.html under log_path; a rerun resumes. `regrade=true` grades
- * the saved replies again without sampling.
+ * files shipped with the CLI (offline), upstream's native benchmarks (online from the Hub, or `<name>:sample` for
+ * their shipped offline samples), the other Hub benchmarks (online) or JSONL paths. Writes results.jsonl,
+ * results.json, results.html, metrics.jsonl and report.html under log_path, upstream's layout beside them
+ * (`<benchmark>/result.json`, `trajectories.jsonl`, `summary.json`) and a run in the eval store; a rerun resumes.
+ * `regrade=true` grades the saved replies again without sampling.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -21,6 +23,9 @@ import {
   type Grader,
   HUB_BENCHMARKS,
   loadHubBenchmark,
+  loadNativeBenchmark,
+  NATIVE_BENCHMARKS,
+  nativeSpec,
   RESULTS_HTML,
   regradeResults,
   runBenchmarks,
@@ -41,8 +46,11 @@ export const evalSchema = BenchmarkRunConfigSchema.extend({
     .min(1)
     .default(['concise', 'arithmetic', 'capitals', 'followups', 'reply_format'])
     .describe(
-      `Comma-separated: shipped offline tasks (${Object.keys(SHIPPED_TASKS).join(', ')}), Hub benchmarks ` +
-        `(${Object.keys(HUB_BENCHMARKS).join(', ')}; network) or .jsonl task files`,
+      `Comma-separated: shipped offline tasks (${Object.keys(SHIPPED_TASKS).join(', ')}), upstream's native ` +
+        `benchmarks (${Object.keys(NATIVE_BENCHMARKS).join(', ')}; network, or <name>:sample for the shipped ` +
+        `offline sample), other Hub benchmarks (${Object.keys(HUB_BENCHMARKS)
+          .filter((n) => !(n in NATIVE_BENCHMARKS))
+          .join(', ')}; network) or .jsonl task files`,
     ),
   grader: z
     .string()
@@ -56,6 +64,8 @@ export const evalSchema = BenchmarkRunConfigSchema.extend({
       'A .js/.mjs file whose default export grade(response, answer) → boolean | score grades every JSONL example',
     ),
   regrade: z.boolean().default(false).describe('Grade the replies saved in log_path again, without sampling'),
+  // One store for every eval of the project (upstream's use: one store, a run per evaluated checkpoint).
+  evalStore: lib.evalStore.default('.cookbook-runs/eval_store'),
 });
 
 type EvalConfig = z.infer<typeof evalSchema>;
@@ -87,6 +97,14 @@ export async function loadBenchmarks(config: EvalConfig, log: (line: string) => 
     const shipped = shippedTaskPath(name);
     if (shipped !== undefined) {
       out.push(benchmarkFromTaskFile(shipped, { name, grader }));
+    } else if (nativeSpec(name) !== undefined) {
+      // Upstream's benchmark: its own prompts and grader (a grader_module replaces the grader).
+      const b = await loadNativeBenchmark(name, {
+        systemPrompt: config.systemPrompt,
+        ...(config.maxExamples ? { maxRows: config.maxExamples } : {}),
+        log,
+      });
+      out.push(custom !== undefined ? { ...b, grader: custom } : b);
     } else if (name in HUB_BENCHMARKS) {
       const spec = HUB_BENCHMARKS[name]!;
       const examples = await loadHubBenchmark(name, {
@@ -102,7 +120,7 @@ export async function loadBenchmarks(config: EvalConfig, log: (line: string) => 
       out.push(benchmarkFromTaskFile(path, { grader }));
     } else {
       throw new ConfigError(
-        `benchmarks: unknown benchmark "${name}"; choose ${[...Object.keys(SHIPPED_TASKS), ...Object.keys(HUB_BENCHMARKS)].join(', ')} or a .jsonl path`,
+        `benchmarks: unknown benchmark "${name}"; choose ${[...new Set([...Object.keys(SHIPPED_TASKS), ...Object.keys(NATIVE_BENCHMARKS), ...Object.keys(HUB_BENCHMARKS)])].join(', ')} (a native one with :sample for its offline sample) or a .jsonl path`,
         { key: 'benchmarks' },
       );
     }
