@@ -27,6 +27,11 @@ g('unbalanced_box', 'So \\boxed{72 is the answer');
 g('fraction_in_box', '\\boxed{\\frac{1}{2}}', '0.5');
 g('nested_braces', '\\boxed{{72}}');
 g('thousands_text', 'It costs 1,234 dollars', '1234');
+g('hash_before_later_number', 'Work...\n#### 72\nChecked in 3 steps.');
+g('answer_is_before_later_number', 'The answer is 72. That took 5 minutes.');
+g('bold_before_later_number', 'So **72** apples, from 3 baskets');
+g('no_number_expected_zero', 'no idea', '0');
+g('box_beats_hash', '\\boxed{72}\n#### 70');
 
 // math500: the LAST \boxed{} (hendrycks-style grading with normalisation and a symbolic check).
 const m = (id, r, expected) => add('math500', id, r, { expected });
@@ -63,6 +68,7 @@ a('no_box_last_number', 'The count is 204');
 a('no_number', 'No idea.');
 a('box_inf_overflow', '\\boxed{\\infty}');
 a('word_inf', 'Answer: infinite', 0);
+a('boxed_inf_raises', 'So \\boxed{inf}');
 a('negative', '\\boxed{-3}', -3);
 a('fraction_box', '\\boxed{\\frac{408}{2}}');
 
@@ -112,6 +118,8 @@ h('frac_vs_decimal', '\\boxed{\\frac{1}{4}}', '0.25');
 h('sqrt_equiv', '\\boxed{\\sqrt{8}}', '2\\sqrt{2}');
 h('whitespace', '\\boxed{ 2 \\pi }', '2 \\pi');
 h('nested_braces', '\\boxed{\\frac{\\sqrt{3}}{2}}', '\\frac{\\sqrt{3}}{2}');
+h('text_answer_period', '\\boxed{\\text{odd}.}', 'odd');
+h('mathrm_answer', '\\boxed{\\mathrm{Alice}}', 'Alice');
 
 // ifeval: upstream's own verifier; strict = every instruction followed.
 const ie = (id, r, ids, kwargs) => add('ifeval', id, r, { instruction_id_list: ids, kwargs });

@@ -128,4 +128,26 @@ describe('upstream result format and eval store', () => {
     await evalOnce(join(tmp(), 'other'), store, sampler());
     expect(jsonl(join(store, 'runs.jsonl'))).toHaveLength(2);
   });
+
+  it('a grader exception is the example error: counted in num_errors, the benchmark goes on', async () => {
+    const logPath = join(tmp(), 'eval');
+    const s = new FakeSampler((users) => ((users.at(-1) ?? '').includes('divisors') ? '\\boxed{inf}' : '\\boxed{81}'));
+    const aime = await loadNativeBenchmark('aime_2025:sample');
+    const result = await runBenchmarks(
+      { logPath, behaviorIfLogDirExists: 'resume', modelName: 'fake' },
+      { benchmarks: [aime], samplingClient: s, renderer, progress: false, log: () => undefined },
+    );
+    expect(result.status).toBe('completed');
+    expect(s.calls).toBe(3);
+    expect(json(join(logPath, 'aime_2025', 'result.json'))).toMatchObject({
+      num_examples: 3,
+      num_correct: 1,
+      num_errors: 1,
+    });
+    const failed = jsonl(join(logPath, 'aime_2025', 'trajectories.jsonl')).filter((t) => t.error !== null);
+    expect(failed.map((t) => [t.reward, t.error])).toEqual([
+      [0, 'field "response": cannot convert "inf" to an integer'],
+    ]);
+    expect(existsSync(join(logPath, 'eval_store.json'))).toBe(false);
+  });
 });
