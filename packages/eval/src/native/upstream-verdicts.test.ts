@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { BenchmarkExample } from '../benchmark.js';
+import { boxedMath, multipleChoice } from '../graders/graders.js';
 import { checkInstructions } from '../graders/instructions.js';
 import { checkGsm8k, extractMcqAnswer, gradeAime, gradeHmmt, gradeMath500 } from './upstream-graders.js';
 
@@ -133,4 +135,49 @@ describe('native graders match upstream verdicts', () => {
       if (want.extracted !== undefined && got.extracted !== undefined) expect(got.extracted).toBe(want.extracted);
     });
   }
+});
+
+/**
+ * This package's general graders (task files, the `mmlu` Hub benchmark) against the same upstream verdicts. They are
+ * not upstream's on purpose — `multiple_choice` takes the LAST answer phrase or box and reads a letter next to CJK
+ * text; `math` rejects stray braces less strictly and compares fractions by value — and these are all the cases where
+ * that shows. The native benchmarks use the upstream-faithful graders above.
+ */
+const GENERAL_DIFFERENCES = new Set([
+  'mmlu_redux/first_answer_phrase_wins',
+  'gpqa/first_answer_phrase_wins',
+  'ceval/first_answer_phrase_wins',
+  'mmlu_redux/two_boxes_first_wins',
+  'gpqa/two_boxes_first_wins',
+  'ceval/two_boxes_first_wins',
+  'ceval/chinese_answer',
+  'ceval/chinese_letter_adjacent',
+  'gpqa/letter_beyond_300',
+  'math500/unreduced_frac',
+  'math500/unmatched_close',
+  'math500/sqrt_equiv',
+]);
+
+describe('general graders against upstream verdicts', () => {
+  const verdicts = new Map(fixture.verdicts.map((v) => [`${v.benchmark}/${v.id}`, v]));
+  const general = cases.filter((c) =>
+    ['mmlu_redux', 'gpqa', 'ceval', 'mmlu_pro', 'supergpqa', 'math500'].includes(c.benchmark),
+  );
+  it('agree on every case but the listed differences', async () => {
+    const differ: string[] = [];
+    for (const c of general) {
+      const key = `${c.benchmark}/${c.id}`;
+      const letters = c.valid_letters ?? 'ABCD';
+      const example: BenchmarkExample = {
+        id: c.id,
+        messages: [],
+        answer: String(c.expected),
+        ...(c.benchmark === 'math500' ? {} : { choices: [...letters].map((l) => `choice ${l}`) }),
+      };
+      const grader = c.benchmark === 'math500' ? boxedMath : multipleChoice;
+      const got = await grader({ response: c.response, target: example, example, turn: 0, prompt: [] });
+      if (got.correct !== verdicts.get(key)!.correct) differ.push(key);
+    }
+    expect(differ.sort()).toEqual([...GENERAL_DIFFERENCES].sort());
+  });
 });
