@@ -20,6 +20,7 @@ import {
   writeResults,
   writeSummary,
 } from './results.js';
+import { writeUpstreamFormat } from './upstream-format.js';
 
 /** What {@link regradeResults} did. */
 export interface RegradeOutcome {
@@ -56,7 +57,16 @@ export async function regradeResults(
       out.push(r);
       continue;
     }
-    const grade = await regradeConversation(example, graderOf(benchmark, example), r.prompt, r.response);
+    let grade: Awaited<ReturnType<typeof regradeConversation>>;
+    try {
+      grade = await regradeConversation(example, graderOf(benchmark, example), r.prompt, r.response);
+    } catch (error) {
+      // The grader failed on this reply: the sample becomes an error, as it would have in the run.
+      regraded++;
+      if (r.correct || r.score !== 0) changed++;
+      out.push({ ...r, correct: false, score: 0, error: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
     if (grade === undefined) {
       kept++;
       out.push(r);
@@ -64,7 +74,13 @@ export async function regradeResults(
     }
     regraded++;
     if (grade.correct !== r.correct || grade.score !== r.score) changed++;
-    out.push({ ...r, correct: grade.correct, score: grade.score });
+    const { extracted: _old, ...rest } = r;
+    out.push({
+      ...rest,
+      correct: grade.correct,
+      score: grade.score,
+      ...(grade.extracted !== undefined ? { extracted: grade.extracted } : {}),
+    });
   }
   const maxN = Math.max(...[...countPerExample(out).values()]);
   const ks = passK ?? [...new Set([1, maxN])];
@@ -73,6 +89,7 @@ export async function regradeResults(
   writeResults(logPath, out);
   writeSummary(logPath, summary);
   await writeResultsHtml(logPath, { summary, records: out, passK: ks, title: 'Evaluation results (re-graded)' });
+  writeUpstreamFormat(logPath, out, { benchmarks, passK: ks, order });
   writeFileAtomicSync(join(logPath, METRICS_FILE), `${JSON.stringify({ step: 0, ...summaryMetrics(summary) })}\n`);
   await writeRunReport(logPath);
   return { summary, regraded, changed, kept };

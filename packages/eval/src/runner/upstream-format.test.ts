@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeSampler, renderer } from '../__fixtures__/fake-sampler.js';
 import { loadNativeBenchmark } from '../native/registry.js';
+import { regradeResults } from './regrade.js';
 import { runBenchmarks } from './run-benchmarks.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'eval-upstream-'));
@@ -149,5 +150,37 @@ describe('upstream result format and eval store', () => {
       [0, 'field "response": cannot convert "inf" to an integer'],
     ]);
     expect(existsSync(join(logPath, 'eval_store.json'))).toBe(false);
+  });
+
+  it('re-grading rewrites upstream files too; a grader that throws makes the samples errors', async () => {
+    const logPath = join(tmp(), 'eval');
+    const aime = await loadNativeBenchmark('aime_2025:sample');
+    await runBenchmarks(
+      { logPath, behaviorIfLogDirExists: 'resume', modelName: 'fake' },
+      { benchmarks: [aime], samplingClient: sampler(), renderer, progress: false, log: () => undefined },
+    );
+    expect(json(join(logPath, 'aime_2025', 'result.json'))).toMatchObject({ num_correct: 1, num_errors: 0 });
+    const lenient = { ...aime, grader: () => ({ correct: true, score: 1, extracted: 'any' }) };
+    await regradeResults(logPath, [lenient]);
+    expect(json(join(logPath, 'aime_2025', 'result.json'))).toMatchObject({ num_correct: 3, num_errors: 0 });
+    expect(jsonl(join(logPath, 'aime_2025', 'trajectories.jsonl')).map((t) => t.logs.extracted)).toEqual([
+      'any',
+      'any',
+      'any',
+    ]);
+    const broken = {
+      ...aime,
+      grader: () => {
+        throw new Error('grader bug');
+      },
+    };
+    const outcome = await regradeResults(logPath, [broken]);
+    expect(outcome).toMatchObject({ regraded: 3, changed: 3 });
+    expect(json(join(logPath, 'aime_2025', 'result.json'))).toMatchObject({ num_correct: 0, num_errors: 3 });
+    expect(jsonl(join(logPath, 'aime_2025', 'trajectories.jsonl')).map((t) => t.error)).toEqual([
+      'grader bug',
+      'grader bug',
+      'grader bug',
+    ]);
   });
 });
