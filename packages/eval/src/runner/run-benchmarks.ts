@@ -35,6 +35,21 @@ import {
 import { type SampleTask, sampleAll } from './sample-all.js';
 import { writeUpstreamFormat } from './upstream-format.js';
 
+/** Names a benchmark may not have: the files of an eval folder (each benchmark gets a folder of its name). */
+const RESERVED_NAMES = new Set([
+  'results.jsonl',
+  'results.json',
+  'results.html',
+  'sampling.json',
+  'summary.json',
+  'metrics.jsonl',
+  'config.json',
+  'report.html',
+  'transcripts',
+  'eval_store.json',
+  'checkpoints.jsonl',
+]);
+
 /** The file recording what a log folder was sampled with (checked on resume). */
 export const SAMPLING_FILE = 'sampling.json';
 
@@ -246,6 +261,13 @@ export async function runBenchmarks(
         const names = new Set<string>();
         for (const b of benchmarks) {
           if (names.has(b.name)) throw new ConfigError(`benchmark "${b.name}" is listed twice`, { key: 'benchmarks' });
+          // Each benchmark gets a folder <log_path>/<name>/ (upstream's layout): it may not be one of the run's files.
+          if (RESERVED_NAMES.has(b.name) || b.name.startsWith('.')) {
+            throw new ConfigError(
+              `benchmark name "${b.name}" is a file of the eval folder; rename the benchmark (or its task file)`,
+              { key: 'benchmarks' },
+            );
+          }
           names.add(b.name);
         }
         try {

@@ -183,4 +183,24 @@ describe('upstream result format and eval store', () => {
       'grader bug',
     ]);
   });
+
+  it('refuses a benchmark named like a file of the eval folder, before creating it', async () => {
+    const logPath = join(tmp(), 'eval');
+    const aime = await loadNativeBenchmark('aime_2025:sample');
+    await expect(
+      runBenchmarks(
+        { logPath, behaviorIfLogDirExists: 'resume', modelName: 'fake' },
+        {
+          benchmarks: [{ ...aime, name: 'summary.json' }],
+          samplingClient: sampler(),
+          renderer,
+          progress: false,
+          log: () => undefined,
+        },
+      ),
+    ).rejects.toThrow(
+      'benchmark name "summary.json" is a file of the eval folder; rename the benchmark (or its task file)',
+    );
+    expect(existsSync(logPath)).toBe(false);
+  });
 });
