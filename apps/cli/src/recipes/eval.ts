@@ -111,7 +111,8 @@ export async function loadBenchmarks(config: EvalConfig, log: (line: string) => 
         ...(config.maxExamples ? { maxRows: config.maxExamples } : {}),
         log,
       });
-      out.push(benchmarkFromExamples(name, examples, custom ?? spec.grader));
+      const b = benchmarkFromExamples(name, examples, custom ?? spec.grader);
+      out.push(spec.aggregate ? { ...b, aggregate: spec.aggregate } : b);
     } else if (/\.jsonl?$/i.test(name) || existsSync(name)) {
       const path = resolve(name);
       if (!existsSync(path) || statSync(path).isDirectory()) {

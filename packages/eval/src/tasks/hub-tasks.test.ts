@@ -98,6 +98,15 @@ describe('Hub benchmarks', () => {
       },
     ]);
     expect(notes).toEqual(['ifeval: 1 rows skipped (no gradable answer or instruction)']);
+    // Upstream's IFEval metrics in result.json: strict = all followed, loose = mean fraction followed.
+    const samples = [
+      { example: ifeval[0]!, correct: true, score: 1 },
+      { example: ifeval[0]!, correct: false, score: 0.5 },
+    ];
+    expect(HUB_BENCHMARKS.ifeval!.aggregate!(samples)).toEqual({
+      'ifeval/strict_accuracy': 0.5,
+      'ifeval/loose_accuracy': 0.75,
+    });
   });
 
   it('map MATH-500 rows to boxed-math examples (id from unique_id, subject and level kept)', async () => {

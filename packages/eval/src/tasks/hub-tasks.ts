@@ -4,7 +4,7 @@
  * run from a local JSONL file instead; `HF_HUB_OFFLINE=1` is honoured.
  */
 import { ConfigError, DataError } from '@cookbook/core';
-import type { BenchmarkExample } from '../benchmark.js';
+import type { BenchmarkExample, GradedSample } from '../benchmark.js';
 import { SUPPORTED_INSTRUCTIONS } from '../graders/instructions.js';
 import { extractGsm8kAnswer } from '../graders/math-grading.js';
 import { fetchHubRows, HubRowsError } from './hub-rows.js';
@@ -26,6 +26,8 @@ export interface HubBenchmarkSpec {
   toExample(row: Record<string, unknown>, index: number): BenchmarkExample | undefined;
   /** What the benchmark is, for `--help`. */
   description: string;
+  /** Extra metrics of its upstream-format result.json. */
+  aggregate?: (samples: readonly GradedSample[]) => Record<string, number>;
 }
 
 function text(row: Record<string, unknown>, field: string, dataset: string, index: number): string {
@@ -95,6 +97,14 @@ export const HUB_BENCHMARKS: Readonly<Record<string, HubBenchmarkSpec>> = {
     split: 'train',
     grader: 'instructions',
     description: 'IFEval prompts with verifiable instructions (language detection left out)',
+    // Upstream's IFEval metrics: strict = every instruction followed, loose = mean fraction followed.
+    aggregate(samples) {
+      const n = samples.length;
+      return {
+        'ifeval/strict_accuracy': n > 0 ? samples.filter((s) => s.correct).length / n : 0,
+        'ifeval/loose_accuracy': n > 0 ? samples.reduce((a, s) => a + s.score, 0) / n : 0,
+      };
+    },
     toExample(row, i) {
       const ids = row.instruction_id_list;
       const kwargs = Array.isArray(row.kwargs) ? row.kwargs : [];
