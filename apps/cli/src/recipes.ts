@@ -15,6 +15,7 @@ import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
 import { rlhfPipeline } from './recipes/rlhf-pipeline.js';
+import { rubric } from './recipes/rubric.js';
 import { searchTool } from './recipes/search-tool.js';
 import { serve } from './recipes/serve.js';
 import { shorter } from './recipes/shorter.js';
@@ -42,6 +43,7 @@ export const recipes: Recipe[] = [
   checkpoint,
   dpo,
   shorter,
+  rubric,
   rlhfPipeline,
   onPolicyDistillation,
   offPolicyDistillation,
