@@ -22,6 +22,7 @@ import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 import { toolUse } from './recipes/tool-use.js';
+import { trueThinkingScore } from './recipes/true-thinking-score.js';
 import { vlmClassifier } from './recipes/vlm-classifier.js';
 
 export const recipes: Recipe[] = [
@@ -37,6 +38,7 @@ export const recipes: Recipe[] = [
   gem,
   evalRecipe,
   evalCompare,
+  trueThinkingScore,
   serve,
   chat,
   cache,

@@ -1,6 +1,6 @@
 /**
  * Python's `random.Random` (CPython's Mersenne Twister MT19937 and its integer seeding) for the few calls the ported
- * recipes make: `randint`, `randbelow` and `choice`. Seeded runs then draw exactly the numbers the upstream recipe
+ * recipes make: `randint`, `randbelow`, `choice` and `shuffle`. Seeded runs then draw exactly the numbers the upstream recipe
  * draws (the rubric data generator's operands, the true-thinking score's perturbation offsets), so a data file or a
  * perturbed step can be compared with upstream's byte for byte.
  */
@@ -111,6 +111,16 @@ export class PythonRandom {
       throw new ConfigError(`randint: need integers a ≤ b, got ${a}, ${b}`);
     }
     return a + this.randbelow(b - a + 1);
+  }
+
+  /** `shuffle(x)`: shuffles `x` in place (Fisher–Yates from the end, as Python does). */
+  shuffle<T>(x: T[]): void {
+    for (let i = x.length - 1; i >= 1; i--) {
+      const j = this.randbelow(i + 1);
+      const t = x[i]!;
+      x[i] = x[j]!;
+      x[j] = t;
+    }
   }
 
   /** `choice(seq)`: one element, uniformly. */
