@@ -36,7 +36,9 @@ describe('cookbook true_thinking_score', () => {
     const c = capture();
     const args = [`log_path=${logPath}`, `base_url=${server.baseURL}`, 'n_problems=2', 'seed=8'];
     expect(await runCli(['true_thinking_score', ...args], [trueThinkingScore], c.io)).toBe(0);
-    expect(c.out.join('\n')).toMatch(/1 of 2 problems scored \(1 without numbers skipped\), 2 steps: mean TTS \d\.\d{4}/);
+    expect(c.out.join('\n')).toMatch(
+      /1 of 2 problems scored \(1 without numbers skipped\), 2 steps: mean TTS \d\.\d{4}/,
+    );
     for (const f of ['tts.html', 'tts_per_problem.jsonl', 'tts_summary.json', 'metrics.jsonl', 'config.json']) {
       expect(existsSync(join(logPath, f)), f).toBe(true);
     }
