@@ -16,6 +16,7 @@ import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
 import { rlhfPipeline } from './recipes/rlhf-pipeline.js';
 import { rubric } from './recipes/rubric.js';
+import { sdft } from './recipes/sdft.js';
 import { searchTool } from './recipes/search-tool.js';
 import { serve } from './recipes/serve.js';
 import { shorter } from './recipes/shorter.js';
@@ -49,5 +50,6 @@ export const recipes: Recipe[] = [
   rlhfPipeline,
   onPolicyDistillation,
   offPolicyDistillation,
+  sdft,
   vlmClassifier,
 ];
