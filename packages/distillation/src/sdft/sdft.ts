@@ -246,7 +246,9 @@ export async function trainSdft(input: SdftConfigInput, deps: SdftDeps): Promise
           'sdft/num_datums': data_D.length,
           'optim/lr': config.learningRate,
         };
-        if (config.topk > 0) metrics['sdft/mean_teacher_entropy'] = positions > 0 ? entropySum / positions : 0;
+        // Per completion token, the skipped ones included (upstream's denominator).
+        if (config.topk > 0)
+          metrics['sdft/mean_teacher_entropy'] = completionTokens > 0 ? entropySum / completionTokens : 0;
         if (config.reverse) {
           const K = config.topk;
           const out = await training.forwardBackwardCustom(trainData, (data, logprobs) => {
