@@ -67,7 +67,7 @@ export const SdftConfigSchema = z.object({
     .boolean()
     .default(false)
     .describe('Reverse KL over the top-K slots instead of top-K cross-entropy (needs topk > 0)'),
-  skipFirstNTokens: z
+  skipFirstTokens: z
     .number()
     .int()
     .nonnegative()
@@ -220,14 +220,14 @@ export async function trainSdft(input: SdftConfigInput, deps: SdftDeps): Promise
             ...(config.topk > 0 ? { topkPromptLogprobs: config.topk } : {}),
           });
           const lps = res.promptLogprobs ?? [];
-          const kl = sampledKl(datum, completion, lps, prompt.length, config.topk > 0 ? config.skipFirstNTokens : 0);
+          const kl = sampledKl(datum, completion, lps, prompt.length, config.topk > 0 ? config.skipFirstTokens : 0);
           klSum += kl.sum;
           klCount += kl.count;
           if (config.topk > 0) {
             const built = sdftTopkDatum(datum, completion, (res.topkPromptLogprobs ?? []) as TopkRow[], prompt.length, {
               K: config.topk,
               vocabSize,
-              skipFirstNTokens: config.skipFirstNTokens,
+              skipFirstNTokens: config.skipFirstTokens,
             });
             entropySum += built.entropySum;
             positions += built.positions;
