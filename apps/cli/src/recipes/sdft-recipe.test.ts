@@ -46,9 +46,9 @@ describe('cookbook sdft', () => {
     expect(existsSync(logPath)).toBe(false);
   });
 
-  it('trains a top-K step and a reverse-KL step on the stand-in, logging the per-token KL', async () => {
-    for (const mode of [[], ['reverse=true']]) {
-      const logPath = join(root, `run${mode.length}`);
+  it('trains a step in each mode (top-K, reverse KL, advantage with a teacher re-sync) on the stand-in, logging the per-token KL', async () => {
+    for (const [i, mode] of [[], ['reverse=true'], ['topk=0', 'teacher_sync_every=1']].entries()) {
+      const logPath = join(root, `run${i}`);
       const c = capture();
       const args = [
         'max_steps=1',
@@ -69,7 +69,7 @@ describe('cookbook sdft', () => {
       expect(rows.length).toBe(1);
       expect(Number.isFinite(rows[0]['sdft/kl'])).toBe(true);
       expect(rows[0]['sdft/positions']).toBeGreaterThan(0);
-      if (mode.length > 0) expect(Number.isFinite(rows[0]['sdft/reverse_kl'])).toBe(true);
+      if (mode.includes('reverse=true')) expect(Number.isFinite(rows[0]['sdft/reverse_kl'])).toBe(true);
       const cps = readFileSync(join(logPath, 'checkpoints.jsonl'), 'utf8');
       expect(cps).toContain('"final":true');
     }

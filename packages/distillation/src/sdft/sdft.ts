@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { ConfigError, configToKeyStyle, type Datum, type Message, tensorToNumbers } from '@cookbook/core';
 import { resolveModelSetup, TinkerTokenCompleter } from '@cookbook/renderers';
-import { assembleTrainingData, computeAdvantages, doGroupRollout } from '@cookbook/rl';
+import { assembleTrainingData, computeAdvantages, doGroupRollout, removeMask } from '@cookbook/rl';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
   CheckpointManager,
@@ -234,7 +234,7 @@ export async function trainSdft(input: SdftConfigInput, deps: SdftDeps): Promise
             trainData[d] = built.datum;
           } else {
             positions += sdftAdvantageDatum(datum, completion, lps, prompt.length);
-            trainData[d] = datum;
+            trainData[d] = removeMask(datum);
           }
         });
         const tTeacher = performance.now();
