@@ -15,12 +15,15 @@ import { promptDistillation } from './recipes/prompt-distillation.js';
 import { rlBasic } from './recipes/rl-basic.js';
 import { rlLoop } from './recipes/rl-loop.js';
 import { rlhfPipeline } from './recipes/rlhf-pipeline.js';
+import { rubric } from './recipes/rubric.js';
+import { sdft } from './recipes/sdft.js';
 import { searchTool } from './recipes/search-tool.js';
 import { serve } from './recipes/serve.js';
 import { shorter } from './recipes/shorter.js';
 import { slBasic } from './recipes/sl-basic.js';
 import { slLoop } from './recipes/sl-loop.js';
 import { toolUse } from './recipes/tool-use.js';
+import { trueThinkingScore } from './recipes/true-thinking-score.js';
 import { vlmClassifier } from './recipes/vlm-classifier.js';
 
 export const recipes: Recipe[] = [
@@ -36,14 +39,17 @@ export const recipes: Recipe[] = [
   gem,
   evalRecipe,
   evalCompare,
+  trueThinkingScore,
   serve,
   chat,
   cache,
   checkpoint,
   dpo,
   shorter,
+  rubric,
   rlhfPipeline,
   onPolicyDistillation,
   offPolicyDistillation,
+  sdft,
   vlmClassifier,
 ];

@@ -108,6 +108,7 @@ export {
   lockOwnerAlive,
   readLockOwner,
 } from './process-lock.js';
+export { PythonRandom } from './python-random.js';
 export {
   isSparse,
   maybeSparse,

@@ -35,6 +35,35 @@ export {
   type TeacherKlOptions,
 } from './reverse-kl.js';
 export {
+  type SdftConfig,
+  type SdftConfigInput,
+  SdftConfigSchema,
+  type SdftDeps,
+  type SdftExample,
+  sdftSteps,
+  trainSdft,
+} from './sdft/sdft.js';
+export {
+  loadSciKnowEval,
+  loadToolAlpaca,
+  MAX_SDFT_FILE_BYTES,
+  OFFLINE_SDFT_EXAMPLES,
+  readSdftJsonl,
+} from './sdft/sdft-data.js';
+export {
+  DEFAULT_DEMO_TEMPLATE,
+  formatDemoTemplate,
+  reverseKlTopkLoss,
+  SDFT_DEFAULTS,
+  type StudentCompletion,
+  sampledKl,
+  sdftAdvantageDatum,
+  sdftTeacherPrompt,
+  sdftTopkDatum,
+  studentCompletion,
+  topkWeights,
+} from './sdft/sdft-targets.js';
+export {
   checkSameTokenizer,
   createTeacher,
   type Teacher,

@@ -202,3 +202,45 @@ export {
   type TaskFileBenchmarkOptions,
   taskFileName,
 } from './tasks/jsonl-tasks.js';
+export {
+  loadTTSProblems,
+  MAX_TTS_HUB_ROWS,
+  OFFLINE_TTS_PROBLEMS,
+  type TTSDatasetName,
+  type TTSProblem,
+} from './true-thinking-score/tts-problems.js';
+export { ttsColour, ttsHtml } from './true-thinking-score/tts-report.js';
+export {
+  greedyReasoning,
+  runTrueThinkingScore,
+  type TTSConfig,
+  type TTSConfigInput,
+  TTSConfigSchema,
+  type TTSDeps,
+  type TTSRunValue,
+} from './true-thinking-score/tts-run.js';
+export {
+  DECORATIVE_TTS,
+  EARLY_EXIT_CUE,
+  EARLY_EXIT_SUFFIX,
+  earlyExitConfidence,
+  MIN_ANSWER_LOGPROB,
+  type StepTTS,
+  type TTSResult,
+  type TTSSampler,
+  ttsAggregate,
+  ttsForCot,
+  ttsForStep,
+  ttsProblemSummary,
+} from './true-thinking-score/tts-score.js';
+export {
+  hasNumbers,
+  isSelfVerificationStep,
+  MIN_STEP_CHARS,
+  NUMBER_PATTERN,
+  PERTURBATION_OFFSETS,
+  perturbNumbers,
+  SELF_VERIFICATION_PATTERN,
+  STEP_SPLIT_PATTERN,
+  segmentCotSteps,
+} from './true-thinking-score/tts-steps.js';

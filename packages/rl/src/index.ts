@@ -105,6 +105,39 @@ export {
 } from './envs/multi-hop-world.js';
 export { BUILT_IN_ENVS } from './envs/registry.js';
 export {
+  compileExtractionRegex,
+  DEFAULT_EXTRACTION_REGEX,
+  DEFAULT_GRADER_OUTPUT_FORMAT_INSTRUCTION,
+  extractRubricScore,
+  MAX_RUBRIC_FILE_BYTES,
+  makeRubric,
+  PROMETHEUS_DATASET,
+  parsePythonFloat,
+  parseRubricJsonl,
+  parseRubricLine,
+  prometheusDatapoint,
+  pyJsonDumps,
+  type Rubric,
+  type RubricDatapoint,
+  type RubricSource,
+  readRubricJsonl,
+  rubricDatapointToJson,
+  rubricGraderPrompt,
+} from './envs/rubric/rubric-data.js';
+export {
+  RubricDataset,
+  type RubricEnvOptions,
+  RubricGradedEnv,
+  RubricGroupBuilder,
+  type RubricNoScore,
+  rubricItemWhere,
+} from './envs/rubric/rubric-env.js';
+export {
+  generateRubricDataset,
+  MAX_GENERATED_RUBRIC_DATAPOINTS,
+  RUBRIC_GENERATOR_DEFAULTS,
+} from './envs/rubric/rubric-generate.js';
+export {
   answerMatches,
   normalizeQaAnswer,
   SEARCH_QA_SYSTEM_PROMPT,

@@ -240,7 +240,11 @@ export class TrainingClient {
           modelInput: d.modelInput,
           lossFnInputs: {
             target_tokens: d.lossFnInputs.target_tokens,
-            weights: tensorFromFloat32(Array.from(g, (v) => -v)),
+            // The targets' shape: (N) or (N, K) (a loss over K target tokens per position).
+            weights: tensorFromFloat32(
+              Array.from(g, (v) => -v),
+              d.lossFnInputs.target_tokens.shape,
+            ),
           },
         };
       });
