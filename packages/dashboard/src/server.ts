@@ -150,7 +150,17 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         const now = Date.now();
         const ids = await findRuns(root);
         const out = [];
-        for (const id of ids) out.push(await describeRun(root, id === '.' ? root : join(root, id), id, now));
+        for (const id of ids) {
+          const dir = id === '.' ? root : join(root, id);
+          const entry = await describeRun(root, dir, id, now);
+          if (entry.kind === 'eval') {
+            // An eval folder: its first benchmark's score is the headline.
+            const first = (await readBenchmarks(root, dir))[0];
+            entry.recipe = 'eval';
+            if (first?.score != null) entry.headline = { key: `${first.name} score`, value: first.score };
+          }
+          out.push(entry);
+        }
         return { root, runs: out };
       }
       case '/api/run': {
