@@ -679,7 +679,7 @@ function trajectoryView(rec, by) {
       parts.push(
         h('div', { class: 'turn role-user' }, h('div', { class: 'who' }, 'observation'), textBlock(s.ob_text)),
       );
-    const tok = tokens(s, rec.advantage, by);
+    const tok = tokens(s, s.advantage ?? rec.advantage, by);
     if (tok) parts.push(h('div', { class: 'turn role-assistant' }, h('div', { class: 'who' }, 'action (tokens)'), tok));
     else if (typeof s.ac_text === 'string')
       parts.push(
