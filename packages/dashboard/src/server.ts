@@ -138,9 +138,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
   };
 
-  const updateMetrics = async (s: RunState) => {
+  /** Reads the rows appended to a run's metrics; when pages follow the run live, they get them (whoever reads). */
+  const updateMetrics = async (id: string, s: RunState) => {
     if (!realInside(root, join(s.dir, 'metrics.jsonl'))) return { rows: [], reset: false, missing: true };
-    return s.metrics.update();
+    const live = lives.get(id);
+    const r = await s.metrics.update(live !== undefined);
+    if (live !== undefined) {
+      if (r.reset) for (const c of live.clients) send(c, 'reset', { id });
+      else if (r.rows.length > 0) for (const c of live.clients) send(c, 'metrics', { id, rows: r.rows });
+    }
+    return r;
   };
 
   const api = async (url: URL): Promise<unknown> => {
@@ -166,7 +173,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       case '/api/run': {
         const id = q.get('id') ?? '';
         const s = stateOf(id);
-        await updateMetrics(s);
+        await updateMetrics(id, s);
         evict();
         const entry = await describeRun(root, s.dir, id, Date.now());
         const config = realInside(root, join(s.dir, 'config.json'))
@@ -180,7 +187,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
           config,
           checkpoints: ck.records,
           checkpointsSkipped: ck.skipped,
-          metricKeys: [...s.metrics.columns.keys()].sort(),
+          metricKeys: s.metrics.keys(),
           rowCount: s.metrics.rowCount,
           skipped: s.metrics.tail.skipped,
           pendingBytes: s.metrics.tail.pendingBytes,
@@ -188,16 +195,18 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         };
       }
       case '/api/metrics': {
-        const s = stateOf(q.get('id') ?? '');
-        await updateMetrics(s);
-        evict();
-        const keys = (q.get('keys') ?? '').split(',').filter((k) => k !== '');
-        const columns: Record<string, number[]> = {};
-        for (const k of keys.slice(0, 64)) {
-          const col = s.metrics.columns.get(k);
-          if (col !== undefined) columns[k] = col;
+        const s = await metricsOf(q);
+        const columns: Record<string, (number | null)[]> = {};
+        for (const k of metricKeysOf(q)) {
+          const col = s.metrics.column(k);
+          if (col !== undefined) columns[k] = Array.from(col, (v) => (Number.isNaN(v) ? null : v));
         }
-        return { steps: s.metrics.steps, columns, rowCount: s.metrics.rowCount, skipped: s.metrics.tail.skipped };
+        return {
+          steps: Array.from(s.metrics.steps),
+          columns,
+          rowCount: s.metrics.rowCount,
+          skipped: s.metrics.tail.skipped,
+        };
       }
       case '/api/rollouts': {
         const s = stateOf(q.get('id') ?? '');
@@ -291,6 +300,19 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
   };
 
+  const metricsOf = async (q: URLSearchParams) => {
+    const id = q.get('id') ?? '';
+    const s = stateOf(id);
+    await updateMetrics(id, s);
+    evict();
+    return s;
+  };
+  const metricKeysOf = (q: URLSearchParams) =>
+    (q.get('keys') ?? '')
+      .split(',')
+      .filter((k) => k !== '')
+      .slice(0, 64);
+
   const examplesOf = async (dir: string, benchmark: string) => {
     const key = `${dir}\0${benchmark}`;
     const hit = evalCache.get(key);
@@ -326,9 +348,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
           stopLive(id);
           return;
         }
-        const { rows, reset, missing } = await updateMetrics(s);
-        if (reset) for (const c of live.clients) send(c, 'reset', { id });
-        else if (rows.length > 0 && !missing) for (const c of live.clients) send(c, 'metrics', { id, rows });
+        await updateMetrics(id, s);
         try {
           const size = (await stat(join(dir, 'checkpoints.jsonl'))).size;
           if (size !== live.checkpointsSize) {
@@ -365,7 +385,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
 
   const subscribe = async (id: string, res: ServerResponse) => {
     const s = stateOf(id);
-    await updateMetrics(s);
+    await updateMetrics(id, s);
     let live = lives.get(id);
     if (live === undefined) {
       const l: Live = {
@@ -439,6 +459,17 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       for (const id of ids) await subscribe(id, res);
       const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
       res.on('close', () => clearInterval(keepAlive));
+      return;
+    }
+    if (url.pathname === '/api/metrics.bin') {
+      try {
+        const s = await metricsOf(url.searchParams);
+        const body = s.metrics.encode(metricKeysOf(url.searchParams));
+        res.writeHead(200, { 'Content-Type': 'application/octet-stream', ...SECURITY_HEADERS });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      } catch (err) {
+        fail(res, err);
+      }
       return;
     }
     if (!url.pathname.startsWith('/api/')) {
