@@ -643,11 +643,18 @@ async function viewCheckpoints(params) {
 
 // ---------- rollouts ----------
 
-function colourFor(v, lo, hi) {
-  if (v === null || v === undefined || Number.isNaN(v)) return 'transparent';
-  if (hi <= lo) return 'transparent';
-  const t = Math.max(-1, Math.min(1, (2 * (v - lo)) / (hi - lo) - 1));
-  return t >= 0 ? `rgba(26,127,55,${0.12 + 0.5 * t})` : `rgba(207,34,46,${0.12 + 0.5 * -t})`;
+/** Background of a token by its trajectory's advantage: green above 0, red below, none at 0. */
+function advantageColour(a) {
+  if (typeof a !== 'number' || !Number.isFinite(a) || a === 0) return 'transparent';
+  const alpha = (0.15 + 0.5 * Math.min(1, Math.abs(a))).toFixed(2);
+  return a > 0 ? `rgba(26,127,55,${alpha})` : `rgba(207,34,46,${alpha})`;
+}
+
+/** Background of a token by its logprob: the less likely the sampler found it, the more orange. */
+function logprobColour(lp) {
+  if (typeof lp !== 'number' || !Number.isFinite(lp)) return 'transparent';
+  const alpha = (0.7 * (1 - Math.exp(lp))).toFixed(2);
+  return `rgba(191,135,0,${alpha})`;
 }
 
 /** A step's action tokens coloured by the trajectory's advantage or by each token's logprob. */
@@ -658,7 +665,7 @@ function tokens(step, advantage, by) {
   const box = h('div', { class: 'text tokens' });
   pieces.forEach((p, i) => {
     const lp = lps?.[i];
-    const bg = by === 'logprob' ? colourFor(lp ?? null, -5, 0) : colourFor(advantage ?? null, -1, 1);
+    const bg = by === 'logprob' ? logprobColour(lp) : advantageColour(advantage);
     box.append(
       h(
         'span',
@@ -1104,6 +1111,7 @@ async function route() {
   try {
     await view(params);
     document.body.dataset.view = path;
+    document.body.dataset.hash = location.hash;
   } catch (err) {
     closeStream();
     app.replaceChildren(h('p', {}, h('a', { href: '#/' }, '← runs')), errorBox(err));

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { type Dashboard, startDashboard } from '@cookbook/dashboard';
 import { type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import { recipes } from '../recipes.js';
 
@@ -78,14 +78,28 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     });
   });
 
+  beforeEach(() => {
+    errors.length = 0;
+  });
+
   afterAll(async () => {
     await browser?.close();
     await dashboard?.close();
     await service?.close();
   });
 
+  /** Navigates to a view and waits until the page has rendered it (hash changes do not reload the page). */
+  const open = async (hash: string) => {
+    await page.goto(`${dashboard.url}${hash}`);
+    await page.locator(`body[data-hash="${hash}"]`).waitFor({ state: 'attached' });
+  };
+
   const shot = async (name: string) => {
     mkdirSync(SHOTS, { recursive: true });
+    // The header names the runs folder: show the default name, not this test's temp path.
+    await page.locator('#root').evaluate((el) => {
+      el.textContent = '.cookbook-runs';
+    });
     await page.screenshot({ path: join(SHOTS, `${name}.png`) });
   };
 
@@ -107,7 +121,7 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     );
     // Open the run as soon as its first metrics row is written.
     await expect.poll(() => existsSync(join(logPath, 'metrics.jsonl')), { timeout: 120_000, interval: 100 }).toBe(true);
-    await page.goto(`${dashboard.url}#/run?id=rl_basic`);
+    await open('#/run?id=rl_basic');
     const charts = page.locator('#charts');
     await charts.waitFor();
     const first = Number(await charts.getAttribute('data-points'));
@@ -120,7 +134,7 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     await expect.poll(async () => Number(await charts.getAttribute('data-points')), { timeout: 10_000 }).toBe(rows);
     await shot('run-live');
 
-    await page.goto(`${dashboard.url}#/`);
+    await open('#/');
     await page.locator('#runs tr[data-run="rl_basic"]').waitFor();
     const ids = await page
       .locator('#runs tr[data-run]')
@@ -129,11 +143,28 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     await shot('runs');
     await page.fill('#runs-filter', 'upstream');
     await expect.poll(() => page.locator('#runs tr[data-run]').count()).toBe(1);
+
+    // The run's rollouts as the RL loop logged them: text, and each action token coloured by the advantage.
+    await open('#/rollouts?id=rl_basic');
+    await page.locator('#rollouts tr[data-n]').first().waitFor();
+    const logged = readFileSync(join(logPath, 'iteration_000000', 'train_rollout_summaries.jsonl'), 'utf8');
+    const line0 = JSON.parse(logged.split('\n')[0]!) as { advantage: number; steps: { ac_token_texts: string[] }[] };
+    await page.locator('#rollouts tr[data-n="0"]').click();
+    const tokens = page.locator('#rollout-detail .tokens .tok');
+    await tokens.first().waitFor();
+    expect(await tokens.count()).toBe(line0.steps[0]!.ac_token_texts.length);
+    const bg = await tokens
+      .first()
+      .evaluate((el) => (el as unknown as { style: { background: string } }).style.background);
+    expect(bg).toMatch(
+      line0.advantage > 0 ? /rgba\(26, 127, 55/ : line0.advantage < 0 ? /rgba\(207, 34, 46/ : /^$|transparent/,
+    );
+    await shot('rollouts');
     expect(errors).toEqual([]);
   });
 
   it('filters rollouts and shows a trajectory', async () => {
-    await page.goto(`${dashboard.url}#/rollouts?id=upstream_math_rl`);
+    await open('#/rollouts?id=upstream_math_rl');
     await page.locator('#rollouts tr[data-n]').first().waitFor();
     const all = await page.locator('#rollouts tr[data-n]').count();
     expect(all).toBe(96);
@@ -171,19 +202,18 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     await page.locator('#rollouts tr[data-n]').first().click();
     await page.locator('#rollout-detail .trajectory').waitFor();
     expect(await page.locator('#rollout-detail').textContent()).toContain('stop_reason');
-    await shot('rollouts');
     expect(errors).toEqual([]);
   });
 
   it("opens an upstream run: charts, checkpoints with commands, two steps side by side with the logtree's conversations as text", async () => {
-    await page.goto(`${dashboard.url}#/run?id=upstream_math_rl`);
+    await open('#/run?id=upstream_math_rl');
     await page.locator('#charts .chart[data-key="env/all/reward/total"]').waitFor();
     expect(await page.locator('#charts').getAttribute('data-points')).toBe('12');
-    await page.goto(`${dashboard.url}#/checkpoints?id=upstream_math_rl`);
+    await open('#/checkpoints?id=upstream_math_rl');
     await page.locator('#checkpoints').waitFor();
     const text = await page.locator('#checkpoints').textContent();
     expect(text).toContain('pnpm cookbook chat model=tinker://5f2c7a1e-upstream-run:train:0/sampler_weights/final');
-    await page.goto(`${dashboard.url}#/rollouts?id=upstream_math_rl`);
+    await open('#/rollouts?id=upstream_math_rl');
     await page.locator('#step-a').waitFor();
     await page.selectOption('#step-a', '0');
     await page.selectOption('#step-b', '11');
@@ -203,10 +233,10 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
   });
 
   it('compares two eval folders: scores, pass@k and the examples that flipped', async () => {
-    await page.goto(`${dashboard.url}#/evals?id=evals/trained`);
+    await open('#/evals?id=evals/trained');
     await page.locator('#benchmarks').waitFor();
     expect(await page.locator('#benchmarks').textContent()).toContain('pass@1');
-    await page.goto(`${dashboard.url}#/compare?a=evals/base&b=evals/trained`);
+    await open('#/compare?a=evals/base&b=evals/trained');
     await page.locator('#compare-summary').waitFor();
     const want = expectedFlips();
     expect(await page.locator('#compare-summary').textContent()).toContain(
@@ -236,13 +266,13 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
         },
       ]),
     );
-    await page.goto(`${dashboard.url}#/rollouts?id=hostile`);
+    await open('#/rollouts?id=hostile');
     await page.locator('#rollouts tr[data-n]').first().click();
     await page.locator('#rollout-detail .trajectory').waitFor();
     expect(await page.locator('#rollout-detail img').count()).toBe(0);
     await page.locator('#rollout-detail button', { hasText: 'show all' }).click();
     expect(await page.locator('#rollout-detail').textContent()).toContain('<img src=x onerror=alert(1)>');
-    await page.goto(`${dashboard.url}#/run?id=hostile`);
+    await open('#/run?id=hostile');
     await page.locator('#charts').waitFor();
     const { rmSync } = await import('node:fs');
     rmSync(dir, { recursive: true });
