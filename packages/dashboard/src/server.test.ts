@@ -250,6 +250,63 @@ describe('dashboard server', () => {
     expect((await get(d, '/api/run?id=live')).status).toBe(404);
   });
 
+  it("reads this project's eval folders (results.json, results.jsonl) and compares two per example", async () => {
+    const evalDir = (name: string, correct: (ex: number, sample: number) => boolean) => {
+      const dir = join(root, 'evals', name);
+      mkdirSync(dir, { recursive: true });
+      const lines = [];
+      for (let ex = 0; ex < 4; ex++) {
+        for (let sample = 0; sample < 2; sample++) {
+          const ok = correct(ex, sample);
+          lines.push({
+            id: `gsm8k/q${ex}`,
+            sample_index: sample,
+            prompt: [],
+            response: '<b>x</b>',
+            answer: '1',
+            correct: ok,
+            score: ok ? 1 : 0,
+            stop_reason: 'stop',
+          });
+        }
+      }
+      writeFileSync(join(dir, 'results.jsonl'), jsonl(lines));
+      writeFileSync(
+        join(dir, 'results.json'),
+        JSON.stringify({
+          gsm8k: {
+            score: 0.5,
+            num_examples: 4,
+            num_correct: 2,
+            num_errors: 0,
+            num_truncated: 0,
+            'pass@1': 0.5,
+            'pass@2': 0.75,
+          },
+        }),
+      );
+    };
+    // a: q0 right twice, q1 right once, q2 wrong, q3 right. b: q0 right once (broken), q1 right twice (fixed),
+    // q2 wrong (same), q3 right (same).
+    evalDir('a', (ex, s) => ex === 0 || (ex === 1 && s === 0) || ex === 3);
+    evalDir('b', (ex, s) => (ex === 0 && s === 0) || ex === 1 || ex === 3);
+    const { runs } = await getJson<{ runs: { id: string; kind: string; headline: unknown }[] }>(d, '/api/runs');
+    expect(runs.find((r) => r.id === 'evals/a')).toMatchObject({
+      kind: 'eval',
+      headline: { key: 'gsm8k score', value: 0.5 },
+    });
+    const ev = await getJson<{ benchmarks: unknown[] }>(d, '/api/evals?id=evals/a');
+    expect(ev.benchmarks).toEqual([
+      expect.objectContaining({ name: 'gsm8k', numExamples: 4, passAtK: { 'pass@1': 0.5, 'pass@2': 0.75 } }),
+    ]);
+    const ex = await getJson<{ total: number }>(d, '/api/eval-examples?id=evals/a&benchmark=gsm8k&only=wrong');
+    expect(ex.total).toBe(3);
+    const c = await getJson(d, '/api/eval-compare?a=evals/a&b=evals/b&benchmark=gsm8k');
+    expect(c).toMatchObject({ common: 4, fixedCount: 1, brokenCount: 1, same: 2 });
+    expect(c.fixed).toEqual([{ key: 'q1', a: 0.5, b: 1 }]);
+    expect(c.broken).toEqual([{ key: 'q0', a: 1, b: 0.5 }]);
+  });
+
   it('serves the page with a content security policy', async () => {
     const r = await get(d, '/');
     expect(r.status).toBe(200);
