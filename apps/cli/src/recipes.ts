@@ -3,6 +3,7 @@ import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
 import { chat } from './recipes/chat.js';
 import { checkpoint } from './recipes/checkpoint.js';
+import { dashboard } from './recipes/dashboard.js';
 import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
 import { evalCompare } from './recipes/eval-compare.js';
@@ -41,6 +42,7 @@ export const recipes: Recipe[] = [
   evalCompare,
   trueThinkingScore,
   serve,
+  dashboard,
   chat,
   cache,
   checkpoint,

@@ -71,6 +71,13 @@ export {
 } from './metrics-logger.js';
 export { type ProgressBar, type ProgressBarOptions, printAboveProgress, progressBar } from './progress-bar.js';
 export {
+  clipText,
+  ROLLOUT_LOG_LIMITS,
+  type RolloutLogOptions,
+  sampleIndices,
+  writeRolloutLog,
+} from './rollout-log.js';
+export {
   buildRunReport,
   findTranscripts,
   REPORT_FILE,

@@ -1,9 +1,11 @@
 /**
  * Per-rollout JSON summaries (upstream `rollout_json_export`): one line per trajectory in
- * `iteration_XXXXXX/<split>_rollout_summaries.jsonl`, for analysis without parsing transcripts.
+ * `iteration_XXXXXX/<split>_rollout_summaries.jsonl`, for analysis without parsing transcripts (and for the
+ * dashboard's rollout view). Upstream's fields are kept as they are; given a `decode`, a line also carries (our
+ * addition, absent upstream) each step's observation and action text, the action's per-token text and sampler
+ * logprobs, and the trajectory's advantage. Writing is bounded per step (`writeRolloutLog`, `@cookbook/logging`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { clipText, type RolloutLogOptions, writeRolloutLog } from '@cookbook/logging';
 import type { TrajectoryGroup } from '@cookbook/training';
 
 /** One line of a rollout summaries file. */
@@ -27,8 +29,23 @@ export interface RolloutSummary {
     episode_done: boolean;
     metrics: Record<string, number>;
     logs: Record<string, string | number>;
+    /** Ours: the observation as text (text-only observations; cut at the log's text limit). */
+    ob_text?: string;
+    /** Ours: the action as text. */
+    ac_text?: string;
+    /** Ours: each action token's text (decoded one by one). */
+    ac_token_texts?: string[];
+    /** Ours: the sampler's logprob of each action token. */
+    ac_logprobs?: number[];
   }[];
+  /** Ours: the trajectory's advantage (the same on each of its action tokens). */
+  advantage?: number;
+  /** Ours: trajectories of this step before the log sampled them (set by {@link writeRolloutSummaries}). */
+  rollouts_total?: number;
 }
+
+/** The text of some tokens (a tokenizer's `decode`). */
+export type DecodeTokens = (tokens: number[]) => string;
 
 /** The summaries of a batch of groups. */
 export function rolloutSummaries(
@@ -38,8 +55,13 @@ export function rolloutSummaries(
     iteration: number;
     tags_P?: readonly (string | undefined)[];
     samplerSteps_P?: readonly number[];
+    /** Adds the text fields (ours) when given. */
+    decode?: DecodeTokens;
+    /** Per group, per trajectory: the advantage to record (ours). */
+    advantages_P_G?: readonly (readonly number[])[];
   },
 ): RolloutSummary[] {
+  const decode = options.decode;
   const out: RolloutSummary[] = [];
   groups_P.forEach((group, p) => {
     const totals = group.getTotalRewards();
@@ -65,15 +87,45 @@ export function rolloutSummaries(
           episode_done: t.episodeDone,
           metrics: t.metrics,
           logs: t.logs ?? {},
+          ...(decode === undefined ? {} : stepText(decode, t.ob, t.ac.tokens, t.ac.maybeLogprobs)),
         })),
+        ...(options.advantages_P_G?.[p]?.[g] === undefined ? {} : { advantage: options.advantages_P_G[p]![g]! }),
       });
     });
   });
   return out;
 }
 
-/** Write summaries as JSONL (parent folders created). */
-export function writeRolloutSummaries(path: string, summaries: readonly RolloutSummary[]): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, summaries.map((s) => JSON.stringify(s)).join('\n') + (summaries.length > 0 ? '\n' : ''));
+/** The text fields of one step; an observation that is not text-only (images) gets no `ob_text`. */
+function stepText(
+  decode: DecodeTokens,
+  ob: { toInts(): number[] },
+  tokens: readonly number[],
+  logprobs: readonly number[] | null | undefined,
+): Pick<RolloutSummary['steps'][number], 'ob_text' | 'ac_text' | 'ac_token_texts' | 'ac_logprobs'> {
+  let obText: string | undefined;
+  try {
+    obText = clipText(decode(ob.toInts()));
+  } catch {
+    obText = undefined;
+  }
+  const pieces = tokens.slice(0, 4096).map((t) => decode([t]));
+  return {
+    ...(obText === undefined ? {} : { ob_text: obText }),
+    ac_text: clipText(decode([...tokens])),
+    ac_token_texts: pieces,
+    ...(logprobs ? { ac_logprobs: logprobs.slice(0, pieces.length) } : {}),
+  };
+}
+
+/**
+ * Write one step's summaries as JSONL (parent folders created, the file replaced atomically), at most
+ * `options.maxPerStep` of them (a seeded sample past that, each line keeping `rollouts_total`).
+ */
+export function writeRolloutSummaries(
+  path: string,
+  summaries: readonly RolloutSummary[],
+  options: RolloutLogOptions = {},
+): void {
+  writeRolloutLog(path, summaries as unknown as Record<string, unknown>[], options);
 }

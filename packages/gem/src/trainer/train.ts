@@ -42,6 +42,7 @@ import {
 } from './algorithm.js';
 import { collectEpisodes } from './collect.js';
 import { type GemTrainConfig, type GemTrainConfigInput, GemTrainConfigSchema, type GemTrainDeps } from './config.js';
+import { writeGemRolloutLog } from './rollout-log.js';
 import { promptTokens, stopCondition } from './templates.js';
 
 type GemTrainingClient = Pick<
@@ -205,6 +206,9 @@ export async function trainGem(
             config.advantageTransform === 'none'
               ? normalised
               : normalised.map((a) => (config.advantageTransform === 'negate' ? 0 - a : 0));
+          writeGemRolloutLog(config.logPath, step, config.envId, episodes, advantages, (tokens) =>
+            r.tokenizer.decode(tokens),
+          );
           const withAdv = all.map((x, i) => ({ t: x.t, a: advantages[i]! }));
           const batch = subsample(withAdv, config.batchSize, new Rng(episodeSeed(config.seed, step, 0x7fff, 0x7fff)));
           const datums = batch.map((x) => transitionDatum(x.t, x.a));

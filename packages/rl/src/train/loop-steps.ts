@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CheckpointError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
 import { initTrace, scopeHeader } from '@cookbook/logging';
+import { getTokenizer } from '@cookbook/renderers';
 import type {
   CheckpointManager,
   EnvGroupBuilder,
@@ -28,7 +29,7 @@ import {
 import { Semaphore } from '../internal/concurrency.js';
 import { deriveSeed } from '../internal/random.js';
 import { computeKlSampleTrain, computePostKl } from '../metrics.js';
-import { rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';
+import { type DecodeTokens, rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';
 import { doGroupRollout } from '../rollouts.js';
 import { collectTrainStep, type SubmittedTrainStep, submitTrainStep } from '../train-step.js';
 import type { RLTrainConfig, RLTrainDeps } from './config.js';
@@ -126,13 +127,35 @@ export function exportSummaries(
   samplerSteps?: readonly number[],
 ): void {
   if (!ctx.config.rolloutJsonExport) return;
+  const decode = decoderOf(ctx.config.modelName);
   const summaries = rolloutSummaries(groups, {
     split: 'train',
     iteration: step,
     tags_P: tagsOf(builders),
     ...(samplerSteps ? { samplerSteps_P: samplerSteps } : {}),
+    ...(decode === undefined ? {} : { decode }),
+    advantages_P_G: computeAdvantages(groups),
   });
-  writeRolloutSummaries(join(ctx.config.logPath, iterationDir(step), 'train_rollout_summaries.jsonl'), summaries);
+  writeRolloutSummaries(join(ctx.config.logPath, iterationDir(step), 'train_rollout_summaries.jsonl'), summaries, {
+    seed: step,
+  });
+}
+
+const decoders = new Map<string, DecodeTokens | undefined>();
+
+/** The text of tokens of `modelName` for the rollout log; undefined when its tokenizer is not available offline. */
+function decoderOf(modelName: string): DecodeTokens | undefined {
+  if (!decoders.has(modelName)) {
+    let decode: DecodeTokens | undefined;
+    try {
+      const tokenizer = getTokenizer(modelName);
+      decode = (tokens) => tokenizer.decode(tokens);
+    } catch {
+      decode = undefined;
+    }
+    decoders.set(modelName, decode);
+  }
+  return decoders.get(modelName);
 }
 
 /**

@@ -109,6 +109,16 @@ describe('sync training on a bandit (fake service)', () => {
       tags: ['bandit'],
     });
     expect(summaries[0].steps[0]).toMatchObject({ step_idx: 0, ob_len: 2, ac_len: 1, episode_done: true });
+    // Ours (for the dashboard): the count before sampling, and each trajectory's advantage: within a group they sum
+    // to 0 and a reward above the group's mean has a positive one.
+    for (const s of summaries) expect(s.rollouts_total).toBe(8);
+    const byGroup = new Map<number, { total_reward: number; advantage: number }[]>();
+    for (const s of summaries) byGroup.set(s.group_idx, [...(byGroup.get(s.group_idx) ?? []), s]);
+    for (const group of byGroup.values()) {
+      const mean = group.reduce((a, s) => a + s.total_reward, 0) / group.length;
+      expect(Math.abs(group.reduce((a, s) => a + s.advantage, 0))).toBeLessThan(1e-9);
+      for (const s of group) expect(Math.sign(s.advantage)).toBe(Math.sign(s.total_reward - mean));
+    }
     const ckpts = readCheckpoints(logPath);
     expect(ckpts.map((c) => [c.name, c.step])).toEqual([
       ['000004', 4],

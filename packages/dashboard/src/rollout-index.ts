@@ -1,0 +1,258 @@
+/**
+ * An index of a run's rollout summaries (`iteration_NNNNNN/<split>_rollout_summaries.jsonl`, upstream's format, one
+ * line per trajectory): per line its file, byte range, iteration, split, reward, environment tag and truncation
+ * reason, kept in flat arrays (about 40 bytes a rollout). Filtering scans the index; a trajectory's full line is read
+ * by its byte range, so no rollout file is ever held whole. Files are read incrementally: a live run's new lines are
+ * indexed on the next query.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JsonlTail, readRange } from './jsonl-tail.js';
+import { realInside } from './safe-path.js';
+
+const FILE_RE = /^(.+)_rollout_summaries\.jsonl$/;
+const ITER_RE = /^iteration_(\d+)$/;
+/** Largest rollout line read for the detail view, bytes (longer ones are cut and flagged). */
+export const MAX_DETAIL_BYTES = 16 * 1024 * 1024;
+
+/** One indexed rollout as listed. */
+export interface RolloutRow {
+  n: number;
+  iteration: number;
+  split: string;
+  group: number;
+  traj: number;
+  reward: number;
+  env: string;
+  truncation: string;
+  turns: number;
+}
+
+/** A query over the index. */
+export interface RolloutQuery {
+  stepMin?: number;
+  stepMax?: number;
+  rewardMin?: number;
+  rewardMax?: number;
+  env?: string;
+  truncation?: string;
+  split?: string;
+  offset?: number;
+  limit?: number;
+}
+
+interface FileEntry {
+  path: string;
+  split: string;
+  iteration: number;
+  tail: JsonlTail;
+}
+
+/** The rollout index of one run folder. */
+export class RolloutIndex {
+  private files: FileEntry[] = [];
+  private readonly known = new Set<string>();
+  // Parallel columns, one entry per indexed rollout.
+  private fileOf: number[] = [];
+  private start: number[] = [];
+  private length: number[] = [];
+  private iteration: number[] = [];
+  private group: number[] = [];
+  private traj: number[] = [];
+  private reward: number[] = [];
+  private envOf: number[] = [];
+  private truncOf: number[] = [];
+  private turnsOf: number[] = [];
+  private readonly strings: string[] = [];
+  private readonly stringIds = new Map<string, number>();
+  /** Rollout counts the writers recorded when they sampled (`rollouts_total` on a line), per file. */
+  private readonly totals = new Map<number, number>();
+
+  /** `root`: the runs folder (real path); files whose real path leaves it are not read. */
+  constructor(
+    readonly runDir: string,
+    private readonly root: string,
+  ) {}
+
+  get size(): number {
+    return this.fileOf.length;
+  }
+
+  /** Lines skipped as malformed, over every file. */
+  get skipped(): number {
+    return this.files.reduce((s, f) => s + f.tail.skipped, 0);
+  }
+
+  /** Picks up new iteration folders and new lines. */
+  async update(): Promise<void> {
+    let dirs: string[];
+    try {
+      dirs = (await readdir(this.runDir)).filter((d) => ITER_RE.test(d)).sort();
+    } catch {
+      return;
+    }
+    for (const d of dirs) {
+      let names: string[];
+      try {
+        names = await readdir(join(this.runDir, d));
+      } catch {
+        continue;
+      }
+      for (const name of names.sort()) {
+        const m = FILE_RE.exec(name);
+        const path = join(this.runDir, d, name);
+        if (m === null || this.known.has(path) || !realInside(this.root, path)) continue;
+        this.known.add(path);
+        this.files.push({ path, split: m[1]!, iteration: Number(ITER_RE.exec(d)![1]), tail: new JsonlTail(path) });
+      }
+    }
+    for (let f = 0; f < this.files.length; f++) {
+      const file = this.files[f]!;
+      const read = await file.tail.readNew();
+      if (read.reset) this.dropFile(f);
+      for (const line of read.lines) this.add(f, file, line.value, line.start, line.length);
+    }
+  }
+
+  private dropFile(f: number): void {
+    const keep = this.fileOf.map((x) => x !== f);
+    const filter = (a: number[]) => a.filter((_, i) => keep[i]);
+    this.fileOf = filter(this.fileOf);
+    this.start = filter(this.start);
+    this.length = filter(this.length);
+    this.iteration = filter(this.iteration);
+    this.group = filter(this.group);
+    this.traj = filter(this.traj);
+    this.reward = filter(this.reward);
+    this.envOf = filter(this.envOf);
+    this.truncOf = filter(this.truncOf);
+    this.turnsOf = filter(this.turnsOf);
+    this.totals.delete(f);
+  }
+
+  private intern(s: string): number {
+    let id = this.stringIds.get(s);
+    if (id === undefined) {
+      id = this.strings.length;
+      this.strings.push(s);
+      this.stringIds.set(s, id);
+    }
+    return id;
+  }
+
+  private add(f: number, file: FileEntry, value: unknown, start: number, length: number): void {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      file.tail.skipped++;
+      return;
+    }
+    const r = value as Record<string, unknown>;
+    const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
+    const tags = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
+    const steps = Array.isArray(r.steps) ? r.steps : [];
+    if (typeof r.rollouts_total === 'number') this.totals.set(f, r.rollouts_total);
+    this.fileOf.push(f);
+    this.start.push(start);
+    this.length.push(length);
+    this.iteration.push(num(r.iteration, file.iteration));
+    this.group.push(num(r.group_idx, -1));
+    this.traj.push(num(r.traj_idx, -1));
+    this.reward.push(num(r.total_reward, Number.NaN));
+    this.envOf.push(this.intern(tags.join(',')));
+    this.truncOf.push(this.intern(truncationOf(r, steps)));
+    this.turnsOf.push(steps.length);
+  }
+
+  /** Environment tags and truncation reasons seen, with iteration range (for the filter controls). */
+  facets(): { envs: string[]; truncations: string[]; splits: string[]; iterations: number[]; total: number } {
+    const envs = new Set<string>();
+    const truncs = new Set<string>();
+    const its = new Set<number>();
+    for (let i = 0; i < this.size; i++) {
+      envs.add(this.strings[this.envOf[i]!]!);
+      truncs.add(this.strings[this.truncOf[i]!]!);
+      its.add(this.iteration[i]!);
+    }
+    const logged = [...this.totals.values()].reduce((a, b) => a + b, 0);
+    return {
+      envs: [...envs].sort(),
+      truncations: [...truncs].sort(),
+      splits: [...new Set(this.files.map((f) => f.split))].sort(),
+      iterations: [...its].sort((a, b) => a - b),
+      total: Math.max(this.size, logged),
+    };
+  }
+
+  /** The rollouts matching `q` (a page of them) and how many match. */
+  query(q: RolloutQuery): { rows: RolloutRow[]; matched: number } {
+    const rows: RolloutRow[] = [];
+    const offset = Math.max(0, q.offset ?? 0);
+    const limit = Math.min(Math.max(1, q.limit ?? 100), 1000);
+    const envId = q.env === undefined ? -1 : (this.stringIds.get(q.env) ?? -2);
+    const truncId = q.truncation === undefined ? -1 : (this.stringIds.get(q.truncation) ?? -2);
+    let matched = 0;
+    for (let i = 0; i < this.size; i++) {
+      const it = this.iteration[i]!;
+      const rw = this.reward[i]!;
+      if (q.stepMin !== undefined && it < q.stepMin) continue;
+      if (q.stepMax !== undefined && it > q.stepMax) continue;
+      if (q.rewardMin !== undefined && !(rw >= q.rewardMin)) continue;
+      if (q.rewardMax !== undefined && !(rw <= q.rewardMax)) continue;
+      if (envId !== -1 && this.envOf[i] !== envId) continue;
+      if (truncId !== -1 && this.truncOf[i] !== truncId) continue;
+      if (q.split !== undefined && this.files[this.fileOf[i]!]!.split !== q.split) continue;
+      if (matched >= offset && rows.length < limit) rows.push(this.row(i));
+      matched++;
+    }
+    return { rows, matched };
+  }
+
+  private row(i: number): RolloutRow {
+    return {
+      n: i,
+      iteration: this.iteration[i]!,
+      split: this.files[this.fileOf[i]!]!.split,
+      group: this.group[i]!,
+      traj: this.traj[i]!,
+      reward: this.reward[i]!,
+      env: this.strings[this.envOf[i]!]!,
+      truncation: this.strings[this.truncOf[i]!]!,
+      turns: this.turnsOf[i]!,
+    };
+  }
+
+  /** The full record of rollout `n`, read by its byte range. */
+  async detail(n: number): Promise<{ row: RolloutRow; record: unknown; cut: boolean } | undefined> {
+    if (!Number.isInteger(n) || n < 0 || n >= this.size) return undefined;
+    const len = this.length[n]!;
+    const text = await readRange(this.files[this.fileOf[n]!]!.path, this.start[n]!, Math.min(len, MAX_DETAIL_BYTES));
+    if (len > MAX_DETAIL_BYTES) return { row: this.row(n), record: null, cut: true };
+    try {
+      return { row: this.row(n), record: JSON.parse(text), cut: false };
+    } catch {
+      return { row: this.row(n), record: null, cut: true };
+    }
+  }
+
+  /** The paths of the logtree JSON files of an iteration (upstream's `<name>_logtree.json`). */
+  async logtrees(iteration: number): Promise<string[]> {
+    const dir = join(this.runDir, `iteration_${String(iteration).padStart(6, '0')}`);
+    try {
+      return (await readdir(dir))
+        .filter((n) => n.endsWith('_logtree.json') || n === 'logtree.json')
+        .sort()
+        .map((n) => join(dir, n));
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** A rollout's truncation reason: the writer's `truncation`, else a step's `stop_reason` log of `length`, else ''. */
+function truncationOf(r: Record<string, unknown>, steps: unknown[]): string {
+  if (typeof r.truncation === 'string') return r.truncation;
+  for (const s of steps) {
+    const logs = (s as { logs?: Record<string, unknown> } | null)?.logs;
+    if (logs?.stop_reason === 'length' || logs?.truncated === 1 || logs?.truncated === true) return 'length';
+  }
+  return '';
+}

@@ -1,0 +1,74 @@
+/**
+ * The bounded writer of rollout summaries, shared by every loop that samples trajectories (RL and its recipes, GEM):
+ * one JSONL file per step, `iteration_NNNNNN/<split>_rollout_summaries.jsonl` (upstream's name and line format),
+ * written atomically once the step's rollouts are done (a resumed run that replays a step replaces its file). A step
+ * keeps at most `maxPerStep` lines: past that a seeded sample is kept, and every line says how many there were
+ * (`rollouts_total`), so counts and rates stay right. Text fields are cut at `maxTextChars` (the cut is marked).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { writeFileAtomicSync } from './atomic-write.js';
+
+/** Default bounds of one step's rollout log. */
+export const ROLLOUT_LOG_LIMITS = {
+  /** Trajectories written per step (a seeded sample past this). */
+  maxPerStep: 256,
+  /** Characters of one text field (observation or action text). */
+  maxTextChars: 16_000,
+} as const;
+
+/** Options of {@link writeRolloutLog}. */
+export interface RolloutLogOptions {
+  maxPerStep?: number;
+  /** Seed of the sample (e.g. the step), so a run's logs repeat. */
+  seed?: number;
+}
+
+/**
+ * The indices of at most `max` of `n` items: all of them when `n <= max`, else a sample drawn with a seeded
+ * partial Fisher–Yates shuffle, returned in increasing order.
+ */
+export function sampleIndices(n: number, max: number, seed: number): number[] {
+  const idx = Array.from({ length: n }, (_, i) => i);
+  if (n <= max) return idx;
+  let s = seed >>> 0 || 0x9e3779b9;
+  const next = () => {
+    // mulberry32
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = 0; i < max; i++) {
+    const j = i + Math.floor(next() * (n - i));
+    const tmp = idx[i]!;
+    idx[i] = idx[j]!;
+    idx[j] = tmp;
+  }
+  return idx.slice(0, max).sort((a, b) => a - b);
+}
+
+/** `text` cut to `max` characters, the cut marked with how much was dropped. */
+export function clipText(text: string, max: number = ROLLOUT_LOG_LIMITS.maxTextChars): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters not logged]`;
+}
+
+/**
+ * Writes one step's rollout records to `path` (parent folders created), at most `maxPerStep` of them (a seeded sample
+ * past that), each with `rollouts_total` = the number before sampling. Returns how many were written.
+ */
+export function writeRolloutLog(
+  path: string,
+  records: readonly Record<string, unknown>[],
+  options: RolloutLogOptions = {},
+): number {
+  const max = options.maxPerStep ?? ROLLOUT_LOG_LIMITS.maxPerStep;
+  const kept = sampleIndices(records.length, max, options.seed ?? 0);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileAtomicSync(
+    path,
+    kept.map((i) => `${JSON.stringify({ ...records[i]!, rollouts_total: records.length })}\n`).join(''),
+  );
+  return kept.length;
+}
