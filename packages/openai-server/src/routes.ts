@@ -67,8 +67,19 @@ export interface OpenAIRoutes {
 export function createOpenAIRoutes(options: OpenAIRoutesOptions): OpenAIRoutes {
   let backend: Promise<OpenAIBackend> | undefined;
   const getBackend = () => {
-    backend ??= options.backend();
-    return backend;
+    // The handshake first: in JWT mode the service takes no other call before it (regression: the first
+    // `GET /v1/models` got a 401 "Invalid JWT" until another route had opened the session).
+    if (backend !== undefined) return backend;
+    const opened = options.backend().then(async (b) => {
+      await b.sessionId?.();
+      return b;
+    });
+    backend = opened;
+    // A failed handshake is tried again by the next request.
+    opened.catch(() => {
+      if (backend === opened) backend = undefined;
+    });
+    return opened;
   };
   const models = new ModelResolver(
     getBackend,
