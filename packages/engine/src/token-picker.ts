@@ -31,13 +31,61 @@ export class TokenPicker {
     return ids.map((id, i) => [id, vals[i]! - lse]);
   }
 
-  /** Picks a token from one row of logits under temperature / top-k / top-p. */
+  /**
+   * Picks a token from one row of logits under temperature / top-k / top-p: from {@link distribution}'s probabilities
+   * (the native kernel draws the unfiltered tempered softmax itself, from the same `u`).
+   */
   pick(logits: Float32Array, V: number, temperature: number, topK: number, topP: number, rng: Rng): number {
     const ops = temperature > 0 && topK <= 0 && topP >= 1 ? nativeOps() : null;
     if (ops) return ops.sampleRow(logits, V, 1 / temperature, rng.next());
-    let best = 0;
-    for (let v = 1; v < V; v++) if (logits[v]! > logits[best]!) best = v;
+    const best = argmax(logits, V);
     if (temperature === 0) return best;
+    const total = this.weigh(logits, V, best, temperature);
+    const probs = this.probs;
+    if (topK <= 0 && topP >= 1) {
+      let u = rng.next() * total;
+      for (let v = 0; v < V; v++) {
+        u -= probs[v]!;
+        if (u < 0) return v;
+      }
+      return best;
+    }
+    const { cut, mass } = this.select(V, topK, topP, total);
+    let u = rng.next() * mass;
+    for (let i = 0; i < cut; i++) {
+      const v = this.idx[i]!;
+      u -= probs[v]!;
+      if (u < 0) return v;
+    }
+    return this.idx[Math.max(0, cut - 1)]!;
+  }
+
+  /**
+   * The probabilities {@link pick} draws from, as transformers' logits processors define them (temperature, then
+   * top-k, then top-p over what top-k kept, then softmax): the logits divided by the temperature; the `topK` most
+   * likely tokens kept (ties broken by the lower token id; transformers keeps every token tied with the k-th); of
+   * those, the most likely ones whose mass, renormalised over what top-k kept, first reaches `topP`; renormalised.
+   * Temperature 0 is the argmax. A fresh array of `V` probabilities.
+   */
+  distribution(logits: Float32Array, V: number, temperature: number, topK: number, topP: number): Float64Array {
+    const out = new Float64Array(V);
+    const best = argmax(logits, V);
+    if (temperature === 0) {
+      out[best] = 1;
+      return out;
+    }
+    const total = this.weigh(logits, V, best, temperature);
+    if (topK <= 0 && topP >= 1) {
+      for (let v = 0; v < V; v++) out[v] = this.probs[v]! / total;
+      return out;
+    }
+    const { cut, mass } = this.select(V, topK, topP, total);
+    for (let i = 0; i < cut; i++) out[this.idx[i]!] = this.probs[this.idx[i]!]! / mass;
+    return out;
+  }
+
+  /** Fills `probs` with exp((logit − max) / temperature) and returns their sum. */
+  private weigh(logits: Float32Array, V: number, best: number, temperature: number): number {
     if (this.probs.length < V) {
       this.probs = new Float32Array(V);
       this.idx = new Int32Array(V);
@@ -51,53 +99,52 @@ export class TokenPicker {
       probs[v] = p;
       total += p;
     }
-    if (topK <= 0 && topP >= 1) {
-      let u = rng.next() * total;
-      for (let v = 0; v < V; v++) {
-        u -= probs[v]!;
-        if (u < 0) return v;
-      }
-      return best;
-    }
-    // Candidates sorted by probability; try the likely ones first, fall back to the whole vocabulary.
-    const candidates = (minP: number): number => {
-      let n = 0;
-      for (let v = 0; v < V; v++) if (probs[v]! >= minP) this.idx[n++] = v;
-      const view = this.idx.subarray(0, n);
-      view.sort((a, b) => probs[b]! - probs[a]! || a - b);
-      return n;
-    };
-    let n = candidates(1e-4);
-    let limit = topK > 0 ? Math.min(topK, V) : V;
-    let mass = 0;
-    let cut = 0;
-    const target = topP * total;
-    for (; cut < n && cut < limit; cut++) {
-      mass += probs[this.idx[cut]!]!;
-      if (mass >= target) {
-        cut++;
-        break;
-      }
-    }
-    if (mass < target && cut < limit && n < V) {
-      n = candidates(0);
-      limit = topK > 0 ? Math.min(topK, V) : V;
-      mass = 0;
-      cut = 0;
-      for (; cut < n && cut < limit; cut++) {
-        mass += probs[this.idx[cut]!]!;
-        if (mass >= target) {
-          cut++;
-          break;
-        }
-      }
-    }
-    let u = rng.next() * mass;
-    for (let i = 0; i < cut; i++) {
-      const v = this.idx[i]!;
-      u -= probs[v]!;
-      if (u < 0) return v;
-    }
-    return this.idx[Math.max(0, cut - 1)]!;
+    return total;
   }
+
+  /** Puts the tokens with weight ≥ `minP` (of the most likely token's 1) in `idx`, most likely first; their count. */
+  private candidates(V: number, minP: number): number {
+    const probs = this.probs;
+    let n = 0;
+    for (let v = 0; v < V; v++) if (probs[v]! >= minP) this.idx[n++] = v;
+    this.idx.subarray(0, n).sort((a, b) => probs[b]! - probs[a]! || a - b);
+    return n;
+  }
+
+  /**
+   * The tokens top-k and top-p keep: `idx[0, cut)` and their weight. The likely tokens are tried first (weight ≥
+   * 1e-4 of the most likely one's); the whole vocabulary only when top-k or top-p reaches past them.
+   */
+  private select(V: number, topK: number, topP: number, total: number): { cut: number; mass: number } {
+    const k = topK > 0 ? Math.min(topK, V) : V;
+    const probs = this.probs;
+    const take = (minP: number): { cut: number; mass: number } | undefined => {
+      const n = this.candidates(V, minP);
+      if (topK > 0 && n < k && n < V) return undefined;
+      const kept = Math.min(k, n);
+      let kMass = total;
+      if (topK > 0) {
+        kMass = 0;
+        for (let i = 0; i < kept; i++) kMass += probs[this.idx[i]!]!;
+      }
+      // Top-p over what top-k kept, renormalised (as transformers and vLLM apply them).
+      const target = topP * kMass;
+      let mass = 0;
+      let cut = 0;
+      while (cut < kept) {
+        mass += probs[this.idx[cut++]!]!;
+        if (mass >= target) break;
+      }
+      if (mass < target && n < V) return undefined;
+      return { cut, mass };
+    };
+    // With every token a candidate, `take` always answers.
+    return take(1e-4) ?? (take(0) as { cut: number; mass: number });
+  }
+}
+
+function argmax(logits: Float32Array, V: number): number {
+  let best = 0;
+  for (let v = 1; v < V; v++) if (logits[v]! > logits[best]!) best = v;
+  return best;
 }
