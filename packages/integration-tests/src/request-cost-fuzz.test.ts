@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('costly request shapes grown toward their limits', () => {
-  it('10^3 … 10^6 elements: each a 4xx, RSS within 300 MB of the start, healthz within 2 s throughout', async () => {
+  it('10^3 … 10^6 elements: each a 4xx, RSS within 500 MB of the start, healthz within 3 s throughout', async () => {
     const base = `${service.baseURL}/api/v1`;
     const rss0 = process.memoryUsage().rss;
     let peak = rss0;
@@ -59,8 +59,8 @@ describe('costly request shapes grown toward their limits', () => {
     }
     expect(answers.filter((a) => !/: 4\d\d$/.test(a))).toEqual([]);
     expect(answers).toHaveLength(24);
-    expect((peak - rss0) / MB).toBeLessThan(300);
-    expect(worstHealthz).toBeLessThan(2_000);
+    expect((peak - rss0) / MB).toBeLessThan(500);
+    expect(worstHealthz).toBeLessThan(3_000);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 });
