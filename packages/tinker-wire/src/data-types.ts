@@ -61,7 +61,8 @@ function checkedList<T>(kind: keyof typeof NUMBER_KINDS) {
     .superRefine((v, ctx) => {
       for (let i = 0; i < v.length; i++) {
         if (ok(v[i])) continue;
-        const shown = JSON.stringify(v[i]) ?? String(v[i]);
+        const x = v[i];
+        const shown = typeof x === 'number' ? String(x) : (JSON.stringify(x) ?? String(x));
         ctx.addIssue({
           code: 'custom',
           path: [i],
