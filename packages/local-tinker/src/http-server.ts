@@ -4,8 +4,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpError, type ServiceReply, type ServiceRequest } from './http-errors.js';
-import { checkJsonDepth, DEFAULT_LIMITS } from './limits.js';
+import { DEFAULT_LIMITS, scanJson } from './limits.js';
 import { decodeForwardBackwardRequest, encodeResult, wantsProto } from './proto.js';
+import { scanForwardBackwardProto } from './proto-scan.js';
 import type { LocalTinkerService } from './service.js';
 import { decompressZstd } from './zstd.js';
 
@@ -73,7 +74,6 @@ export function createHttpServer(
   options: { maxBodyBytes?: number; mounts?: readonly MountedRoutes[] } = {},
 ): Server {
   const limit = options.maxBodyBytes ?? service.limits.maxBodyBytes;
-  const maxDepth = service.limits.maxJsonDepth;
   const mounts = options.mounts ?? [];
   const server = createServer((req, res) => {
     const abort = new AbortController();
@@ -102,7 +102,7 @@ export function createHttpServer(
           if (ctype.includes('application/x-protobuf')) {
             request.rawBody = raw;
           } else {
-            checkJsonDepth(raw, maxDepth);
+            scanJson(raw, service.limits);
             try {
               request.body = JSON.parse(raw.toString('utf8'));
             } catch (err) {
@@ -120,6 +120,7 @@ export function createHttpServer(
         }
         let reply: ServiceReply;
         if (request.rawBody !== undefined && request.path === '/api/v1/forward_backward') {
+          scanForwardBackwardProto(request.rawBody, service.limits);
           const decoded = decodeForwardBackwardRequest(request.rawBody);
           reply = await service.handle({
             ...request,

@@ -18,6 +18,19 @@ export interface ServiceLimits {
   maxBodyBytes: number;
   /** Deepest nesting of arrays and objects in a JSON body. */
   maxJsonDepth: number;
+  /**
+   * Most objects, arrays and strings (keys included) in a JSON body, counted on its bytes before it is parsed: what
+   * parsing would allocate per node (tens of bytes for a 3-byte `{},`) is bounded before it happens.
+   */
+  maxJsonNodes: number;
+  /** Most datums in one forward_backward / forward (JSON or protobuf, counted before the datums are checked). */
+  maxDatums: number;
+  /** Most model-input chunks in one request, over all its datums. */
+  maxChunks: number;
+  /** Most model-input tokens in one request, over all its datums and chunks. */
+  maxInputTokens: number;
+  /** Most messages in one OpenAI-route chat completion (`/v1/chat/completions`). */
+  maxMessages: number;
   /** Largest `num_samples` of one sample request. */
   maxNumSamples: number;
   /** `max_tokens` used when a sample request gives none (also bounded by the context). */
@@ -69,6 +82,11 @@ export const QUEUED_BYTES_PER_ELEMENT = 48;
 export const DEFAULT_LIMITS: Readonly<ServiceLimits> = {
   maxBodyBytes: 64 * 1024 * 1024,
   maxJsonDepth: 64,
+  maxJsonNodes: 1 << 21,
+  maxDatums: 32_768,
+  maxChunks: 1 << 17,
+  maxInputTokens: 1 << 24,
+  maxMessages: 4096,
   maxNumSamples: 128,
   defaultMaxTokens: 512,
   maxTokens: 32_768,
@@ -91,6 +109,11 @@ export const DEFAULT_LIMITS: Readonly<ServiceLimits> = {
 export const LIMIT_KEYS: Readonly<Record<keyof ServiceLimits, string>> = {
   maxBodyBytes: 'max_body_mb',
   maxJsonDepth: 'max_json_depth',
+  maxJsonNodes: 'max_json_nodes',
+  maxDatums: 'max_datums',
+  maxChunks: 'max_chunks',
+  maxInputTokens: 'max_input_tokens',
+  maxMessages: 'max_messages',
   maxNumSamples: 'max_num_samples',
   defaultMaxTokens: 'default_max_tokens',
   maxTokens: 'max_tokens',
@@ -156,11 +179,15 @@ export function checkStops(
 }
 
 /**
- * The nesting depth of a JSON text, found by one pass over its bytes (strings skipped) before it is parsed; throws a
- * 400 as soon as it passes `max`.
+ * One pass over a JSON text's bytes before it is parsed (strings skipped, nothing allocated): throws a 400 as soon
+ * as its nesting passes `maxDepth` or its objects, arrays and strings pass `maxNodes`. `JSON.parse` allocates tens of
+ * bytes per node; this bounds that before it happens (a 60 MB body of `{},` would have been a gigabyte of heap).
  */
-export function checkJsonDepth(raw: Uint8Array, max: number): void {
+export function scanJson(raw: Uint8Array, limits: Pick<ServiceLimits, 'maxJsonDepth' | 'maxJsonNodes'>): void {
+  const maxDepth = limits.maxJsonDepth;
+  const maxNodes = limits.maxJsonNodes;
   let depth = 0;
+  let nodes = 0;
   let inString = false;
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i]!;
@@ -168,15 +195,73 @@ export function checkJsonDepth(raw: Uint8Array, max: number): void {
       if (c === 0x5c)
         i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) {
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      if (++nodes > maxNodes) tooManyNodes(maxNodes);
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++nodes > maxNodes) tooManyNodes(maxNodes);
+      if (++depth > maxDepth) {
         throw new HttpError(
           400,
-          `request body nests arrays/objects more than ${max} levels deep (this service's limit; cookbook serve ${LIMIT_KEYS.maxJsonDepth}=…)`,
+          `request body nests arrays/objects more than ${maxDepth} levels deep (this service's limit; cookbook serve ${LIMIT_KEYS.maxJsonDepth}=…)`,
         );
       }
     } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
+/** {@link scanJson} with only the depth bound (the node count unbounded). */
+export function checkJsonDepth(raw: Uint8Array, max: number): void {
+  scanJson(raw, { maxJsonDepth: max, maxJsonNodes: Number.POSITIVE_INFINITY });
+}
+
+function tooManyNodes(max: number): never {
+  throw new HttpError(
+    400,
+    `request body holds more than ${max} JSON objects, arrays and strings (this service's limit; cookbook serve ${LIMIT_KEYS.maxJsonNodes}=…)`,
+  );
+}
+
+const asList = (v: unknown): readonly unknown[] | undefined => (Array.isArray(v) ? v : undefined);
+/** `v[key]` when `v` is a plain object, else undefined (reading a body before it is validated). */
+export const field = (v: unknown, key: string): unknown =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
+
+/**
+ * The counts of a forward_backward / forward input (`{data: [{model_input: {chunks: [{tokens}]}}]}`), checked on the
+ * parsed body before it is validated: datums, chunks and tokens, each a 400 naming its limit. Whatever is not the
+ * expected shape is left for the schema to refuse (with a bounded number of issues, since the counts are bounded).
+ */
+export function checkInputCounts(limits: ServiceLimits, input: unknown, where: string): void {
+  const data = asList(field(input, 'data'));
+  if (data === undefined) return;
+  checkLimit(limits, 'maxDatums', `${where}.data: the number of datums`, data.length);
+  const count = { chunks: 0, tokens: 0 };
+  for (const d of data)
+    countChunks(limits, field(field(d, 'model_input'), 'chunks'), `${where}.data[*].model_input`, count);
+}
+
+/**
+ * Adds a model input's chunks and tokens to `count`, throwing a 400 as soon as either passes its limit (`where` names
+ * the model input(s) in the message). A `chunks` that is not a list is left for the schema.
+ */
+export function countChunks(
+  limits: ServiceLimits,
+  chunks: unknown,
+  where: string,
+  count = { chunks: 0, tokens: 0 },
+): void {
+  const list = asList(chunks);
+  if (list === undefined) return;
+  count.chunks += list.length;
+  if (count.chunks > limits.maxChunks) {
+    throw overLimit(`${where}.chunks: the number of chunks`, `${count.chunks}+`, limits.maxChunks, 'maxChunks');
+  }
+  for (const c of list) count.tokens += asList(field(c, 'tokens'))?.length ?? 0;
+  if (count.tokens > limits.maxInputTokens) {
+    throw overLimit(`${where}: the number of tokens`, `${count.tokens}+`, limits.maxInputTokens, 'maxInputTokens');
   }
 }
 

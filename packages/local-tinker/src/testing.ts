@@ -39,3 +39,56 @@ export function serviceRootWithRuns(prefix: string, now = Date.now()): string {
   }
   return dir;
 }
+
+/** One hostile request of a given size: a path under the service, its body and headers. */
+export interface CostlyRequest {
+  /** What it is, with its size. */
+  name: string;
+  path: string;
+  body: Uint8Array;
+  headers: Record<string, string>;
+}
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+const list = (n: number, item: string) => `[${Array.from({ length: n }, () => item).join(',')}]`;
+
+/**
+ * Requests whose size is far below the body limit but whose shape once cost the service far more (a million
+ * elements, each refused on its own): `n` numbers as datums, `n` empty objects as datums, `n` strings as tokens, `n`
+ * empty protobuf datums, `n` string tokens in a sample prompt and `n` stop strings. Each must get a 4xx at bounded
+ * cost (the fuzz test and the request-cost bench send them).
+ */
+export function costlyRequests(n: number): CostlyRequest[] {
+  const json = { 'Content-Type': 'application/json' };
+  const fb = (data: string) =>
+    utf8(`{"model_id":"m","seq_id":1,"forward_backward_input":{"loss_fn":"cross_entropy","data":${data}}}`);
+  const head = [0x0a, 1, 0x6d, 0x22, 13, ...utf8('cross_entropy')];
+  const proto = new Uint8Array(head.length + 2 * n);
+  proto.set(head);
+  for (let i = 0; i < n; i++) proto[head.length + 2 * i] = 0x1a;
+  const sample = (prompt: string, params: string) =>
+    utf8(`{"base_model":"local/qwen3-tiny","prompt":{"chunks":[{"tokens":${prompt}}]},"sampling_params":${params}}`);
+  return [
+    { name: `forward_backward data = ${n} numbers`, path: 'forward_backward', body: fb(list(n, '1')), headers: json },
+    { name: `forward_backward data = ${n} {}`, path: 'forward_backward', body: fb(list(n, '{}')), headers: json },
+    {
+      name: `forward_backward tokens = ${n} strings`,
+      path: 'forward_backward',
+      body: fb(`[{"model_input":{"chunks":[{"tokens":${list(n, '"a"')}}]}}]`),
+      headers: json,
+    },
+    {
+      name: `protobuf forward_backward of ${n} empty datums`,
+      path: 'forward_backward',
+      body: proto,
+      headers: { 'Content-Type': 'application/x-protobuf' },
+    },
+    { name: `asample prompt = ${n} strings`, path: 'asample', body: sample(list(n, '"a"'), '{}'), headers: json },
+    {
+      name: `asample stop = ${n} strings`,
+      path: 'asample',
+      body: sample('[1,2]', `{"stop":${list(n, '"a"')}}`),
+      headers: json,
+    },
+  ];
+}

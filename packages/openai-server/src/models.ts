@@ -19,6 +19,11 @@ export interface OpenAIBackend {
     listUserCheckpoints(options?: { limit?: number; offset?: number }): Promise<{ checkpoints: Checkpoint[] }>;
   }>;
   getServerCapabilities(): Promise<{ supportedModels: SupportedModel[] }>;
+  /**
+   * Opens the client's session (a `ServiceClient` has it): the handshake, with the JWT exchange when the service is
+   * in JWT mode. When present it is awaited before the first call, so REST calls carry a JWT from the start.
+   */
+  sessionId?(): Promise<string>;
 }
 
 /** A model ready to sample. */
@@ -126,6 +131,14 @@ export class ModelResolver {
         throw notFound(model, err);
       }
     }
+    // The service answers for the model first: it refuses a folder outside its model roots (the same answer whether
+    // or not the folder exists) before anything of it is read here for the renderer.
+    let sampler: ResolvedModel['sampler'];
+    try {
+      sampler = await backend.createSamplingClient(modelPath === undefined ? { baseModel } : { modelPath });
+    } catch (err) {
+      throw notFound(model, err);
+    }
     let setup: ModelSetup;
     try {
       setup = await loadModelSetup({
@@ -135,12 +148,6 @@ export class ModelResolver {
       });
     } catch (err) {
       throw notFound(model, err, modelPath === undefined ? undefined : baseModel);
-    }
-    let sampler: ResolvedModel['sampler'];
-    try {
-      sampler = await backend.createSamplingClient(modelPath === undefined ? { baseModel } : { modelPath });
-    } catch (err) {
-      throw notFound(model, err);
     }
     return { id: model, baseModel, ...(modelPath === undefined ? {} : { modelPath }), sampler, setup };
   }

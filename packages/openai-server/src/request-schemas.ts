@@ -11,6 +11,30 @@ export const MAX_TOP_LOGPROBS = 20;
 export const MAX_COMPLETION_LOGPROBS = 5;
 /** Most prompts in one `/v1/completions` request. */
 export const MAX_PROMPTS = 64;
+/** Most content parts of one message, and tool calls of one assistant message. */
+export const MAX_CONTENT_PARTS = 1024;
+export const MAX_TOOL_CALLS = 128;
+/** Default bound on the messages of one chat request (`cookbook serve max_messages`). */
+export const DEFAULT_MAX_MESSAGES = 4096;
+
+/**
+ * A token list checked in one pass that stops at the first bad element: `z.array(z.number())` reports every bad
+ * element, and a million of them cost hundreds of MB of issues.
+ */
+const tokenList = () =>
+  z
+    .custom<number[]>((v) => Array.isArray(v), { message: 'Invalid input: expected array' })
+    .superRefine((v, ctx) => {
+      if (v.length === 0) ctx.addIssue({ code: 'custom', message: 'expected at least one token' });
+      const bad = v.findIndex((t) => !Number.isSafeInteger(t) || (t as number) < 0);
+      if (bad >= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [bad],
+          message: `expected a token id (a non-negative integer), got ${String(JSON.stringify(v[bad])).slice(0, 40)}`,
+        });
+      }
+    });
 
 const stop = z.union([z.string(), z.array(z.string()).max(64)]).nullish();
 const zeroOnly = (name: string) =>
@@ -61,25 +85,25 @@ const toolCall = z.object({
 export const ChatMessageSchema = z.discriminatedUnion('role', [
   z.object({
     role: z.enum(['system', 'developer']),
-    content: z.union([z.string(), z.array(textPart)]),
+    content: z.union([z.string(), z.array(textPart).max(MAX_CONTENT_PARTS)]),
     name: z.string().optional(),
   }),
   z.object({
     role: z.literal('user'),
-    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart]))]),
+    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart])).max(MAX_CONTENT_PARTS)]),
     name: z.string().optional(),
   }),
   z.object({
     role: z.literal('assistant'),
-    content: z.union([z.string(), z.array(textPart)]).nullish(),
+    content: z.union([z.string(), z.array(textPart).max(MAX_CONTENT_PARTS)]).nullish(),
     reasoning_content: z.string().nullish(),
-    tool_calls: z.array(toolCall).nullish(),
+    tool_calls: z.array(toolCall).max(MAX_TOOL_CALLS).nullish(),
     name: z.string().optional(),
     refusal: z.string().nullish(),
   }),
   z.object({
     role: z.literal('tool'),
-    content: z.union([z.string(), z.array(textPart)]),
+    content: z.union([z.string(), z.array(textPart).max(MAX_CONTENT_PARTS)]),
     tool_call_id: z.string(),
   }),
 ]);
@@ -134,11 +158,8 @@ export const CompletionRequestSchema = z
     prompt: z.union([
       z.string(),
       z.array(z.string()).min(1).max(MAX_PROMPTS),
-      z.array(z.number().int().min(0)).min(1),
-      z
-        .array(z.array(z.number().int().min(0)).min(1))
-        .min(1)
-        .max(MAX_PROMPTS),
+      tokenList(),
+      z.array(tokenList()).min(1).max(MAX_PROMPTS),
     ]),
     logprobs: z.number().int().min(0).max(MAX_COMPLETION_LOGPROBS).nullish(),
     echo: z

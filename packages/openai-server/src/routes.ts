@@ -25,6 +25,7 @@ import {
   type CompletionRequest,
   CompletionRequestSchema,
   completionPrompts,
+  DEFAULT_MAX_MESSAGES,
 } from './request-schemas.js';
 import { type SampledChoice, sampleChoices } from './sampling.js';
 
@@ -48,6 +49,11 @@ export interface OpenAIRoutesOptions {
   rendererName?: string;
   /** Where unexpected failures are logged. Default: console.error. */
   log?: (message: string) => void;
+  /**
+   * Most messages of one chat request (default {@link DEFAULT_MAX_MESSAGES}; `cookbook serve` passes its
+   * `max_messages`): counted before the request is validated, so a long list costs no more than its refusal.
+   */
+  maxMessages?: number;
 }
 
 /** Routes to mount under `/v1` (structurally a local-tinker `MountedRoutes`). */
@@ -61,14 +67,26 @@ export interface OpenAIRoutes {
 export function createOpenAIRoutes(options: OpenAIRoutesOptions): OpenAIRoutes {
   let backend: Promise<OpenAIBackend> | undefined;
   const getBackend = () => {
-    backend ??= options.backend();
-    return backend;
+    // The handshake first: in JWT mode the service takes no other call before it (regression: the first
+    // `GET /v1/models` got a 401 "Invalid JWT" until another route had opened the session).
+    if (backend !== undefined) return backend;
+    const opened = options.backend().then(async (b) => {
+      await b.sessionId?.();
+      return b;
+    });
+    backend = opened;
+    // A failed handshake is tried again by the next request.
+    opened.catch(() => {
+      if (backend === opened) backend = undefined;
+    });
+    return opened;
   };
   const models = new ModelResolver(
     getBackend,
     options.rendererName === undefined ? {} : { rendererName: options.rendererName },
   );
   const log = options.log ?? ((m: string) => console.error(m));
+  const maxMessages = options.maxMessages ?? DEFAULT_MAX_MESSAGES;
   return {
     prefix: '/v1',
     errorBody: openAIErrorBody,
@@ -90,6 +108,7 @@ export function createOpenAIRoutes(options: OpenAIRoutesOptions): OpenAIRoutes {
           return sendJson(res, 200, found);
         }
         if (route === 'POST /v1/chat/completions') {
+          checkMessageCount(request.body, maxMessages);
           return await chatCompletions(models, parse(ChatCompletionRequestSchema, request.body), res);
         }
         if (route === 'POST /v1/completions') {
@@ -137,6 +156,18 @@ function checkAuth(key: string | undefined, headers: OpenAIRequest['headers']): 
       type: 'invalid_request_error',
       code: 'invalid_api_key',
     });
+  }
+}
+
+/** A 400 when a chat body's `messages` list is longer than `max` (before anything else is checked). */
+function checkMessageCount(body: unknown, max: number): void {
+  const messages = body !== null && typeof body === 'object' ? (body as { messages?: unknown }).messages : undefined;
+  if (Array.isArray(messages) && messages.length > max) {
+    throw new OpenAIHttpError(
+      400,
+      `'messages' holds ${messages.length} messages, over this server's limit of ${max} (max_messages)`,
+      { param: 'messages', code: 'invalid_value' },
+    );
   }
 }
 

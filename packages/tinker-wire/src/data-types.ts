@@ -33,11 +33,51 @@ export function opt<T extends z.ZodType>(schema: T) {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+const NUMBER_KINDS = {
+  string: { ok: (x: unknown) => typeof x === 'string', what: 'a string' },
+  number: { ok: (x: unknown) => typeof x === 'number' && Number.isFinite(x), what: 'a finite number' },
+  int: { ok: (x: unknown) => Number.isSafeInteger(x), what: 'an integer' },
+  nonnegativeInt: { ok: (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0, what: 'a non-negative integer' },
+} as const;
+
+/**
+ * A list of numbers, checked in one pass that stops at the first bad element (one issue, naming its index and
+ * value). `z.array(z.number())` reports every bad element: a million-element list of strings made a million issues
+ * (hundreds of MB, and a stack overflow while they were collected) from a 4 MB body.
+ */
+export function numberList(kind: Exclude<keyof typeof NUMBER_KINDS, 'string'> = 'number') {
+  return checkedList<number>(kind);
+}
+
+/** A list of strings, checked like {@link numberList}: the first bad element is the one issue. */
+export function stringList() {
+  return checkedList<string>('string');
+}
+
+function checkedList<T>(kind: keyof typeof NUMBER_KINDS) {
+  const { ok, what } = NUMBER_KINDS[kind];
+  return z
+    .custom<T[]>((v) => Array.isArray(v), { message: 'Invalid input: expected array' })
+    .superRefine((v, ctx) => {
+      for (let i = 0; i < v.length; i++) {
+        if (ok(v[i])) continue;
+        const x = v[i];
+        const shown = typeof x === 'number' ? String(x) : (JSON.stringify(x) ?? String(x));
+        ctx.addIssue({
+          code: 'custom',
+          path: [i],
+          message: `expected ${what}, got ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}`,
+        });
+        return;
+      }
+    });
+}
+
 // ---------------------------------------------------------------- chunks and model inputs (§3.1)
 
 export const EncodedTextChunkSchema = z.object({
   type: z.literal('encoded_text'),
-  tokens: z.array(z.number().int()),
+  tokens: numberList('int'),
 });
 
 export const ImageChunkSchema = z.object({
@@ -95,11 +135,11 @@ export const TensorDTypeSchema = z.enum(['int64', 'float32']);
 export const DTYPE_BY_KEY: Readonly<Record<string, 'int64' | 'float32'>> = LOSS_INPUT_DTYPES;
 
 export const TensorDataSchema = z.object({
-  data: z.array(z.number()),
+  data: numberList(),
   dtype: TensorDTypeSchema,
-  shape: opt(z.array(z.number().int().nonnegative())),
-  sparse_crow_indices: opt(z.array(z.number().int().nonnegative())),
-  sparse_col_indices: opt(z.array(z.number().int().nonnegative())),
+  shape: opt(numberList('nonnegativeInt')),
+  sparse_crow_indices: opt(numberList('nonnegativeInt')),
+  sparse_col_indices: opt(numberList('nonnegativeInt')),
 });
 export type WireTensorData = z.infer<typeof TensorDataSchema>;
 
@@ -176,7 +216,7 @@ export const LoraConfigSchema = z
   });
 export type WireLoraConfig = z.infer<typeof LoraConfigSchema>;
 
-export const StopSchema = z.union([z.string(), z.array(z.string()), z.array(z.number().int())]);
+export const StopSchema = z.union([z.string(), stringList(), numberList('int')]);
 
 export const SamplingParamsSchema = z.object({
   max_tokens: opt(z.number().int().nonnegative()),

@@ -58,6 +58,19 @@ export const serveSchema = z.object({
     .default(DEFAULT_LIMITS.maxBodyBytes / MB)
     .describe('Largest request body, after decompression, MB'),
   maxJsonDepth: positiveInt().default(DEFAULT_LIMITS.maxJsonDepth).describe('Deepest JSON nesting of a body'),
+  maxJsonNodes: positiveInt()
+    .default(DEFAULT_LIMITS.maxJsonNodes)
+    .describe('Most objects, arrays and strings in a JSON body (counted before it is parsed)'),
+  maxDatums: positiveInt().default(DEFAULT_LIMITS.maxDatums).describe('Most datums in one forward_backward / forward'),
+  maxChunks: positiveInt()
+    .default(DEFAULT_LIMITS.maxChunks)
+    .describe('Most model-input chunks in one request (all its datums)'),
+  maxInputTokens: positiveInt()
+    .default(DEFAULT_LIMITS.maxInputTokens)
+    .describe('Most model-input tokens in one request (all its datums and chunks)'),
+  maxMessages: positiveInt()
+    .default(DEFAULT_LIMITS.maxMessages)
+    .describe('Most messages in one /v1/chat/completions request'),
   maxNumSamples: positiveInt().default(DEFAULT_LIMITS.maxNumSamples).describe('Largest num_samples of a sample'),
   defaultMaxTokens: positiveInt()
     .default(DEFAULT_LIMITS.defaultMaxTokens)
@@ -160,6 +173,11 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
   const limits: ServiceLimits = {
     maxBodyBytes: Math.round(config.maxBodyMb * MB),
     maxJsonDepth: config.maxJsonDepth,
+    maxJsonNodes: config.maxJsonNodes,
+    maxDatums: config.maxDatums,
+    maxChunks: config.maxChunks,
+    maxInputTokens: config.maxInputTokens,
+    maxMessages: config.maxMessages,
     maxNumSamples: config.maxNumSamples,
     defaultMaxTokens: config.defaultMaxTokens,
     maxTokens: config.maxTokens,
@@ -244,6 +262,7 @@ export const serve = defineRecipe({
             ...(config.apiKey ? { apiKey: config.apiKey } : {}),
             ...(config.rendererName ? { rendererName: config.rendererName } : {}),
             log: io.err,
+            maxMessages: config.maxMessages,
             backend: async () => {
               client = new ServiceClient({
                 baseURL: selfURL,

@@ -21,7 +21,7 @@ import {
   type ServiceRequest,
   userError,
 } from '../http-errors.js';
-import { checkLimit, checkStops, overLimit, sampleBytes } from '../limits.js';
+import { checkLimit, checkStops, countChunks, field, overLimit, sampleBytes } from '../limits.js';
 import { bodyHash } from '../model-queue.js';
 import type { SamplerState } from '../sampler-pool.js';
 import type { ServiceState } from '../service-state.js';
@@ -68,6 +68,7 @@ function checkMemory(state: ServiceState, s: SamplerState, info: BaseInfo, slots
 }
 
 export async function asample(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  countChunks(state.limits, field(field(req.body, 'prompt'), 'chunks'), 'prompt');
   const b: WireSampleRequest = parseBody(SampleRequestSchema, req.body, 'asample');
   const limits = state.limits;
   checkLimit(limits, 'maxNumSamples', 'num_samples', b.num_samples);

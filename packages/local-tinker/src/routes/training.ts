@@ -29,7 +29,7 @@ import {
   type ServiceReply,
   type ServiceRequest,
 } from '../http-errors.js';
-import { checkLimit, overLimit, QUEUED_BYTES_PER_ELEMENT, shapeElements } from '../limits.js';
+import { checkInputCounts, checkLimit, field, overLimit, QUEUED_BYTES_PER_ELEMENT, shapeElements } from '../limits.js';
 import { bodyHash, SeqRangeError } from '../model-queue.js';
 import type { ServiceState } from '../service-state.js';
 
@@ -243,13 +243,15 @@ function forwardBackward(
 }
 
 export function forwardBackwardRoute(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
-  return consumingSeq(state, req.body, () =>
-    forwardBackward(state, parseBody(ForwardBackwardRequestSchema, req.body, 'forward_backward'), true),
-  );
+  return consumingSeq(state, req.body, () => {
+    checkInputCounts(state.limits, field(req.body, 'forward_backward_input'), 'forward_backward_input');
+    return forwardBackward(state, parseBody(ForwardBackwardRequestSchema, req.body, 'forward_backward'), true);
+  });
 }
 
 export function forwardRoute(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
   return consumingSeq(state, req.body, () => {
+    checkInputCounts(state.limits, field(req.body, 'forward_input'), 'forward_input');
     const b = parseBody(ForwardRequestSchema, req.body, 'forward');
     return forwardBackward(
       state,
