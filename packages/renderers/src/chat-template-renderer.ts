@@ -90,7 +90,14 @@ interface Prepared {
   messages: readonly Message[];
   /** The template's text of messages `[0, k)` (tools declared there in `tools`), with or without the prompt. */
   render: (k: number, addGenerationPrompt: boolean) => string;
+  /** The text of `[0, k)` without the prompt, or undefined when the template refuses that partial conversation. */
+  prefix: (k: number) => string | undefined;
+  /** The text of `[0, k)` with the generation prompt, or undefined when the template refuses it. */
+  generation: (k: number) => string | undefined;
 }
+
+/** Where a message's trained text sits, or why it has no place of its own. */
+type Span = { start: number; end: number } | { why: string };
 
 const SENTINEL = /\uE000(\d+)\uE001/g;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -225,8 +232,8 @@ export class ChatTemplateRenderer extends BaseRenderer {
       eos_token: this.tokenizer.eosToken ?? '',
       ...this.variables,
     };
-    const cache = new Map<string, string>();
-    const render = (k: number, gen: boolean): string => {
+    const cache = new Map<string, string | TemplateRunError | Error>();
+    const tryRender = (k: number, gen: boolean): string | TemplateRunError | Error => {
       const key = `${k}:${gen}`;
       const hit = cache.get(key);
       if (hit !== undefined) return hit;
@@ -238,26 +245,41 @@ export class ChatTemplateRenderer extends BaseRenderer {
         ...(declared.length > 0 ? { tools: declared } : {}),
         add_generation_prompt: gen,
       };
-      let text: string;
+      let out: string | TemplateRunError | Error;
       try {
-        text = this.template.render(vars, this.currentDate);
+        out = this.template.render(vars, this.currentDate);
       } catch (e) {
-        if (k === 0 && !gen)
-          text = ''; // a template that cannot render an empty conversation: nothing before it
-        else throw this.runError(e, messages, k, gen);
+        out = e instanceof Error ? e : new Error(String(e));
       }
-      cache.set(key, text);
-      return text;
+      cache.set(key, out);
+      return out;
     };
-    return { messages, render };
+    const render = (k: number, gen: boolean): string => {
+      const out = tryRender(k, gen);
+      if (typeof out === 'string') return out;
+      // The culprit: the message after the longest prefix the template still renders.
+      let culprit = gen && typeof tryRender(k, false) === 'string' ? k : k - 1;
+      if (culprit === k - 1) while (culprit > 0 && typeof tryRender(culprit, false) !== 'string') culprit--;
+      throw this.runError(out, messages, culprit, gen && culprit === k);
+    };
+    const prefix = (k: number): string | undefined => {
+      const out = tryRender(k, false);
+      return typeof out === 'string' ? out : k === 0 ? '' : undefined;
+    };
+    const generation = (k: number): string | undefined => {
+      const out = tryRender(k, true);
+      return typeof out === 'string' ? out : undefined;
+    };
+    return { messages, render, prefix, generation };
   }
 
-  private runError(e: unknown, messages: readonly Message[], k: number, gen: boolean): RendererError {
-    const where = gen
-      ? `adding the generation prompt after message ${k - 1}`
-      : `message ${k - 1} (role "${messages[k - 1]?.role}")`;
+  /** The error of a failed run at message `idx` (or, with `generation`, at the prompt after the last message). */
+  private runError(e: Error, messages: readonly Message[], idx: number, generation: boolean): RendererError {
+    const where = generation
+      ? `adding the generation prompt after message ${idx - 1}`
+      : `message ${idx} (role "${messages[idx]?.role}")`;
     if (!(e instanceof TemplateRunError)) {
-      return new RendererError(`${this.template.name} failed at ${where}: ${String(e)}`, { cause: e });
+      return new RendererError(`${this.template.name} failed at ${where}: ${e.message}`, { cause: e });
     }
     const hint =
       e.kind === 'raise_exception'
@@ -270,23 +292,24 @@ export class ChatTemplateRenderer extends BaseRenderer {
   }
 
   /**
-   * Prefix renders `[0, k)` for k = 0…n, each checked: a message (not a tools declaration) with text that adds
-   * nothing to the rendering is a role the template does not know.
+   * Prefix renders `[0, k)` for k = 0…n (undefined where the template refuses a partial conversation, such as one
+   * with no user message yet; `[0, n)` must render), each checked: a message (not a tools declaration) with text
+   * that adds nothing to the rendering is a role the template does not know.
    */
-  private prefixes(p: Prepared): string[] {
-    const out = [p.render(0, false)];
+  private prefixes(p: Prepared): (string | undefined)[] {
+    const n = p.messages.length;
+    const out: (string | undefined)[] = [];
+    for (let k = 0; k <= n; k++) out.push(k === n ? p.render(n, false) : p.prefix(k));
     p.messages.forEach((m, i) => {
-      const next = p.render(i + 1, false);
       const hasText =
         (typeof m.content === 'string' ? m.content : m.content.map((c) => (c.type === 'text' ? c.text : '')).join(''))
           .length > 0;
-      if (next === out[i] && hasText && m.role !== CHAT_TEMPLATE_TOOLS_ROLE) {
+      if (out[i] !== undefined && out[i + 1] === out[i] && hasText && m.role !== CHAT_TEMPLATE_TOOLS_ROLE) {
         throw new RendererError(
           `${this.template.name} renders nothing for message ${i} (role "${m.role}"): the template does not know ` +
             'this role, or drops the message',
         );
       }
-      out.push(next);
     });
     return out;
   }
@@ -331,13 +354,14 @@ export class ChatTemplateRenderer extends BaseRenderer {
   }
 
   /** Boundaries of `text`: every prefix render `[0, k)` and every assistant generation prompt that starts it. */
-  private cuts(p: Prepared, prefixes: readonly string[], text: string, upTo: number): number[] {
+  private cuts(p: Prepared, prefixes: readonly (string | undefined)[], text: string, upTo: number): number[] {
     const cuts: number[] = [];
     for (let k = 0; k <= upTo; k++) {
-      if (text.startsWith(prefixes[k]!)) cuts.push(prefixes[k]!.length);
+      const before = prefixes[k];
+      if (before !== undefined && text.startsWith(before)) cuts.push(before.length);
       if (k < upTo && p.messages[k]?.role === 'assistant') {
-        const g = p.render(k, true);
-        if (text.startsWith(g)) cuts.push(g.length);
+        const g = p.generation(k);
+        if (g !== undefined && text.startsWith(g)) cuts.push(g.length);
       }
     }
     return cuts;
@@ -369,17 +393,17 @@ export class ChatTemplateRenderer extends BaseRenderer {
     const n = messages.length;
     const p = this.prepare(messages);
     const prefixes = this.prefixes(p);
-    let text = prefixes[n]!;
+    let text = p.render(n, false);
     const spans = messages.map((m, k) => this.span(p, prefixes, text, m, k));
     // The sequence ends at the last assistant message's end-of-turn token, as sampling does.
     const last = spans[n - 1];
-    if (messages[n - 1]?.role === 'assistant' && last !== undefined) text = text.slice(0, last.end);
+    if (messages[n - 1]?.role === 'assistant' && last !== undefined && 'end' in last) text = text.slice(0, last.end);
     const wanted = messages.map((m, k) => outputWeight(trainOnWhat, m, k, messages));
-    const missing = wanted.findIndex((w, k) => w > 0 && spans[k] === undefined);
+    const missing = wanted.findIndex((w, k) => w > 0 && 'why' in spans[k]!);
     if (missing >= 0) throw this.unstable(messages, spans, missing, trainOnWhat);
 
     const cuts = this.cuts(p, prefixes, text, n);
-    for (const s of spans) if (s !== undefined) cuts.push(s.start, s.end);
+    for (const s of spans) if ('start' in s) cuts.push(s.start, s.end);
     const pieces = [...new Set([0, ...cuts.filter((c) => c > 0 && c < text.length), text.length])].sort(
       (a, b) => a - b,
     );
@@ -391,7 +415,7 @@ export class ChatTemplateRenderer extends BaseRenderer {
       const w =
         trainOnWhat === TrainOnWhat.ALL_TOKENS
           ? 1
-          : spans.some((s, k) => s !== undefined && wanted[k]! > 0 && from >= s.start && to <= s.end)
+          : spans.some((s, k) => 'start' in s && wanted[k]! > 0 && from >= s.start && to <= s.end)
             ? 1
             : 0;
       for (const t of ids) {
@@ -407,21 +431,32 @@ export class ChatTemplateRenderer extends BaseRenderer {
 
   /**
    * Where message `k`'s trained text sits in `text`: from the end of the prompt before it (for an assistant, its
-   * generation prompt) to the end of `[0, k]` (for an assistant, its end-of-turn token); undefined when either
+   * generation prompt) to the end of `[0, k]` (for an assistant, its end-of-turn token); the reason when either
    * rendering is not a prefix of `text`.
    */
-  private span(
-    p: Prepared,
-    prefixes: readonly string[],
-    text: string,
-    m: Message,
-    k: number,
-  ): { start: number; end: number } | undefined {
-    const before = m.role === 'assistant' ? p.render(k, true) : prefixes[k]!;
-    const through = prefixes[k + 1]!;
-    if (!text.startsWith(before) || !text.startsWith(through) || through.length < before.length) return undefined;
+  private span(p: Prepared, prefixes: readonly (string | undefined)[], text: string, m: Message, k: number): Span {
+    const isAssistant = m.role === 'assistant';
+    const before = isAssistant ? p.generation(k) : prefixes[k];
+    const through = prefixes[k + 1];
+    if (through === undefined || !text.startsWith(through)) {
+      return {
+        why:
+          `its rendering of messages [0, ${k}] is not a prefix of the whole conversation's (the template rewrites ` +
+          'that message once later messages follow, e.g. drops its reasoning)',
+      };
+    }
+    if (before === undefined || !through.startsWith(before)) {
+      return {
+        why: isAssistant
+          ? `the generation prompt of messages [0, ${k}) is not a prefix of its rendering (the template renders ` +
+            'this message otherwise than a sampled turn would continue the prompt — e.g. the prompt opens a think ' +
+            'block the message does not have: give it reasoning, or turn thinking off with the renderer option ' +
+            'variables)'
+          : `the rendering of messages [0, ${k}) is not a prefix of the conversation's`,
+      };
+    }
     let end = through.length;
-    if (m.role === 'assistant') {
+    if (isAssistant) {
       const stop = this.tokenizer.convertIdToToken(this.stopToken());
       const at = stop === undefined ? -1 : through.lastIndexOf(stop);
       if (stop !== undefined && at >= before.length) end = at + stop.length;
@@ -429,23 +464,18 @@ export class ChatTemplateRenderer extends BaseRenderer {
     return { start: before.length, end };
   }
 
-  private unstable(
-    messages: readonly Message[],
-    spans: readonly ({ start: number; end: number } | undefined)[],
-    k: number,
-    trainOnWhat: TrainOnWhat,
-  ): RendererError {
+  private unstable(messages: readonly Message[], spans: readonly Span[], k: number, trainOnWhat: TrainOnWhat) {
+    const placed = (i: number) => 'start' in spans[i]!;
     const allowed = Object.values(TrainOnWhat).filter(
       (t) =>
         t !== TrainOnWhat.CUSTOMIZED &&
-        (t === TrainOnWhat.ALL_TOKENS ||
-          messages.every((m, i) => outputWeight(t, m, i, messages) === 0 || spans[i] !== undefined)),
+        (t === TrainOnWhat.ALL_TOKENS || messages.every((m, i) => outputWeight(t, m, i, messages) === 0 || placed(i))),
     );
+    const span = spans[k]!;
     return new RendererError(
-      `${this.template.name} is not prefix-stable at message ${k} (role "${messages[k]!.role}"): its rendering of ` +
-        `messages [0, ${k}] is not a prefix of the whole conversation's (the template rewrites that message once later ` +
-        'messages follow, e.g. drops its reasoning), so its tokens in this conversation are not the ones it was ' +
-        `produced as. train_on_what=${trainOnWhat} cannot be honoured; this conversation allows: ` +
+      `${this.template.name} is not prefix-stable at message ${k} (role "${messages[k]!.role}"): ` +
+        `${'why' in span ? span.why : ''}, so its tokens in this conversation are not the ones it would be produced ` +
+        `as. train_on_what=${trainOnWhat} cannot be honoured; this conversation allows: ` +
         `${allowed.join(', ') || 'none'} (or split it into one example per trained message)`,
     );
   }

@@ -1,7 +1,8 @@
 /**
  * A chat template compiled once and run with bounds (transformers' sandboxed Jinja environment, on
  * `@huggingface/jinja`). The interpreter has no file system, import or include: a template can only read the
- * variables it is given. Every run is bounded: at most `maxSteps` evaluated nodes, `range()` at most `maxRange`
+ * variables it is given. Deliberate difference from that runtime: `strip` / `lstrip` / `rstrip` with an argument strip
+ * those characters, as in Python (the runtime strips whitespace whatever the argument). Every run is bounded: at most `maxSteps` evaluated nodes, `range()` at most `maxRange`
  * items, and no string longer than `maxChars`; past a bound the run stops with a {@link TemplateRunError}.
  */
 
@@ -41,6 +42,11 @@ type RuntimeValue = { readonly value: unknown };
 /** A scope of variables. */
 interface Environment {
   set(name: string, value: unknown): unknown;
+}
+/** A call `callee(args)`; a method call's callee is `object.property`. */
+interface CallNode {
+  callee: Statement & { computed?: boolean; object: Statement; property: Statement & { value?: unknown } };
+  args: Statement[];
 }
 interface InterpreterBase {
   run(program: Program): RuntimeValue;
@@ -82,6 +88,10 @@ class BoundedInterpreter extends Interpreter {
 
   override evaluate(statement: Statement | undefined, environment: Environment): RuntimeValue {
     this.charge(1);
+    if (statement?.type === 'CallExpression') {
+      const stripped = this.pythonStrip(statement as unknown as CallNode, environment);
+      if (stripped !== undefined) return stripped;
+    }
     if (statement?.type === 'For') {
       const iterable = (statement as unknown as { iterable: Statement & { lhs?: Statement } }).iterable;
       this.iterables.add(iterable.type === 'SelectExpression' && iterable.lhs !== undefined ? iterable.lhs : iterable);
@@ -95,6 +105,25 @@ class BoundedInterpreter extends Interpreter {
       throw new TemplateRunError('limit', `the template built a string of more than ${this.maxChars} characters`);
     }
     return value;
+  }
+
+  /**
+   * `s.strip(chars)`, `s.lstrip(chars)`, `s.rstrip(chars)` with Python's meaning: the interpreter's own string
+   * methods ignore `chars` and strip whitespace (Qwen's `content.lstrip('\n')` would eat leading spaces).
+   */
+  private pythonStrip(call: CallNode, environment: Environment): RuntimeValue | undefined {
+    const callee = call.callee;
+    if (callee.type !== 'MemberExpression' || callee.computed || call.args.length !== 1) return undefined;
+    const method = callee.property.type === 'Identifier' ? callee.property.value : undefined;
+    if (method !== 'strip' && method !== 'lstrip' && method !== 'rstrip') return undefined;
+    const target = this.evaluate(callee.object, environment);
+    if (typeof target.value !== 'string') return undefined;
+    const chars = this.evaluate(call.args[0], environment).value;
+    if (typeof chars !== 'string') return undefined;
+    let [from, to] = [0, target.value.length];
+    if (method !== 'rstrip') while (from < to && chars.includes(target.value[from]!)) from++;
+    if (method !== 'lstrip') while (to > from && chars.includes(target.value[to - 1]!)) to--;
+    return new (target.constructor as new (value: string) => RuntimeValue)(target.value.slice(from, to));
   }
 
   /** One loop iteration (or one block of an if / macro): called by the interpreter for each. */
