@@ -99,7 +99,8 @@ function main(argv: readonly string[]): void {
   const deliberate = Object.entries(counts.deliberate).map(([k, v]) => `${v} ${k}`);
   process.stdout.write(
     `${rendererName} vs ${file} (tokenizer ${tokenizer.name}): ${counts.conversations} conversations, ` +
-      `${counts.identical} identical${deliberate.length > 0 ? `, deliberate: ${deliberate.join(', ')}` : ''}\n`,
+      `${counts.identical} identical, ${counts.different} different` +
+      `${deliberate.length > 0 ? `, deliberate: ${deliberate.join(', ')}` : ''}\n`,
   );
   const d = counts.firstDifference;
   if (d === undefined) return;

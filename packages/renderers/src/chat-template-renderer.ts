@@ -29,7 +29,11 @@
  * results) never becomes a control token — control-token strings in it are hidden from the template and encoded as
  * text, as every hand-written renderer does (so a template cannot find `</think>` inside string content either);
  * `strftime_now` uses `currentDate` (default: today, UTC); image parts are refused (text only); a non-assistant
- * message's header is trained with its text under `all_messages` (the template marks no header boundary).
+ * message's header is trained with its text under `all_messages` (the template marks no header boundary); the text
+ * is encoded in pieces cut at the message boundaries (as sampling sees it: the prompt, then the turn), so an
+ * assistant text that starts with whitespace may tokenize differently there than the whole template string; and
+ * `strip(chars)` / `lstrip(chars)` / `rstrip(chars)` strip those characters, as Python does (the interpreter's own
+ * string methods ignore the argument).
  */
 import {
   type Message,
@@ -41,6 +45,9 @@ import {
 } from '@cookbook/core';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import { CompiledTemplate, type TemplateLimits, TemplateRunError } from './internal/jinja-sandbox.js';
+
+export type { TemplateLimits } from './internal/jinja-sandbox.js';
+
 import {
   BaseRenderer,
   checkTrainableFlags,

@@ -338,6 +338,8 @@ export interface ConformanceCounts {
   conversations: number;
   identical: number;
   deliberate: Record<string, number>;
+  /** Conversations with an undocumented difference. */
+  different: number;
   /** The first real difference, if any. */
   firstDifference?: { index: number; conversation: Conversation; verdict: Verdict & { kind: 'different' } };
 }
@@ -345,7 +347,7 @@ export interface ConformanceCounts {
 /** Runs `count` seeded conversations through {@link TemplateConformance.check}. */
 export function runConformance(conf: TemplateConformance, count: number, seed: number): ConformanceCounts {
   const next = seededRandom(seed);
-  const out: ConformanceCounts = { conversations: 0, identical: 0, deliberate: {} };
+  const out: ConformanceCounts = { conversations: 0, identical: 0, deliberate: {}, different: 0 };
   for (let i = 0; i < count; i++) {
     const c = conf.conversation(next, i);
     const v = conf.check(c);
@@ -353,6 +355,7 @@ export function runConformance(conf: TemplateConformance, count: number, seed: n
     if (v.kind === 'identical') out.identical++;
     else if (v.kind === 'deliberate') out.deliberate[v.reason] = (out.deliberate[v.reason] ?? 0) + 1;
     else {
+      out.different++;
       out.firstDifference ??= { index: i, conversation: c, verdict: v };
     }
   }
