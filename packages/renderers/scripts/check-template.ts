@@ -37,20 +37,28 @@ function defaultTokenizer(rendererName: string): Tokenizer {
   );
 }
 
-/** Two columns, one template line per row; `>>` marks the first line that differs. */
+/**
+ * Two columns, one template line (wrapped at `width`) per row, from a few rows before the first difference (marked
+ * `>>`) to a screenful after it.
+ */
 function sideBySide(left: string, right: string, width = 70): string {
-  const a = left.split('\n');
-  const b = right.split('\n');
-  const cell = (s: string | undefined) => {
-    const j = s === undefined ? '' : JSON.stringify(s).slice(1, -1);
-    return j.length > width ? `${j.slice(0, width - 1)}…` : j.padEnd(width);
-  };
+  const wrap = (text: string) =>
+    text.split('\n').flatMap((line) => {
+      const j = JSON.stringify(line).slice(1, -1);
+      const out: string[] = [];
+      for (let i = 0; i < j.length; i += width) out.push(j.slice(i, i + width));
+      return out.length === 0 ? [''] : out;
+    });
+  const a = wrap(left);
+  const b = wrap(right);
+  let first = 0;
+  while (first < Math.max(a.length, b.length) && a[first] === b[first]) first++;
   const rows = [`   ${'template'.padEnd(width)} | renderer`];
-  let marked = false;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const differs = a[i] !== b[i];
-    rows.push(`${differs && !marked ? '>>' : '  '} ${cell(a[i])} | ${cell(b[i])}`);
-    if (differs) marked = true;
+  const from = Math.max(0, first - 4);
+  const to = Math.min(Math.max(a.length, b.length), first + 16);
+  if (from > 0) rows.push(`   … ${from} equal rows`);
+  for (let i = from; i < to; i++) {
+    rows.push(`${i === first ? '>>' : '  '} ${(a[i] ?? '').padEnd(width)} | ${b[i] ?? ''}`);
   }
   return rows.join('\n');
 }

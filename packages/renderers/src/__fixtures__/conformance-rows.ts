@@ -1,4 +1,5 @@
 /** The conformance rows: every renderer name whose model's official template is shipped or committed. */
+import { readFileSync } from 'node:fs';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import type { ConformanceSpec } from '../internal/conformance.js';
 import type { RendererOptions } from '../registry.js';
@@ -24,6 +25,10 @@ const qwen3 = () => getTokenizer('Qwen/Qwen3-8B');
 const llama31 = () => getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
 const llama3 = () => getTokenizer('meta-llama/Meta-Llama-3-8B-Instruct');
 const nano = () => NEMOTRON3_NANO_TEMPLATE;
+const deepseek = () => getTokenizer('deepseek-ai/DeepSeek-V3.1');
+const deepseekV31 = () => readFileSync(new URL('./deepseek-v3.1.chat_template.jinja', import.meta.url), 'utf8');
+/** DeepSeek-V3.1's template declares no tools (the system prompt does): reasoning, no tools. */
+const NO_TOOLS = { tools: false, reasoning: true, leadingWhitespace: true };
 const spec = (variables: Record<string, unknown>, features = ALL, argumentsAsObjects = true): ConformanceSpec => ({
   variables,
   features,
@@ -42,6 +47,20 @@ export const CONFORMANCE_ROWS: ConformanceRow[] = [
     tokenizer: llama3,
     template: own,
     spec: { ...spec({}, TEXT_ONLY), trailing: '<|start_header_id|>assistant<|end_header_id|>\n\n' },
+  },
+  {
+    label: 'DeepSeek-V3.1 template + tokenizer',
+    name: 'deepseekv3',
+    tokenizer: deepseek,
+    template: deepseekV31,
+    spec: spec({}, NO_TOOLS, false),
+  },
+  {
+    label: 'DeepSeek-V3.1 template + tokenizer',
+    name: 'deepseekv3_disable_thinking',
+    tokenizer: deepseek,
+    template: deepseekV31,
+    spec: spec({}, NO_TOOLS, false),
   },
   { label: 'Nemotron 3 Nano template, stand-in', name: 'nemotron3', tokenizer: nemotronTestTokenizer, template: nano, spec: spec({}) },
   {
