@@ -1,7 +1,7 @@
 /**
  * The README's conformance table: 500 seeded conversations per row of the conformance suite (CI runs the first 40
  * of each series). Prints one Markdown row per renderer name and template, and the CPU time.
- * Run: pnpm --filter @cookbook/renderers conformance
+ * Run: pnpm --filter @cookbook/renderers conformance [renderer name …] (default: every row)
  */
 import { allowedReasons, CONFORMANCE_ROWS } from '../src/__fixtures__/conformance-rows.js';
 import { getRenderer } from '../src/index.js';
@@ -12,7 +12,8 @@ const started = process.cpuUsage();
 let failed = false;
 process.stdout.write('| renderer name | template | conversations | identical | deliberate differences |\n');
 process.stdout.write('| --- | --- | ---: | ---: | --- |\n');
-for (const row of CONFORMANCE_ROWS) {
+const only = process.argv.slice(2);
+for (const row of CONFORMANCE_ROWS.filter((r) => only.length === 0 || only.includes(r.name))) {
   const tok = row.tokenizer();
   const conf = new TemplateConformance(getRenderer(row.name, tok, row.options), tok, row.template(tok), row.spec);
   const counts = runConformance(conf, COUNT, 46);

@@ -62,6 +62,20 @@ export const CONFORMANCE_ROWS: ConformanceRow[] = [
     template: deepseekV31,
     spec: spec({}, NO_TOOLS, false),
   },
+  {
+    label: 'DeepSeek-V3.1 template + tokenizer, prompts only',
+    name: 'deepseekv3_thinking',
+    tokenizer: deepseek,
+    template: deepseekV31,
+    spec: { ...spec({ thinking: true }, NO_TOOLS, false), promptOnly: true },
+  },
+  {
+    label: 'Qwen3 template + tokenizer, prompts only',
+    name: 'qwen3_instruct',
+    tokenizer: qwen3,
+    template: own,
+    spec: { ...spec({}, { tools: true, reasoning: false, leadingWhitespace: true }, false), promptOnly: true },
+  },
   { label: 'Nemotron 3 Nano template, stand-in', name: 'nemotron3', tokenizer: nemotronTestTokenizer, template: nano, spec: spec({}) },
   {
     label: 'Nemotron 3 Nano template, stand-in',

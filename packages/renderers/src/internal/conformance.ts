@@ -45,6 +45,11 @@ export interface ConformanceSpec {
    * original Llama 3 template appends the assistant header even with `add_generation_prompt=false`.
    */
   trailing?: string;
+  /**
+   * Compare generation prompts only: the renderer's trained turn differs from the template's by design (a documented
+   * difference), so only the prompts are held to it.
+   */
+  promptOnly?: boolean;
 }
 
 /** The documented, deliberate differences a conversation may show. */
@@ -265,7 +270,7 @@ export class TemplateConformance {
     const endsOnAssistant = c.messages[lastAssistant]?.role === 'assistant';
     const promptMessages = endsOnAssistant ? c.messages.slice(0, lastAssistant) : c.messages;
     const first = this.compare(c, promptMessages, true);
-    if (first.kind === 'different' || !endsOnAssistant) return first;
+    if (first.kind === 'different' || !endsOnAssistant || this.spec.promptOnly === true) return first;
     const last = c.messages[lastAssistant]!;
     const reasoned = typeof last.content !== 'string' && last.content.some((p) => p.type === 'thinking');
     if (this.renderer.disablesThinking && reasoned) return first; // refused by design: thinking-off renderers
