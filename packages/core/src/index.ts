@@ -74,6 +74,7 @@ export {
 export { allSame, dictMean, iterationDir, safeZip, splitList } from './misc.js';
 export {
   baseModelName,
+  CHAT_TEMPLATE_RENDERER_NAME,
   DEFAULT_MODEL_NAME,
   describeKnownModels,
   findModel,

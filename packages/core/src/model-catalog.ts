@@ -105,7 +105,10 @@ export interface ModelEntry {
   name: string;
   family: ModelFamily;
   tokenizer: TokenizerSource;
-  /** Renderer names designed for the model, best first. */
+  /**
+   * Renderer names designed for the model, best first. Empty: the model has no hand-written renderer and is rendered
+   * with its own chat template ({@link CHAT_TEMPLATE_RENDERER_NAME}).
+   */
   recommendedRenderers: readonly string[];
   /** Takes image inputs. */
   vision: boolean;
@@ -121,6 +124,12 @@ export interface ModelEntry {
   /** The engine's spec, for the built-in `local/*` models. */
   local?: LocalModelSpec;
 }
+
+/**
+ * The renderer that runs a model's own Jinja chat template: the fallback for a model with no recommended renderer
+ * (an empty `recommendedRenderers`, or a local folder whose template matches no hand-written family).
+ */
+export const CHAT_TEMPLATE_RENDERER_NAME = 'chat_template';
 
 /** The model every loop trains by default: the embedded engine's pretrained tiny Qwen3. */
 export const DEFAULT_MODEL_NAME = 'local/qwen3-tiny';

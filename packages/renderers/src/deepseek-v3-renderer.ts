@@ -8,7 +8,11 @@
  * arguments and results) never becomes a control token (a quoted `<｜User｜>` stays text; the template + tokenizer
  * would emit the token). Control tokens come only from the renderer's structure, which includes the format line of
  * the tool declaration that {@link DeepSeekV3Renderer.createConversationPrefixWithTools} writes into the system
- * message (recognised there, so its tokens match what the official system prompt gives).
+ * message (recognised there, so its tokens match what the official system prompt gives). Against the V3.1 template
+ * itself (a fixture; the conformance suite, without tool declarations, which that template leaves to the system
+ * prompt) `deepseekv3` is token-identical apart from quoted control strings; `deepseekv3_thinking` differs on purpose
+ * on a trained turn, which it writes as sampled after its `<think>` prefill (`<think>reasoning</think>answer`) where
+ * the template, which has no reasoning field, writes `</think>answer`.
  */
 import {
   type ContentPart,

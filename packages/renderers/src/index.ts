@@ -25,6 +25,12 @@ export {
   unregisterTokenizer,
 } from '@cookbook/tokenizers';
 export {
+  CHAT_TEMPLATE_TOOLS_ROLE,
+  ChatTemplateRenderer,
+  type ChatTemplateRendererOptions,
+  type TemplateLimits,
+} from './chat-template-renderer.js';
+export {
   type CompleterSamplingClient,
   TinkerMessageCompleter,
   type TinkerMessageCompleterOptions,

@@ -4,7 +4,8 @@
  * runs it; Python's `strip()` differs only on U+FEFF and U+001C–U+001F). Deliberate differences: no "Cutting
  * Knowledge Date" system preamble of Meta's 3.1 template (the shipped templates have none either), no tool calling
  * (bare-JSON tool calls are ambiguous to parse), and message text never becomes a control token (a quoted
- * `<|eot_id|>` stays text; the template would emit the token).
+ * `<|eot_id|>` stays text; the template would emit the token). The original Llama 3 (3.0) template appends the
+ * assistant header even with `add_generation_prompt=false`; a supervised example ends at `<|eot_id|>` instead.
  */
 import { type Message, RendererError } from '@cookbook/core';
 import { ensureText } from './internal/content-utils.js';

@@ -156,6 +156,20 @@ describe('unknown models and local folders', () => {
     writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ chat_template: '<|start_header_id|>' }));
     expect(getRecommendedRendererNames(dir)).toEqual(['llama3']);
   });
+
+  it('a local folder whose template matches no hand-written family gets chat_template; none gets role_colon', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'model-'));
+    writeFileSync(join(dir, 'tokenizer.json'), '{}');
+    expect(getRecommendedRendererNames(dir)).toEqual(['role_colon']);
+    writeFileSync(join(dir, 'chat_template.jinja'), '[INST] {{ messages[0].content }} [/INST]');
+    expect(getRecommendedRendererNames(dir)).toEqual(['chat_template']);
+    expect(() => getRecommendedRendererNames('acme/unknown-7b')).toThrow(/chat_template renders with the model's own/);
+  });
+
+  it("chat_template, the model's own template, is not warned about for a chat model, only for a base model", () => {
+    expect(rendererNotRecommendedWarning('Qwen/Qwen3-32B', 'chat_template')).toBeUndefined();
+    expect(rendererNotRecommendedWarning('Qwen/Qwen3-8B-Base', 'chat_template')).toMatch(/recommended: role_colon/);
+  });
 });
 
 describe('a renderer the catalog does not recommend', () => {

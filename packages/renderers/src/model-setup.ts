@@ -35,7 +35,8 @@ export interface ModelSetup {
 const setups = new Map<string, ModelSetup>();
 
 function build(config: ModelSetupConfig, rendererName: string, tokenizer: Tokenizer): ModelSetup {
-  const renderer = getRenderer(rendererName, tokenizer, config.rendererOptions);
+  // The model name lets a renderer that serves many models (chat_template) find the model's catalog row.
+  const renderer = getRenderer(rendererName, tokenizer, { modelName: config.modelName, ...config.rendererOptions });
   return { modelName: config.modelName, model: findModel(config.modelName), rendererName, tokenizer, renderer };
 }
 

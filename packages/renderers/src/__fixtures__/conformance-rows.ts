@@ -1,0 +1,146 @@
+/** The conformance rows: every renderer name whose model's official template is shipped or committed. */
+import { readFileSync } from 'node:fs';
+import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
+import type { ConformanceSpec } from '../internal/conformance.js';
+import type { RendererOptions } from '../registry.js';
+import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './nemotron.js';
+import { qwen38TestTokenizer } from './test-tokenizers.js';
+
+const ALL = { tools: true, reasoning: true, leadingWhitespace: true };
+const TEXT_ONLY = { tools: false, reasoning: false, leadingWhitespace: true };
+
+/** One renderer name, its tokenizer (or stand-in), its template and its mode's template variables. */
+export interface ConformanceRow {
+  name: string;
+  /** The template and tokenizer, for the table. */
+  label: string;
+  tokenizer: () => Tokenizer;
+  template: (tok: Tokenizer) => string;
+  spec: ConformanceSpec;
+  options?: RendererOptions;
+}
+
+const own = (tok: Tokenizer) => tok.chatTemplate!;
+const qwen3 = () => getTokenizer('Qwen/Qwen3-8B');
+const llama31 = () => getTokenizer('meta-llama/Llama-3.1-8B-Instruct');
+const llama3 = () => getTokenizer('meta-llama/Meta-Llama-3-8B-Instruct');
+const nano = () => NEMOTRON3_NANO_TEMPLATE;
+const deepseek = () => getTokenizer('deepseek-ai/DeepSeek-V3.1');
+const deepseekV31 = () => readFileSync(new URL('./deepseek-v3.1.chat_template.jinja', import.meta.url), 'utf8');
+/** DeepSeek-V3.1's template declares no tools (the system prompt does): reasoning, no tools. */
+const NO_TOOLS = { tools: false, reasoning: true, leadingWhitespace: true };
+const spec = (variables: Record<string, unknown>, features = ALL, argumentsAsObjects = true): ConformanceSpec => ({
+  variables,
+  features,
+  argumentsAsObjects,
+  seam: true,
+});
+
+/** Every renderer name whose model's template is committed or shipped, with the template variables of its mode. */
+export const CONFORMANCE_ROWS: ConformanceRow[] = [
+  { label: 'Qwen3 template + tokenizer', name: 'qwen3', tokenizer: qwen3, template: own, spec: spec({}, ALL, false) },
+  { label: 'Qwen3 template + tokenizer', name: 'qwen3_disable_thinking', tokenizer: qwen3, template: own, spec: spec({ enable_thinking: false }, ALL, false) },
+  { label: 'Llama 3.1 template + tokenizer', name: 'llama3', tokenizer: llama31, template: own, spec: spec({}, TEXT_ONLY) },
+  {
+    label: 'Llama 3 template + tokenizer',
+    name: 'llama3',
+    tokenizer: llama3,
+    template: own,
+    spec: { ...spec({}, TEXT_ONLY), trailing: '<|start_header_id|>assistant<|end_header_id|>\n\n' },
+  },
+  {
+    label: 'DeepSeek-V3.1 template + tokenizer',
+    name: 'deepseekv3',
+    tokenizer: deepseek,
+    template: deepseekV31,
+    spec: spec({}, NO_TOOLS, false),
+  },
+  {
+    label: 'DeepSeek-V3.1 template + tokenizer',
+    name: 'deepseekv3_disable_thinking',
+    tokenizer: deepseek,
+    template: deepseekV31,
+    spec: spec({}, NO_TOOLS, false),
+  },
+  {
+    label: 'DeepSeek-V3.1 template + tokenizer, prompts only',
+    name: 'deepseekv3_thinking',
+    tokenizer: deepseek,
+    template: deepseekV31,
+    spec: { ...spec({ thinking: true }, NO_TOOLS, false), promptOnly: true },
+  },
+  {
+    label: 'Qwen3 template + tokenizer, prompts only',
+    name: 'qwen3_instruct',
+    tokenizer: qwen3,
+    template: own,
+    spec: { ...spec({}, { tools: true, reasoning: false, leadingWhitespace: true }, false), promptOnly: true },
+  },
+  { label: 'Nemotron 3 Nano template, stand-in', name: 'nemotron3', tokenizer: nemotronTestTokenizer, template: nano, spec: spec({}) },
+  {
+    label: 'Nemotron 3 Nano template, stand-in',
+    name: 'nemotron3_disable_thinking',
+    tokenizer: nemotronTestTokenizer,
+    template: nano,
+    spec: spec({ enable_thinking: false }),
+  },
+  {
+    label: 'Nemotron 3 Nano template, stand-in',
+    name: 'nemotron3_preserve_thinking',
+    tokenizer: nemotronTestTokenizer,
+    template: nano,
+    spec: spec({ truncate_history_thinking: false }),
+  },
+  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_xhigh_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: spec({}) },
+  {
+    label: 'Qwen3.8 template, stand-in',
+    name: 'qwen3_8_medium_reasoning',
+    tokenizer: qwen38TestTokenizer,
+    template: own,
+    spec: spec({ reasoning_effort: 'medium' }),
+  },
+  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_low_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: spec({ reasoning_effort: 'low' }) },
+  {
+    label: 'Qwen3.8 template, stand-in',
+    name: 'qwen3_8_disable_thinking',
+    tokenizer: qwen38TestTokenizer,
+    template: own,
+    spec: spec({ enable_thinking: false }),
+  },
+  {
+    label: 'Qwen3.8 template, stand-in',
+    name: 'qwen3_5',
+    tokenizer: qwen38TestTokenizer,
+    template: own,
+    spec: spec({ reasoning_effort: 'medium', preserve_thinking: false }),
+  },
+  {
+    label: 'Qwen3.8 template, stand-in',
+    name: 'qwen3_5_disable_thinking',
+    tokenizer: qwen38TestTokenizer,
+    template: own,
+    spec: spec({ enable_thinking: false, preserve_thinking: false }),
+  },
+  { label: 'Qwen3 template + tokenizer', name: 'chat_template', tokenizer: qwen3, template: own, spec: spec({}) },
+  { label: 'Llama 3.1 template + tokenizer', name: 'chat_template', tokenizer: llama31, template: own, spec: spec({}, TEXT_ONLY) },
+  {
+    label: 'Llama 3 template + tokenizer',
+    name: 'chat_template',
+    tokenizer: llama3,
+    template: own,
+    spec: { ...spec({}, TEXT_ONLY), trailing: '<|start_header_id|>assistant<|end_header_id|>\n\n' },
+  },
+  { label: 'Nemotron 3 Nano template, stand-in', name: 'chat_template', tokenizer: nemotronTestTokenizer, template: nano, spec: spec({}) },
+  { label: 'Qwen3.8 template, stand-in', name: 'chat_template', tokenizer: qwen38TestTokenizer, template: own, spec: spec({}) },
+];
+
+
+/** The deliberate differences a row may show (each documented in the renderer's doc comment and the README). */
+export function allowedReasons(row: ConformanceRow): string[] {
+  return [
+    'quoted control strings stay text',
+    ...(row.spec.seam ? ['header/text seam'] : []),
+    ...(row.spec.trailing === undefined ? [] : ['template appends a header after the example']),
+    ...(row.name === 'chat_template' ? ['refused: not prefix-stable'] : []),
+  ];
+}

@@ -1,0 +1,368 @@
+/**
+ * Template conformance: seeded generated conversations rendered by a renderer and by an official chat template (run
+ * on `@huggingface/jinja` with Python's `strip(chars)`, see `jinja-sandbox.ts`; encoded by the tokenizer as `apply_chat_template` + `encode` would), compared token for
+ * token — generation prompt and supervised example — and each difference classified as one of the documented,
+ * deliberate ones or as a real difference. Used by the conformance test and the `check-template` script.
+ */
+import { type Message, RendererError, type ToolCall, type ToolSpec } from '@cookbook/core';
+import type { Tokenizer } from '@cookbook/tokenizers';
+import type { Renderer } from '../renderer.js';
+import { CompiledTemplate } from './jinja-sandbox.js';
+
+/** What the generated conversations may hold (what the format and the template can both render). */
+export interface ConversationFeatures {
+  /** Tool declarations, tool calls (single and parallel) and tool results. */
+  tools: boolean;
+  /** Reasoning in assistant messages (last and earlier turns). */
+  reasoning: boolean;
+  /** Message text that starts with whitespace (a renderer that encodes header and text apart differs there). */
+  leadingWhitespace: boolean;
+}
+
+/** One generated conversation: tools and a system prompt go first, the way each side declares them. */
+export interface Conversation {
+  messages: Message[];
+  tools?: ToolSpec[];
+  systemPrompt?: string;
+  /** Whether its texts quote the tokenizer's control strings. */
+  quotes: boolean;
+}
+
+/** How a renderer and a template are compared. */
+export interface ConformanceSpec {
+  /** Template variables that select the renderer's mode (`enable_thinking: false`, …). */
+  variables: Readonly<Record<string, unknown>>;
+  features: ConversationFeatures;
+  /** Tool-call arguments as JSON objects (the template iterates or re-serialises them) or as strings. */
+  argumentsAsObjects: boolean;
+  /**
+   * Documented seam: the renderer encodes a message's header and its text apart (as at sampling time), so text that
+   * starts with whitespace may tokenize differently from the whole template string; the text must still be equal.
+   */
+  seam: boolean;
+  /**
+   * Documented text the template writes after the supervised example's end-of-turn token (besides whitespace): the
+   * original Llama 3 template appends the assistant header even with `add_generation_prompt=false`.
+   */
+  trailing?: string;
+  /**
+   * Compare generation prompts only: the renderer's trained turn differs from the template's by design (a documented
+   * difference), so only the prompts are held to it.
+   */
+  promptOnly?: boolean;
+}
+
+/** The documented, deliberate differences a conversation may show. */
+export type DeliberateReason =
+  | 'quoted control strings stay text'
+  | 'header/text seam'
+  | 'template appends a header after the example'
+  | 'refused: not prefix-stable';
+
+/** The outcome for one conversation. */
+export type Verdict =
+  | { kind: 'identical' }
+  | { kind: 'deliberate'; reason: DeliberateReason }
+  | { kind: 'different'; where: 'generation prompt' | 'supervised example'; expected: string; got: string };
+
+const TOOLS: ToolSpec[] = [
+  {
+    name: 'get_weather',
+    description: 'Get the current weather in a city.',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string', description: 'City name' }, days: { type: 'integer' } },
+      required: ['city'],
+    },
+  },
+  {
+    name: 'search',
+    description: 'Search the web — returns snippets.',
+    parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  },
+];
+
+const WORDS = ['hello', 'Grüße', '数学', 'café', '🙂', 'x=1;', 'naïve', 'ok.', '"quoted"', '<b>', '42', 'Ω≈ç', 'a\tb'];
+
+/** A small seeded PRNG (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A seeded conversation: an optional system prompt, tools (when `features.tools`), 1–3 turns of a user message and
+ * assistant steps — reasoning in any of them, single or parallel tool calls with one result each, empty texts,
+ * Unicode — ending on the assistant or on the user; `quoted` control strings are spliced into the texts.
+ */
+export function generateConversation(
+  next: () => number,
+  features: ConversationFeatures,
+  quoted: readonly string[],
+): Conversation {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const text = (canBeEmpty = true): string => {
+    if (canBeEmpty && next() < 0.06) return '';
+    const n = 1 + Math.floor(next() * 5);
+    let out = features.leadingWhitespace && next() < 0.15 ? pick([' ', '\n', '  ']) : '';
+    for (let i = 0; i < n; i++) {
+      out += quoted.length > 0 && next() < 0.3 ? pick(quoted) : pick(WORDS);
+      if (i < n - 1) out += next() < 0.85 ? ' ' : '\n';
+    }
+    return out;
+  };
+  const tools = features.tools && next() < 0.6 ? TOOLS.slice(0, 1 + Math.floor(next() * 2)) : undefined;
+  const messages: Message[] = [];
+  const turns = 1 + Math.floor(next() * 3);
+  let callId = 0;
+  for (let t = 0; t < turns; t++) {
+    messages.push({ role: 'user', content: text(t > 0) || 'q' });
+    if (t === turns - 1 && next() < 0.3) break;
+    for (let step = 0; step < 3; step++) {
+      const reasoning = features.reasoning && next() < 0.5 ? text(false) : undefined;
+      const calls: ToolCall[] = [];
+      if (tools !== undefined && step < 2 && next() < 0.5) {
+        const n = next() < 0.35 ? 2 : 1;
+        for (let i = 0; i < n; i++) {
+          const tool = pick(tools);
+          const args = tool.name === 'search' ? { query: text(false) } : { city: text(false), days: 1 + i };
+          calls.push({
+            type: 'function',
+            id: `call_${callId++}`,
+            function: { name: tool.name, arguments: pyJson(args) },
+          });
+        }
+      }
+      const answer = calls.length > 0 && next() < 0.5 ? '' : text();
+      const content: Message['content'] =
+        reasoning === undefined
+          ? answer
+          : [
+              { type: 'thinking', thinking: reasoning },
+              ...(answer === '' ? [] : [{ type: 'text' as const, text: answer }]),
+            ];
+      messages.push({ role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
+      if (calls.length === 0) break;
+      for (const c of calls) {
+        messages.push({
+          role: 'tool',
+          content: text(false),
+          name: c.function.name,
+          ...(c.id === undefined ? {} : { tool_call_id: c.id }),
+        });
+      }
+    }
+  }
+  const system = next() < 0.5 ? text(false) : undefined;
+  return {
+    messages,
+    ...(tools === undefined ? {} : { tools }),
+    ...(system === undefined ? {} : { systemPrompt: system }),
+    quotes: quoted.length > 0,
+  };
+}
+
+/** JSON with Python's `json.dumps` spacing (what templates' `tojson` writes). */
+function pyJson(v: Record<string, unknown>): string {
+  return `{${Object.entries(v)
+    .map(([k, x]) => `${JSON.stringify(k)}: ${JSON.stringify(x)}`)
+    .join(', ')}}`;
+}
+
+/** The renderer's messages: its tool-declaration prefix (or the system prompt), then the conversation. */
+export function rendererConversation(renderer: Renderer, c: Conversation): Message[] {
+  if (c.tools !== undefined)
+    return [...renderer.createConversationPrefixWithTools(c.tools, c.systemPrompt), ...c.messages];
+  return c.systemPrompt === undefined ? c.messages : [{ role: 'system', content: c.systemPrompt }, ...c.messages];
+}
+
+/** The template's variables for `messages` (system prompt first, tools in `tools`). */
+function templateVariables(
+  c: Conversation,
+  messages: readonly Message[],
+  spec: ConformanceSpec,
+  mask: (s: string) => string,
+) {
+  const all = c.systemPrompt === undefined ? messages : [{ role: 'system', content: c.systemPrompt }, ...messages];
+  return {
+    messages: all.map((m) => {
+      const out: Record<string, unknown> = { role: m.role, content: '' };
+      if (typeof m.content === 'string') out.content = mask(m.content);
+      else {
+        out.content = mask(m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+        const r = m.content.filter((p) => p.type === 'thinking');
+        if (r.length > 0) out.reasoning_content = mask(r.map((p) => p.thinking).join(''));
+      }
+      if (m.tool_calls) {
+        out.tool_calls = m.tool_calls.map((tc) => ({
+          ...tc,
+          function: {
+            name: tc.function.name,
+            arguments: spec.argumentsAsObjects
+              ? maskJson(JSON.parse(tc.function.arguments) as unknown, mask)
+              : mask(tc.function.arguments),
+          },
+        }));
+      }
+      if (m.name !== undefined) out.name = m.name;
+      if (m.tool_call_id !== undefined) out.tool_call_id = m.tool_call_id;
+      return out;
+    }),
+    ...(c.tools === undefined ? {} : { tools: c.tools.map((t) => ({ type: 'function', function: t })) }),
+  };
+}
+
+function maskJson(v: unknown, mask: (s: string) => string): unknown {
+  if (typeof v === 'string') return mask(v);
+  if (Array.isArray(v)) return v.map((x) => maskJson(x, mask));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskJson(x, mask)]));
+  return v;
+}
+
+/** Compares one renderer with one template over generated conversations. */
+export class TemplateConformance {
+  private readonly template: CompiledTemplate;
+  private readonly controlIds: Set<number>;
+  private readonly quoted: readonly string[];
+
+  constructor(
+    readonly renderer: Renderer,
+    readonly tokenizer: Tokenizer,
+    templateSource: string,
+    readonly spec: ConformanceSpec,
+    /** The control strings quoted conversations splice into their texts. Default: every one the template writes. */
+    quoted?: readonly string[],
+  ) {
+    this.template = new CompiledTemplate(templateSource, 'the reference template');
+    this.controlIds = new Set(tokenizer.controlTokens.map((t) => tokenizer.convertTokenToId(t)!));
+    this.quoted = quoted ?? tokenizer.controlTokens.filter((t) => templateSource.includes(t));
+  }
+
+  /** Conversation `i` of the seeded series `seed` (every fourth one quotes control strings). */
+  conversation(next: () => number, i: number): Conversation {
+    return generateConversation(next, this.spec.features, i % 4 === 3 ? this.quoted : []);
+  }
+
+  private render(c: Conversation, messages: readonly Message[], gen: boolean, mask: (s: string) => string): string {
+    return this.template.render({
+      bos_token: this.tokenizer.bosToken ?? '',
+      eos_token: this.tokenizer.eosToken ?? '',
+      ...this.spec.variables,
+      ...templateVariables(c, messages, this.spec, mask),
+      add_generation_prompt: gen,
+    });
+  }
+
+  private controls(ids: readonly number[]): number[] {
+    return ids.filter((t) => this.controlIds.has(t));
+  }
+
+  /** The verdict for one conversation (generation prompt, then the supervised example when it ends on the assistant). */
+  check(c: Conversation): Verdict {
+    const lastAssistant = c.messages.length - 1;
+    const endsOnAssistant = c.messages[lastAssistant]?.role === 'assistant';
+    const promptMessages = endsOnAssistant ? c.messages.slice(0, lastAssistant) : c.messages;
+    const first = this.compare(c, promptMessages, true);
+    if (first.kind === 'different' || !endsOnAssistant || this.spec.promptOnly === true) return first;
+    const last = c.messages[lastAssistant]!;
+    const reasoned = typeof last.content !== 'string' && last.content.some((p) => p.type === 'thinking');
+    if (this.renderer.disablesThinking && reasoned) return first; // refused by design: thinking-off renderers
+    const second = this.compare(c, c.messages, false);
+    if (second.kind === 'different') return second;
+    return first.kind === 'deliberate' ? first : second;
+  }
+
+  private compare(c: Conversation, messages: readonly Message[], gen: boolean): Verdict {
+    const where = gen ? 'generation prompt' : 'supervised example';
+    const msgs = rendererConversation(this.renderer, { ...c, messages: [...messages] });
+    let got: number[];
+    try {
+      got = gen
+        ? this.renderer.buildGenerationPrompt(msgs).toInts()
+        : this.renderer.buildSupervisedExample(msgs).modelInput.toInts();
+    } catch (e) {
+      // chat_template refuses, by design, a trained message whose tokens the template does not place.
+      if (e instanceof RendererError && /not prefix-stable/.test(e.message)) {
+        return { kind: 'deliberate', reason: 'refused: not prefix-stable' };
+      }
+      throw e;
+    }
+    const masker = quoteMasker(c.quotes ? this.quoted : []);
+    let text = this.render(c, messages, gen, masker.mask);
+    const trailing = this.spec.trailing;
+    const appended = !gen && trailing !== undefined && text.endsWith(trailing);
+    if (appended) text = text.slice(0, text.length - trailing.length);
+    const expectedIds = this.tokenizer.encode(text);
+    const gotText = this.tokenizer.decode(got);
+    const wantText = masker.unmask(text);
+    // The example ends at the end-of-turn token; the template may add whitespace after it (the next prompt's).
+    const textOk = gen
+      ? gotText === wantText
+      : wantText.startsWith(gotText) && wantText.slice(gotText.length).trim() === '';
+    const prefixOk = gen
+      ? same(got, expectedIds)
+      : same(got, expectedIds.slice(0, got.length)) &&
+        this.tokenizer.decode(expectedIds.slice(got.length)).trim() === '';
+    if (!c.quotes && prefixOk) {
+      return appended
+        ? { kind: 'deliberate', reason: 'template appends a header after the example' }
+        : { kind: 'identical' };
+    }
+    if (c.quotes && textOk && same(this.controls(got), this.controls(expectedIds))) {
+      return { kind: 'deliberate', reason: 'quoted control strings stay text' };
+    }
+    if (!c.quotes && textOk && this.spec.seam) return { kind: 'deliberate', reason: 'header/text seam' };
+    return { kind: 'different', where, expected: wantText, got: gotText };
+  }
+}
+
+function same(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Hides quoted control strings behind private-use placeholders, and restores them. */
+function quoteMasker(quoted: readonly string[]): { mask: (s: string) => string; unmask: (s: string) => string } {
+  if (quoted.length === 0) return { mask: (s) => s, unmask: (s) => s };
+  const sorted = [...quoted].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(sorted.map((q) => q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  return {
+    mask: (s) => s.replace(pattern, (q) => `\uE000${sorted.indexOf(q)}\uE001`),
+    unmask: (s) => s.replace(/\uE000(\d+)\uE001/g, (_, k: string) => sorted[Number(k)]!),
+  };
+}
+
+/** Counts of a conformance run. */
+export interface ConformanceCounts {
+  conversations: number;
+  identical: number;
+  deliberate: Record<string, number>;
+  /** Conversations with an undocumented difference. */
+  different: number;
+  /** The first real difference, if any. */
+  firstDifference?: { index: number; conversation: Conversation; verdict: Verdict & { kind: 'different' } };
+}
+
+/** Runs `count` seeded conversations through {@link TemplateConformance.check}. */
+export function runConformance(conf: TemplateConformance, count: number, seed: number): ConformanceCounts {
+  const next = seededRandom(seed);
+  const out: ConformanceCounts = { conversations: 0, identical: 0, deliberate: {}, different: 0 };
+  for (let i = 0; i < count; i++) {
+    const c = conf.conversation(next, i);
+    const v = conf.check(c);
+    out.conversations++;
+    if (v.kind === 'identical') out.identical++;
+    else if (v.kind === 'deliberate') out.deliberate[v.reason] = (out.deliberate[v.reason] ?? 0) + 1;
+    else {
+      out.different++;
+      out.firstDifference ??= { index: i, conversation: c, verdict: v };
+    }
+  }
+  return out;
+}
