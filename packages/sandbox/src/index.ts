@@ -13,7 +13,20 @@ export {
   type SandboxFactoryOptions,
   sandboxFactory,
 } from './create-sandbox.js';
+export {
+  type CodeTests,
+  DEFAULT_TEST_TIMEOUT_SECONDS,
+  extractCode,
+  type Grade,
+  type GradeOptions,
+  gradeCode,
+  gradeWithPool,
+  MAX_TESTS_PER_PROBLEM,
+  parseCodeTests,
+  totalTimeoutSeconds,
+} from './grading.js';
 export { MAX_SANDBOX_FILES } from './internal/file-store.js';
+export { HARNESS_PY } from './internal/harness.js';
 export { MAX_POOL_SIZE, type PoolCallOptions, SandboxPool, type SandboxPoolOptions } from './pool.js';
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,
