@@ -96,6 +96,22 @@ export {
   parseGsm8kRow,
   standardFewshotPrefix,
 } from './envs/math-env.js';
+export {
+  buildCodeDatasets,
+  type CodeDatasetsOptions,
+  type CodeGrader,
+  CodeProblemEnv,
+  type CodeTask,
+  codeDemonstrations,
+  DEEPCODER_DATASET,
+  DEEPCODER_TEST_SUBSETS,
+  DEEPCODER_TRAIN_SUBSETS,
+  deepcoderTask,
+  generateCodeTasks,
+  liveCodeBenchPrompt,
+  loadDeepcoderTasks,
+  OFFLINE_CODE_TESTS,
+} from './envs/code-env.js';
 export { maxTurnsField } from './envs/max-turns-field.js';
 export {
   generateMultiHopWorld,
