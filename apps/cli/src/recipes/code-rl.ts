@@ -14,8 +14,8 @@ import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common
 import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl-warm-start.js';
 
 /** Offline defaults: answers are a short program in a fenced block. */
-export const CODE_RL_MAX_TOKENS = 40;
-export const CODE_RL_WARM_START = { steps: 30, examples: 64, batchSize: 4, learningRate: 1e-2 };
+export const CODE_RL_MAX_TOKENS = 16;
+export const CODE_RL_WARM_START = { steps: 80, examples: 64, batchSize: 4, learningRate: 1e-2 };
 
 export const codeRlSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/code_rl'),

@@ -5,7 +5,7 @@
  *
  * Data: DeepCoder-Preview from the Hub when online (train: `primeintellect`, `taco`, `lcbv5`; test: `codeforces`,
  * `lcbv5`; tests as a list of `{input, output, testtype, metadata}` or in TACO form `{inputs, outputs, fn_name?}`);
- * offline, a generated set of small stdin/stdout programs (read numbers, print a value derived from them) that the
+ * offline, a generated set of small stdin/stdout programs (read a number, print a value derived from it) that the
  * tiny stand-in can climb after a warm start on their reference programs.
  *
  * Difference from upstream: the episode is single-turn. Upstream's agent variant (a `check_solution(code)` tool, at
@@ -90,60 +90,37 @@ export class CodeProblemEnv extends ProblemEnv {
   }
 }
 
-interface Template {
-  question: (k: number) => string;
-  program: (k: number) => string;
-  answer: (xs: number[], k: number) => number;
-  arity: number;
-}
-
-const TEMPLATES: readonly Template[] = [
-  {
-    question: (k) => `Read an integer n from standard input and print n + ${k}.`,
-    program: (k) => `n = int(input())\nprint(n + ${k})`,
-    answer: ([n], k) => n! + k,
-    arity: 1,
-  },
-  {
-    question: (k) => `Read an integer n from standard input and print n * ${k}.`,
-    program: (k) => `n = int(input())\nprint(n * ${k})`,
-    answer: ([n], k) => n! * k,
-    arity: 1,
-  },
-  {
-    question: (k) => `Read an integer n from standard input and print n - ${k}.`,
-    program: (k) => `n = int(input())\nprint(n - ${k})`,
-    answer: ([n], k) => n! - k,
-    arity: 1,
-  },
-  {
-    question: (k) => `Read two integers a and b from one line of standard input and print a + b + ${k}.`,
-    program: (k) => `a, b = map(int, input().split())\nprint(a + b + ${k})`,
-    answer: ([a, b], k) => a! + b! + k,
-    arity: 2,
-  },
+const OPS: readonly { op: string; apply: (n: number, k: number) => number }[] = [
+  { op: '+', apply: (n, k) => n + k },
+  { op: '-', apply: (n, k) => n - k },
+  { op: '*', apply: (n, k) => n * k },
 ];
 
 /** Tests per generated task. */
 export const OFFLINE_CODE_TESTS = 3;
 
 /**
- * `count` small stdin/stdout tasks from a seed: read one or two integers, print a value derived from them with a
- * constant in 1..9; 3 tests each; a reference program each.
+ * `count` small stdin/stdout tasks from a seed: "read an integer n and print n <op> k" (op one of + − ×, k in
+ * 1..9: 27 tasks), 3 tests each, a reference program each. The prompt is the question alone (short: the stand-in reads
+ * a short prompt, and every step samples it 32 times); online tasks get upstream's LiveCodeBench prompt.
  */
 export function generateCodeTasks(count: number, seed: number): CodeTask[] {
   const rng = new Rng(seed);
   return Array.from({ length: count }, () => {
-    const t = TEMPLATES[rng.int(0, TEMPLATES.length - 1)]!;
+    const { op, apply } = OPS[rng.int(0, OPS.length - 1)]!;
     const k = rng.int(1, 9);
     const inputs: string[] = [];
     const outputs: string[] = [];
     for (let i = 0; i < OFFLINE_CODE_TESTS; i++) {
-      const xs = Array.from({ length: t.arity }, () => rng.int(-20, 50));
-      inputs.push(`${xs.join(' ')}\n`);
-      outputs.push(`${t.answer(xs, k)}\n`);
+      const n = rng.int(-20, 50);
+      inputs.push(`${n}\n`);
+      outputs.push(`${apply(n, k)}\n`);
     }
-    return { question: t.question(k), tests: { inputs, outputs }, reference: t.program(k) };
+    return {
+      question: `Write a Python program that reads an integer from stdin and prints it ${op} ${k}.`,
+      tests: { inputs, outputs },
+      reference: `print(int(input()) ${op} ${k})`,
+    };
   });
 }
 
@@ -265,7 +242,9 @@ export async function buildCodeDatasets(options: CodeDatasetsOptions): Promise<{
     train = generateCodeTasks(options.batchSize * options.numBatches, options.seed);
     test = generateCodeTasks(nTest, options.seed + 1_000_003);
   }
-  const makeEnv = (t: CodeTask) => new CodeProblemEnv(t, options.renderer, options.grade);
+  const prompt = options.online === true ? undefined : (t: CodeTask) => t.question;
+  const makeEnv = (t: CodeTask) =>
+    new CodeProblemEnv(t, options.renderer, options.grade, prompt === undefined ? {} : { prompt });
   const dataset = (problems: CodeTask[], numBatches: number, groupSize: number, batchSize: number) =>
     new ProblemDataset({ problems, batchSize, groupSize, makeEnv, datasetName: 'code', numBatches });
   return {
@@ -276,5 +255,7 @@ export async function buildCodeDatasets(options: CodeDatasetsOptions): Promise<{
 
 /** Demonstrations of generated tasks (their reference programs), seeded apart from training. */
 export function codeDemonstrations(count: number, seed: number, renderer: Renderer, grade: CodeGrader): Message[][] {
-  return generateCodeTasks(count, seed).map((t) => new CodeProblemEnv(t, renderer, grade).demonstration());
+  return generateCodeTasks(count, seed).map((t) =>
+    new CodeProblemEnv(t, renderer, grade, { prompt: (x) => x.question }).demonstration(),
+  );
 }
