@@ -20,10 +20,10 @@ function cpuSeconds(): number {
   return (u.user + u.system) / 1e6;
 }
 
-async function throughput(make: () => BubblewrapSandbox | UnsafeLocalSandbox, concurrency: number) {
+async function throughput(make: () => BubblewrapSandbox | UnsafeLocalSandbox, concurrency: number, python: string) {
   const pool = new SandboxPool({ create: make, size: concurrency });
   const t0 = performance.now();
-  const grades = await Promise.all(Array.from({ length: SUBMISSIONS }, () => gradeWithPool(pool, code, tests)));
+  const grades = await Promise.all(Array.from({ length: SUBMISSIONS }, () => gradeWithPool(pool, code, tests, { python })));
   const seconds = (performance.now() - t0) / 1000;
   const failed = grades.filter((g) => !g.passed).length;
   if (failed > 0)
@@ -38,7 +38,7 @@ async function startLatencyMs(make: () => BubblewrapSandbox | UnsafeLocalSandbox
   for (let i = 0; i < 20; i++) {
     const sb = make();
     const t0 = performance.now();
-    const r = await sb.runCommand('true');
+    const r = await sb.runCommand('/usr/bin/true');
     times.push(performance.now() - t0);
     if (r.exitCode !== 0) throw new Error(r.stderr);
     await sb.cleanup();
@@ -57,12 +57,13 @@ async function main() {
   const rows: string[] = [];
   rows.push('| backend | conc. 1 (/min) | conc. 2 (/min) | conc. 4 (/min) | start latency (median, ms) |');
   rows.push('|---|---|---|---|---|');
-  for (const [name, make] of [
-    ['bubblewrap', bwrap],
-    ['unconfined python3', unsafe],
+  // The same interpreter on both sides: the sandbox's PATH finds /usr/bin/python3.
+  for (const [name, make, python] of [
+    ['bubblewrap', bwrap, 'python3'],
+    ['unconfined /usr/bin/python3', unsafe, '/usr/bin/python3'],
   ] as const) {
     const cells: string[] = [];
-    for (const c of [1, 2, 4]) cells.push((await throughput(make, c)).toFixed(0));
+    for (const c of [1, 2, 4]) cells.push((await throughput(make, c, python)).toFixed(0));
     rows.push(`| ${name} | ${cells.join(' | ')} | ${(await startLatencyMs(make)).toFixed(1)} |`);
   }
   const sb = bwrap();

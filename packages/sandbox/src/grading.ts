@@ -6,7 +6,7 @@
 import { DataError } from '@cookbook/core';
 import { HARNESS_PY } from './internal/harness.js';
 import type { SandboxPool } from './pool.js';
-import type { Sandbox, SandboxResult } from './sandbox.js';
+import { failedResult, type Sandbox, type SandboxResult } from './sandbox.js';
 
 /** Tests of one problem: stdin inputs and expected stdouts pairwise, or, with `fnName`, JSON-lines arguments and a JSON result. */
 export interface CodeTests {
@@ -40,6 +40,8 @@ export interface Grade {
 export interface GradeOptions {
   /** Per-test limit, whole seconds. Default 6. */
   timeoutSeconds?: number;
+  /** The interpreter command inside the sandbox. Default `python3`. */
+  python?: string;
   signal?: AbortSignal;
 }
 
@@ -110,7 +112,9 @@ export async function gradeCode(
     const w = await sandbox.writeFile(path, content);
     if (w.exitCode !== 0) return { passed: false, verdict: 'Sandbox Error', result: w };
   }
-  const result = await sandbox.runCommand(`python3 run.py ${Math.max(1, Math.trunc(perTest))}`, {
+  const python = options.python ?? 'python3';
+  if (!/^[\w./-]+$/.test(python)) return { passed: false, verdict: 'Sandbox Error', result: failedResult(`python must be a command name or path, got ${JSON.stringify(python)}`) };
+  const result = await sandbox.runCommand(`${python} run.py ${Math.max(1, Math.trunc(perTest))}`, {
     timeoutMs: totalTimeoutSeconds(tests.inputs.length, perTest) * 1000,
     maxOutputBytes: 64 * 1024,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
