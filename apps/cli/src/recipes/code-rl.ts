@@ -15,11 +15,15 @@ import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl
 
 /** Offline defaults: answers are a short program in a fenced block. */
 export const CODE_RL_MAX_TOKENS = 16;
+export const CODE_RL_LEARNING_RATE = 2e-4;
 export const CODE_RL_WARM_START = { steps: 80, examples: 64, batchSize: 4, learningRate: 1e-2 };
 
 export const codeRlSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/code_rl'),
   maxTokens: rlRecipeSchema.shape.maxTokens.default(CODE_RL_MAX_TOKENS),
+  // Measured (seed 0, offline): at the RL default the first step broke the warm-started program's fixed tokens
+  // (correct 0.44 → 0.00 and it stayed there); at 2e-4 it rose (0.44 → 0.69 in 2 steps).
+  learningRate: rlRecipeSchema.shape.learningRate.default(CODE_RL_LEARNING_RATE),
   online: z
     .boolean()
     .default(false)
