@@ -23,7 +23,9 @@ function cpuSeconds(): number {
 async function throughput(make: () => BubblewrapSandbox | UnsafeLocalSandbox, concurrency: number, python: string) {
   const pool = new SandboxPool({ create: make, size: concurrency });
   const t0 = performance.now();
-  const grades = await Promise.all(Array.from({ length: SUBMISSIONS }, () => gradeWithPool(pool, code, tests, { python })));
+  const grades = await Promise.all(
+    Array.from({ length: SUBMISSIONS }, () => gradeWithPool(pool, code, tests, { python })),
+  );
   const seconds = (performance.now() - t0) / 1000;
   const failed = grades.filter((g) => !g.passed).length;
   if (failed > 0)

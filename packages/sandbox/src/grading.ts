@@ -113,7 +113,12 @@ export async function gradeCode(
     if (w.exitCode !== 0) return { passed: false, verdict: 'Sandbox Error', result: w };
   }
   const python = options.python ?? 'python3';
-  if (!/^[\w./-]+$/.test(python)) return { passed: false, verdict: 'Sandbox Error', result: failedResult(`python must be a command name or path, got ${JSON.stringify(python)}`) };
+  if (!/^[\w./-]+$/.test(python))
+    return {
+      passed: false,
+      verdict: 'Sandbox Error',
+      result: failedResult(`python must be a command name or path, got ${JSON.stringify(python)}`),
+    };
   const result = await sandbox.runCommand(`${python} run.py ${Math.max(1, Math.trunc(perTest))}`, {
     timeoutMs: totalTimeoutSeconds(tests.inputs.length, perTest) * 1000,
     maxOutputBytes: 64 * 1024,

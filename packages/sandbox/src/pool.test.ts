@@ -82,3 +82,16 @@ describe('SandboxPool', () => {
     expect(() => new SandboxPool({ create: () => new FakeSandbox('s'), size: 0 })).toThrow(/1\.\.256, got 0/);
   });
 });
+
+describe('choosing a backend', () => {
+  it('refuses, naming the options, where bubblewrap cannot run; never falls back', async () => {
+    const { sandboxFactory } = await import('./create-sandbox.js');
+    const { SandboxUnavailableError } = await import('./sandbox.js');
+    const make = () => sandboxFactory('bubblewrap', { bubblewrap: { bwrap: '/nonexistent/bwrap' } });
+    expect(make).toThrow(SandboxUnavailableError);
+    expect(make).toThrow(/apt-get install bubblewrap.*user namespaces.*sandbox_backend=sandbox_fusion.*unsafe_local/s);
+    expect(() => sandboxFactory('docker')).toThrow(
+      /unknown sandbox backend "docker": expected one of bubblewrap, sandbox_fusion, unsafe_local/,
+    );
+  });
+});
