@@ -156,6 +156,8 @@ export function probeBubblewrap(options: BubblewrapOptions = {}): Setup {
       [...bwrapArgs(setup, DEFAULT_SANDBOX_LIMITS, [], '', 5), '/bin/sh', '-c', 'exit 7'],
       {
         env: {},
+        // The caller's folder may be closed to the unprivileged id (a checkout under /root): start from /.
+        cwd: '/',
         ...(id === undefined ? {} : { uid: id, gid: id }),
         encoding: 'utf8',
         timeout: 20_000,
@@ -294,6 +296,7 @@ export class BubblewrapSandbox implements Sandbox {
     ];
     return runProcess(argv, {
       env: {},
+      cwd: '/',
       ...(this.setup.id === undefined ? {} : { uid: this.setup.id, gid: this.setup.id }),
       ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
       extraInputs: files.map((f) => f.content),
