@@ -3,6 +3,7 @@ import type { Recipe } from './recipe.js';
 import { cache } from './recipes/cache.js';
 import { chat } from './recipes/chat.js';
 import { checkpoint } from './recipes/checkpoint.js';
+import { codeRl } from './recipes/code-rl.js';
 import { dashboard } from './recipes/dashboard.js';
 import { dpo } from './recipes/dpo.js';
 import { evalRecipe } from './recipes/eval.js';
@@ -35,6 +36,7 @@ export const recipes: Recipe[] = [
   rlLoop,
   mathRl,
   multiplayer,
+  codeRl,
   toolUse,
   searchTool,
   gem,

@@ -58,6 +58,22 @@ export {
   PARSE_RETRY_MESSAGE,
 } from './envs/agent-tool-env.js';
 export {
+  buildCodeDatasets,
+  type CodeDatasetsOptions,
+  type CodeGrader,
+  CodeProblemEnv,
+  type CodeTask,
+  codeDemonstrations,
+  DEEPCODER_DATASET,
+  DEEPCODER_TEST_SUBSETS,
+  DEEPCODER_TRAIN_SUBSETS,
+  deepcoderTask,
+  generateCodeTasks,
+  liveCodeBenchPrompt,
+  loadDeepcoderTasks,
+  OFFLINE_CODE_TESTS,
+} from './envs/code-env.js';
+export {
   GUESS_NUMBER_WARM_START_STEPS,
   GuessNumberDataset,
   GuessNumberGroupBuilder,

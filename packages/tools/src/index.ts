@@ -27,6 +27,7 @@ export {
   toolMap,
   unparsedToolCallResult,
 } from './execute.js';
+export { MAX_PYTHON_TOOL_CODE_CHARS, type PythonToolOptions, pythonTool } from './python-tool.js';
 export {
   formatSearchHits,
   loadSearchCollection,

@@ -6,19 +6,20 @@
  * joined by newlines; code naming a process, thread, socket, `resource` / `ctypes` module, `os.system` / `os.exec…` /
  * `sys.exit` (GEM's string check) fails without running.
  *
- * Each run: `python3 -I` in an empty temporary folder, a wall-clock limit (10 s, GEM's), an address-space limit
- * (512 MB), socket connects and lookups that raise, a minimal environment. A guard against accidents, not a sandbox
- * for hostile code. Difference from GEM: a program that fails with a NameError is not re-run with GEM's block of extra
- * imports prepended (import what you use).
+ * Each run: `python3 -I` in a fresh `@cookbook/sandbox` sandbox (by default the local bubblewrap one: no network, no
+ * file outside its own folder, CPU, memory, process, file-size and output limits, every process gone afterwards), with
+ * GEM's wall-clock limit (10 s), an address-space limit (512 MB) and socket connects and lookups that raise as well.
+ * Where the machine cannot isolate, the env refuses to start (naming the options) rather than run code unconfined.
+ * Difference from GEM: a program that fails with a NameError is not re-run with GEM's block of extra imports
+ * prepended (import what you use).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { ConfigError, DataError } from '@cookbook/core';
 import type { Env, ResetResult, StepResult } from '../core/env.js';
 import { TERMINAL_STATE } from '../core/env.js';
 import { Rng } from '../core/rng.js';
+import { defaultSandboxMaker, runSandboxedPython, type SandboxMaker } from '../core/sandboxed-python.js';
 
 /** One problem and its tests (stdin inputs and expected stdouts, pairwise). */
 export interface CodeItem {
@@ -149,48 +150,29 @@ export interface RunLimits {
   /** Characters of stdout / stderr kept. */
   maxOutputChars: number;
   python: string;
+  /** The sandbox each run gets. Default: the local bubblewrap sandbox. */
+  makeSandbox?: SandboxMaker;
 }
 
-/** Runs `code` as a program with `stdin`; `ok` = exit status 0 within the limits. */
-export function runPythonProgram(
+/** Runs `code` as a program with `stdin` in a fresh sandbox; `ok` = exit status 0 within the limits. */
+export async function runPythonProgram(
   code: string,
   stdin: string,
   limits: RunLimits,
 ): Promise<{ ok: boolean; stdout: string; stderr: string }> {
-  const cwd = mkdtempSync(join(tmpdir(), 'gem-code-'));
-  const file = join(cwd, 'solution.py');
-  writeFileSync(file, code);
-  return new Promise((resolve) => {
-    const child = spawn(limits.python, ['-I', '-c', PRELUDE, String(limits.memoryBytes), file], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONIOENCODING: 'utf-8', HOME: cwd },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', (b: Buffer) => {
-      if (stdout.length < limits.maxOutputChars) stdout += b.toString('utf8');
-    });
-    child.stderr.on('data', (b: Buffer) => {
-      if (stderr.length < limits.maxOutputChars) stderr += b.toString('utf8');
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, limits.timeoutMs);
-    const finish = (status: number | null, failure?: string) => {
-      clearTimeout(timer);
-      rmSync(cwd, { recursive: true, force: true });
-      if (timedOut) stderr += `TimeoutError: the program ran longer than ${limits.timeoutMs / 1000} s`;
-      if (failure !== undefined) stderr += failure;
-      resolve({ ok: !timedOut && failure === undefined && status === 0, stdout, stderr });
-    };
-    child.on('error', (e) => finish(null, `could not start ${limits.python}: ${e.message}`));
-    child.on('close', (status) => finish(status));
-    child.stdin.on('error', () => {});
-    child.stdin.end(stdin);
+  const r = await runSandboxedPython({
+    python: limits.python,
+    prelude: PRELUDE,
+    args: [String(limits.memoryBytes), 'solution.py'],
+    files: { 'solution.py': code },
+    stdin,
+    timeoutMs: limits.timeoutMs,
+    maxOutputBytes: limits.maxOutputChars * 4,
+    makeSandbox: limits.makeSandbox ?? defaultSandboxMaker(limits.python),
   });
+  let stderr = r.stderr;
+  if (r.timedOut) stderr += `TimeoutError: the program ran longer than ${limits.timeoutMs / 1000} s`;
+  return { ok: r.ok, stdout: r.stdout, stderr };
 }
 
 /** Options of {@link CodeEnv}. */
@@ -206,6 +188,8 @@ export interface CodeEnvOptions {
   memoryMb?: number;
   /** The interpreter. Default `python3`. */
   python?: string;
+  /** The sandbox each run gets. Default: the local bubblewrap sandbox (refused where it cannot isolate). */
+  makeSandbox?: SandboxMaker;
 }
 
 /** A single-turn code env over a dataset: reward 1 when the program passes every selected test. */
@@ -238,6 +222,7 @@ export class CodeEnv implements Env {
         { key: 'python' },
       );
     }
+    this.limits.makeSandbox = options.makeSandbox ?? defaultSandboxMaker(this.limits.python);
     this.reshuffle();
   }
 

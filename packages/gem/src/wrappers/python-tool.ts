@@ -6,17 +6,16 @@
  * a response without one goes to the inner env. Tool calls earn `toolReward` (+ `toolSuccessReward` when the code ran
  * without error) and are capped at `maxToolUses` per episode, after which responses go to the env.
  *
- * The subprocess runs isolated (`python3 -I`: no user site, no environment variables of ours), in an empty temporary
- * folder, with a wall-clock limit (killed after `timeoutSeconds`), an address-space limit (`memoryMb`, through
- * `resource.setrlimit`) and the socket module's connect/lookup functions replaced by ones that raise: a guard against
- * accidental network use by generated code, not a security sandbox against hostile code.
+ * The code runs in a fresh `@cookbook/sandbox` sandbox (by default the local bubblewrap one: no network — for any
+ * process the code starts, not only the first interpreter —, no file outside its own folder, CPU, memory, process,
+ * file-size and output limits, every process gone afterwards), as `python3 -I` with a wall-clock limit (killed after
+ * `timeoutSeconds`), an address-space limit (`memoryMb`) and the socket module's connect/lookup functions replaced by
+ * ones that raise. Where the machine cannot isolate, the tool refuses to start (naming the options).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { ConfigError } from '@cookbook/core';
 import type { Env, ResetResult, StepResult } from '../core/env.js';
+import { defaultSandboxMaker, runSandboxedPython, type SandboxMaker } from '../core/sandboxed-python.js';
 import { EnvWrapper } from './env-wrapper.js';
 
 /** What a tool returns for one call. */
@@ -49,6 +48,8 @@ export interface PythonCodeToolOptions {
   maxOutputChars?: number;
   /** The interpreter. Default `python3`. */
   python?: string;
+  /** The sandbox each run gets. Default: the local bubblewrap sandbox (refused where it cannot isolate). */
+  makeSandbox?: SandboxMaker;
 }
 
 const PRELUDE = `
@@ -97,6 +98,7 @@ export class PythonCodeTool implements Tool {
   private readonly lastLineError: boolean;
   private readonly maxOutputChars: number;
   private readonly python: string;
+  private readonly makeSandbox: SandboxMaker;
 
   constructor(options: PythonCodeToolOptions = {}) {
     this.timeoutMs = (options.timeoutSeconds ?? 5) * 1000;
@@ -105,6 +107,7 @@ export class PythonCodeTool implements Tool {
     this.maxOutputChars = options.maxOutputChars ?? 4000;
     this.python = options.python ?? 'python3';
     assertPythonAvailable(this.python);
+    this.makeSandbox = options.makeSandbox ?? defaultSandboxMaker(this.python);
   }
 
   instructionString(): string {
@@ -135,40 +138,19 @@ export class PythonCodeTool implements Tool {
   }
 
   /** Runs `code`; resolves with its output and whether it failed (non-zero exit, limit hit). */
-  run(code: string): Promise<{ stdout: string; stderr: string; error: boolean }> {
-    const cwd = mkdtempSync(join(tmpdir(), 'gem-python-'));
-    return new Promise((resolve) => {
-      const child = spawn(this.python, ['-I', '-c', PRELUDE, String(this.memoryBytes)], {
-        cwd,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONIOENCODING: 'utf-8' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      let timedOut = false;
-      const cap = this.maxOutputChars * 4;
-      child.stdout.on('data', (b: Buffer) => {
-        if (stdout.length < cap) stdout += b.toString('utf8');
-      });
-      child.stderr.on('data', (b: Buffer) => {
-        if (stderr.length < cap) stderr += b.toString('utf8');
-      });
-      const timer = setTimeout(() => {
-        timedOut = true;
-        child.kill('SIGKILL');
-      }, this.timeoutMs);
-      const finish = (status: number | null, failure?: string) => {
-        clearTimeout(timer);
-        rmSync(cwd, { recursive: true, force: true });
-        if (timedOut) stderr += `TimeoutError: execution exceeded ${this.timeoutMs / 1000} s`;
-        if (failure !== undefined) stderr += failure;
-        resolve({ stdout, stderr, error: timedOut || failure !== undefined || status !== 0 });
-      };
-      child.on('error', (e) => finish(null, `could not start ${this.python}: ${e.message}`));
-      child.on('close', (status) => finish(status));
-      child.stdin.on('error', () => {});
-      child.stdin.end(code);
+  async run(code: string): Promise<{ stdout: string; stderr: string; error: boolean }> {
+    const r = await runSandboxedPython({
+      python: this.python,
+      prelude: PRELUDE,
+      args: [String(this.memoryBytes)],
+      stdin: code,
+      timeoutMs: this.timeoutMs,
+      maxOutputBytes: this.maxOutputChars * 4,
+      makeSandbox: this.makeSandbox,
     });
+    let stderr = r.stderr;
+    if (r.timedOut) stderr += `TimeoutError: execution exceeded ${this.timeoutMs / 1000} s`;
+    return { stdout: r.stdout, stderr, error: !r.ok };
   }
 }
 
