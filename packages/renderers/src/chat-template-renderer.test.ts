@@ -258,6 +258,16 @@ describe('chat_template refuses bad templates and conversations, naming the temp
       /message 0 \(chat_template_tools\) must hold a JSON array of tool specs/,
     );
   });
+  it('tools with a template that does not render them are refused; with one that does, declared', () => {
+    const plain = getRenderer('chat_template', llama31);
+    expect(() => plain.createConversationPrefixWithTools(TOOLS)).toThrow(
+      /the template does not declare tools \(a conversation renders the same with tools as without\)/,
+    );
+    expect(plain.createConversationPrefixWithTools([])).toEqual([]);
+    const withTools = getRenderer('chat_template', qwen);
+    const prefix = withTools.createConversationPrefixWithTools(TOOLS);
+    expect(qwen.decode(withTools.buildGenerationPrompt([...prefix, user]).toInts())).toContain(TOOLS[0]!.name);
+  });
   it('a template cannot reach the file system or the process', () => {
     expect(() => withTemplate("{% include 'secret.txt' %}")).toThrow(
       /bad\.jinja does not parse: Unknown statement type: include/,

@@ -561,6 +561,44 @@ export class ChatTemplateRenderer extends BaseRenderer {
   override createConversationPrefixWithTools(tools: readonly ToolSpec[], systemPrompt?: string): Message[] {
     const system: Message[] = systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
     if (tools.length === 0) return system;
+    this.checkTakesTools();
     return [...system, { role: CHAT_TEMPLATE_TOOLS_ROLE, content: JSON.stringify(tools) }];
+  }
+
+  private takesTools: boolean | undefined;
+
+  /**
+   * Refuses tools when the template does not render them (a one-message conversation renders the same with a tool
+   * declared as without): the model would never see the tools, so a run would train on calls it was never offered.
+   */
+  private checkTakesTools(): void {
+    if (this.takesTools === undefined) {
+      const probe = (withTools: boolean): string => {
+        const vars: Record<string, unknown> = {
+          bos_token: this.tokenizer.bosToken ?? '',
+          eos_token: this.tokenizer.eosToken ?? '',
+          ...this.variables,
+          messages: [{ role: 'user', content: 'x' }],
+          add_generation_prompt: true,
+          ...(withTools
+            ? { tools: [{ type: 'function', function: { name: 'probe_tool', description: '', parameters: {} } }] }
+            : {}),
+        };
+        try {
+          return this.template.render(vars, this.currentDate);
+        } catch (e) {
+          throw new RendererError(
+            `${this.template.name}: rendering a conversation with a tool declared failed: ${(e as Error).message}`,
+          );
+        }
+      };
+      this.takesTools = probe(true) !== probe(false);
+    }
+    if (!this.takesTools) {
+      throw new RendererError(
+        `${this.template.name}: the template does not declare tools (a conversation renders the same with tools as ` +
+          'without), so the model would never see them; use a template that takes `tools` or a hand-written renderer',
+      );
+    }
   }
 }
