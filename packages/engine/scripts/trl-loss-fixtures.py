@@ -222,6 +222,30 @@ def main():
         1.1,
         "a cap that binds on many tokens",
     )
+    # The aggregations of TRL's other loss types: the engine's ppo with each one's token weights equals them.
+    for name, trl_type, eps_high, aggregation in [
+        ("grpo_sequence_mean", "grpo", 0.2, "sequence"),
+        ("bnpo_token_mean", "bnpo", 0.2, "token"),
+        ("dr_grpo_constant", "dr_grpo", 0.2, "constant"),
+        ("dapo_clip_higher_token_mean", "dapo", 0.28, "token"),
+    ]:
+        aw = token_weights(aggregation, mask)
+        loss, grad = trl_loss(trl_type, mask, q, lp, ADVANTAGES, 0.2, eps_high)
+        # grpo / bnpo / dr_grpo / dapo share one per-token branch of _compute_loss; "dapo" isolates a token's term.
+        per_tok = per_token_losses("dapo", mask, q, lp, ADVANTAGES, 0.2, eps_high)
+        engine_cases.append(
+            {
+                "name": name,
+                "loss_fn": "ppo",
+                "loss_fn_config": {"clip_low_threshold": 0.8, "clip_high_threshold": 1 + eps_high},
+                "trl": {"loss_type": trl_type, "epsilon": 0.2, "epsilon_high": eps_high},
+                "note": f"TRL's {trl_type} aggregation as token weights ({aggregation})",
+                "weights": ragged(aw),
+                "loss": loss,
+                "token_loss": ragged(per_tok * aw),
+                "grad": ragged(grad),
+            }
+        )
     # dro: no TRL counterpart; the hosted docs' formula in PyTorch.
     beta = 0.3
     lpv = lp.clone().requires_grad_(True)
