@@ -96,9 +96,10 @@ async function runOne(algorithm: string, seed: number, arm: Arm): Promise<RunRes
 }
 
 /**
- * With every advantage zero no preset has a gradient (each loss is proportional to A, and Adam's step of a zero
- * gradient is zero), so the policy never moves and the sampling seeds are the same: the zero control is the same run
- * for every preset. It runs once per seed, without a preset.
+ * With every advantage zero no preset has a gradient (each loss is proportional to A): what moves the policy is the
+ * drift of the warm start's Adam moments, which does not depend on the loss, and the sampling seeds are the same, so
+ * the zero control is the same run for every preset (the learning rate is not a preset knob). It runs once per seed,
+ * without a preset.
  */
 const NO_ALGORITHM = 'none';
 
@@ -155,6 +156,7 @@ function summary(a: string) {
     reach: reached.length === 0 ? '—' : `${mean(reached).toFixed(1)} (${reached.length}/${learn.length})`,
     tokens: mean(learn.map((r) => r.acTokens)),
     wall: mean(learn.map((r) => r.wallSeconds)),
+    cpu: mean(learn.map((r) => r.cpuSeconds)),
     above: `${above}/${learn.length}`,
   };
 }
@@ -162,14 +164,14 @@ function summary(a: string) {
 const rows = algorithms.map(summary);
 const header =
   `| algorithm | first third | final (last third) | zero control | negate control | steps to ${target} | ` +
-  'tokens sampled | wall s | above both controls |';
+  'tokens sampled | wall s | CPU s | above both controls |';
 const table = [
   header,
-  '|---|---|---|---|---|---|---|---|---|',
+  '|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
       `| ${r.a} | ${r.first.toFixed(3)} | ${r.final.toFixed(3)} | ${r.zero.toFixed(3)} | ${r.negate.toFixed(3)} | ` +
-      `${r.reach} | ${r.tokens.toFixed(0)} | ${r.wall.toFixed(0)} | ${r.above} |`,
+      `${r.reach} | ${r.tokens.toFixed(0)} | ${r.wall.toFixed(0)} | ${r.cpu.toFixed(0)} | ${r.above} |`,
   ),
 ].join('\n');
 console.log(`\n${table}\n`);
