@@ -8,7 +8,8 @@
  * Env: BENCH_SEEDS (default 0,1,2), BENCH_ALGORITHMS (default all), BENCH_ARMS (default learn,zero,negate),
  * BENCH_ARGS (extra key=value arguments for every run), BENCH_DIR (where runs, results.json and index.html go;
  * default a new temporary folder; an existing one resumes: runs already in results.json are not repeated),
- * BENCH_TARGET (the reward of "steps to reach", default 0.6).
+ * BENCH_TARGET (the reward of "steps to reach", default 0.6), BENCH_PAGE_ONLY=1 (run nothing: write the page from
+ * BENCH_DIR's results.json; a missing run shows as —).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -42,6 +43,8 @@ const algorithms = list(process.env.BENCH_ALGORITHMS, ALGORITHMS.join(','));
 const arms = list(process.env.BENCH_ARMS, 'learn,zero,negate') as Arm[];
 const extra = (process.env.BENCH_ARGS ?? '').split(/\s+/).filter((s) => s !== '');
 const target = Number(process.env.BENCH_TARGET ?? '0.6');
+// Only write the page from BENCH_DIR's results.json (e.g. results merged from several machines or processes).
+const pageOnly = process.env.BENCH_PAGE_ONLY === '1';
 const dir = process.env.BENCH_DIR ?? mkdtempSync(join(tmpdir(), 'algorithms-bench-'));
 mkdirSync(dir, { recursive: true });
 const resultsPath = join(dir, 'results.json');
@@ -113,7 +116,7 @@ console.log(
 );
 /** The algorithm a control run is filed under: the zero control is one run per seed, shared (see below). */
 const runAlgorithm = (algorithm: string, arm: Arm) => (arm === 'zero' ? NO_ALGORITHM : algorithm);
-for (const arm of arms) {
+for (const arm of pageOnly ? [] : arms) {
   for (const algorithm of arm === 'zero' ? [NO_ALGORITHM] : algorithms) {
     for (const seed of seeds) {
       if (find(algorithm, seed, arm) !== undefined) continue;
@@ -140,38 +143,43 @@ function summary(a: string) {
     return undefined;
   });
   const reached = reach.filter((x): x is number => x !== undefined);
-  const above = learn.filter((r) => {
+  // Seeds whose two controls ran; of those, the ones where the preset ends above its start and both controls.
+  const compared = learn.filter((r) => find(a, r.seed, 'zero') && find(a, r.seed, 'negate'));
+  const above = compared.filter((r) => {
     const t = thirds(r.rewards)!;
-    const z = last(find(a, r.seed, 'zero'));
-    const n = last(find(a, r.seed, 'negate'));
-    return t.last > t.first && t.last > z && t.last > n;
+    return t.last > t.first && t.last > last(find(a, r.seed, 'zero')) && t.last > last(find(a, r.seed, 'negate'));
   }).length;
+  const rose = learn.filter((r) => thirds(r.rewards)!.last > thirds(r.rewards)!.first).length;
   return {
     a,
     seeds: learn.length,
     first: mean(learn.map((r) => thirds(r.rewards)!.first)),
     final: mean(learn.map(last)),
-    zero: mean(seeds.map((s) => last(find(a, s, 'zero')))),
-    negate: mean(seeds.map((s) => last(find(a, s, 'negate')))),
+    // Means over the seeds whose control ran.
+    zero: mean(seeds.map((s) => last(find(a, s, 'zero'))).filter((v) => !Number.isNaN(v))),
+    negate: mean(seeds.map((s) => last(find(a, s, 'negate'))).filter((v) => !Number.isNaN(v))),
     reach: reached.length === 0 ? '—' : `${mean(reached).toFixed(1)} (${reached.length}/${learn.length})`,
     tokens: mean(learn.map((r) => r.acTokens)),
     wall: mean(learn.map((r) => r.wallSeconds)),
     cpu: mean(learn.map((r) => r.cpuSeconds)),
-    above: `${above}/${learn.length}`,
+    above: `${above}/${compared.length}`,
+    rose: `${rose}/${learn.length}`,
   };
 }
 
 const rows = algorithms.map(summary);
+const fmt = (v: number) => (Number.isNaN(v) ? '—' : v.toFixed(3));
+const fmt0 = (v: number) => (Number.isNaN(v) ? '—' : v.toFixed(0));
 const header =
   `| algorithm | first third | final (last third) | zero control | negate control | steps to ${target} | ` +
-  'tokens sampled | wall s | CPU s | above both controls |';
+  'tokens sampled | wall s | CPU s | rose | above both controls |';
 const table = [
   header,
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.a} | ${r.first.toFixed(3)} | ${r.final.toFixed(3)} | ${r.zero.toFixed(3)} | ${r.negate.toFixed(3)} | ` +
-      `${r.reach} | ${r.tokens.toFixed(0)} | ${r.wall.toFixed(0)} | ${r.cpu.toFixed(0)} | ${r.above} |`,
+      `| ${r.a} | ${fmt(r.first)} | ${fmt(r.final)} | ${fmt(r.zero)} | ${fmt(r.negate)} | ` +
+      `${r.reach} | ${fmt0(r.tokens)} | ${fmt0(r.wall)} | ${fmt0(r.cpu)} | ${r.rose} | ${r.above} |`,
   ),
 ].join('\n');
 console.log(`\n${table}\n`);
@@ -217,9 +225,9 @@ function curves(): string {
 const html = `<!doctype html><meta charset="utf-8"><title>RL algorithms on rl_basic</title>
 <body style="font-family: sans-serif; max-width: 60em">
 <h1>RL algorithms on rl_basic (offline default)</h1>
-<p>Seeds ${seeds.join(', ')}; reward per step (env/all/reward/total), mean over seeds with the min–max band. "Above both
-controls": seeds whose last-third reward is above its first third and above the same seed's zero- and
-negated-advantage runs. Tokens: action tokens sampled (dynamic sampling's extra rounds included). Wall time is on a
+<p>Seeds ${seeds.join(', ')}; reward per step (env/all/reward/total), mean over seeds with the min–max band. "Rose":
+seeds whose last-third reward is above its first third. "Above both controls": of the seeds whose controls ran, those
+that rose and ended above the same seed's zero- and negated-advantage runs. Tokens: action tokens sampled (dynamic sampling's extra rounds included). Wall time is on a
 shared machine (load ${loadavg()[0]!.toFixed(2)} at the end).</p>
 ${curves()}
 <pre>${table}</pre>
