@@ -73,6 +73,9 @@ async function runOne(algorithm: string, seed: number, arm: Arm): Promise<RunRes
       ...(algorithm === NO_ALGORITHM ? [] : [`algorithm=${algorithm}`]),
       `seed=${seed}`,
       `advantage_transform=${ARMS[arm]}`,
+      // Negated advantages drive the policy to answers that all score alike; dynamic sampling then finds no group with
+      // signal and stops the run (by design). The controls run without it.
+      ...(arm === 'learn' ? [] : ['dynamic_sampling=false']),
       `log_path=${logPath}`,
       'behavior_if_log_dir_exists=delete',
       ...extra,
