@@ -138,7 +138,8 @@ export function exportSummaries(
     tags_P: tagsOf(builders),
     ...(samplerSteps ? { samplerSteps_P: samplerSteps } : {}),
     ...(decode === undefined ? {} : { decode }),
-    advantages_P_G: computeAdvantages(groups),
+    // The advantages this step trains on (the estimator over the shaped rewards, then the diagnostic transform).
+    advantages_P_G: transformAdvantages(groupAdvantages(ctx, groups, {}), ctx.config.advantageTransform),
   });
   writeRolloutSummaries(join(ctx.config.logPath, iterationDir(step), 'train_rollout_summaries.jsonl'), summaries, {
     seed: step,
@@ -173,7 +174,7 @@ export async function prepareData(
   builders: readonly EnvGroupBuilder[] = [],
 ): Promise<Datum[]> {
   const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
-  const advantages_P_G = estimateAdvantages(shapedRewards(ctx, kept, metrics), ctx.knobs.advantageEstimator);
+  const advantages_P_G = groupAdvantages(ctx, kept, metrics);
   const { data_D, metadata_D } = assembleTrainingData(
     kept,
     transformAdvantages(advantages_P_G, ctx.config.advantageTransform),
@@ -194,6 +195,15 @@ export async function prepareData(
   if (!signal) noteNoSignal(ctx, metrics);
   applyLossAggregation(data_D, ctx.knobs.lossAggregation, ctx.config.maxTokens);
   return data_D;
+}
+
+/** The advantages of `groups` before any diagnostic transform: the run's estimator over the shaped rewards. */
+function groupAdvantages(
+  ctx: Pick<LoopContext, 'knobs' | 'config'>,
+  groups: readonly TrajectoryGroup[],
+  metrics: Record<string, number>,
+): number[][] {
+  return estimateAdvantages(shapedRewards(ctx, groups, metrics), ctx.knobs.advantageEstimator);
 }
 
 /**
