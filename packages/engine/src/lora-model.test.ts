@@ -1,4 +1,4 @@
-import type { LossFnType } from '@cookbook/tinker-wire';
+import { BUILTIN_LOSSES, type LossFnType } from '@cookbook/tinker-wire';
 import { describe, expect, it } from 'vitest';
 import { adamwStep } from './adamw.js';
 import { EngineInputError } from './errors.js';
@@ -59,7 +59,9 @@ function directLoss(
       const q = num('logprobs', j);
       const A = num('advantages', j);
       const r = Math.exp(l - q);
-      const clip = (x: number) => Math.min(Math.max(x, cfg.clip_low_threshold ?? 0.8), cfg.clip_high_threshold ?? 1.2);
+      const defaults: Record<string, number | null> = BUILTIN_LOSSES[loss].config;
+      const bound = (k: string) => cfg[k] ?? defaults[k]!;
+      const clip = (x: number) => Math.min(Math.max(x, bound('clip_low_threshold')), bound('clip_high_threshold'));
       if (loss === 'importance_sampling') L += -r * A;
       else if (loss === 'ppo') L += -Math.min(r * A, clip(r) * A);
       // sg(clip(r)): the ratio is evaluated at fixed logprobs when differentiating

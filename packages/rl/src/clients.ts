@@ -10,7 +10,8 @@ export type RLSamplingClient = SamplingClientLike;
 
 /** The training calls the loops make; each returns at once and resolves in submission order. */
 export interface RLTrainingClient
-  extends Pick<TrainingClientLike, 'forwardBackward' | 'optimStep' | 'saveState' | 'saveWeightsForSampler'> {
+  extends Pick<TrainingClientLike, 'forwardBackward' | 'optimStep' | 'saveState' | 'saveWeightsForSampler'>,
+    Partial<Pick<TrainingClientLike, 'forwardBackwardCustom'>> {
   saveWeightsAndGetSamplingClient(name?: string): Promise<RLSamplingClient>;
 }
 

@@ -33,6 +33,23 @@ export {
   validateRolloutLimits,
   withRolloutLimits,
 } from '@cookbook/training';
+export {
+  ADVANTAGE_ESTIMATORS,
+  ADVANTAGE_STD_EPS,
+  type AdvantageEstimator,
+  estimateAdvantages,
+  overlongPenalty,
+} from './advantages.js';
+export {
+  ALGORITHM_PRESETS,
+  ALGORITHMS,
+  type Algorithm,
+  type AlgorithmKnobs,
+  type AlgorithmKnobsInput,
+  type AlgorithmPreset,
+  BASE_KNOBS,
+  resolveAlgorithm,
+} from './algorithms.js';
 export type { RLSamplingClient, RLServiceClient, RLTrainingClient } from './clients.js';
 export {
   assembleTrainingData,
@@ -196,6 +213,18 @@ export {
 } from './envs/twenty-questions-env.js';
 export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators.js';
 export { deriveSeed } from './internal/random.js';
+export {
+  aggregationWeights,
+  applyLossAggregation,
+  GSPO_CLIP,
+  IMPORTANCE_RATIO_LEVELS,
+  type ImportanceRatioLevel,
+  LOSS_AGGREGATIONS,
+  type LossAggregation,
+  type SequenceRatioInputs,
+  sequenceRatioInputs,
+  sequenceRatioLoss,
+} from './loss-variants.js';
 export { computeKlSampleTrain, computePostKl, computeTrajectoryMetrics } from './metrics.js';
 export { ProblemDataset, type ProblemDatasetOptions } from './problem-dataset.js';
 export {

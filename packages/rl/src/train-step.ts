@@ -4,11 +4,12 @@
  * before any is awaited, so the service runs them back to back. The step has a submit half and a collect half so
  * the streaming loop can submit minibatches as their groups finish and collect them together.
  */
-import { type Datum, splitList, tensorToNumbers } from '@cookbook/core';
+import { type Datum, splitList, TrainingError, tensorToNumbers } from '@cookbook/core';
 import type { AdamParams, ForwardBackwardOutput, LossFnType } from '@cookbook/tinker-client';
 import { LOOP_ADAM } from '@cookbook/training';
 import type { RLTrainingClient } from './clients.js';
 import { removeMask } from './data-processing.js';
+import { GSPO_CLIP, type ImportanceRatioLevel, sequenceRatioInputs, sequenceRatioLoss } from './loss-variants.js';
 
 /** Adam settings of RL steps: the loops' {@link LOOP_ADAM} at `learningRate`. */
 export function rlAdamParams(learningRate: number): AdamParams {
@@ -23,6 +24,11 @@ export interface TrainStepOptions {
   /** Default `importance_sampling`. */
   lossFn?: LossFnType;
   lossFnConfig?: Record<string, number>;
+  /**
+   * `sequence`: GSPO's sequence-level ratio with `lossFn` ppo's clip bounds from `lossFnConfig` (a client-side loss
+   * through `forwardBackwardCustom`). Default `token` (the service's built-in loss).
+   */
+  importanceRatioLevel?: ImportanceRatioLevel;
 }
 
 /** The learner's logprobs of each datum's targets, from a forward_backward output. */
@@ -40,8 +46,23 @@ export interface SubmittedTrainStep {
 export function submitForwardBackward(
   data: readonly Datum[],
   client: RLTrainingClient,
-  options: Pick<TrainStepOptions, 'lossFn' | 'lossFnConfig'>,
+  options: Pick<TrainStepOptions, 'lossFn' | 'lossFnConfig' | 'importanceRatioLevel'>,
 ): PromiseLike<ForwardBackwardOutput> {
+  if (options.importanceRatioLevel === 'sequence') {
+    if (client.forwardBackwardCustom === undefined) {
+      throw new TrainingError('importance_ratio_level=sequence needs a training client with forwardBackwardCustom');
+    }
+    const inputs = data.map(sequenceRatioInputs);
+    const clip = {
+      low: options.lossFnConfig?.clip_low_threshold ?? GSPO_CLIP.low,
+      high: options.lossFnConfig?.clip_high_threshold ?? GSPO_CLIP.high,
+    };
+    const stripped = data.map((d) => ({
+      modelInput: d.modelInput,
+      lossFnInputs: { target_tokens: d.lossFnInputs.target_tokens! },
+    }));
+    return client.forwardBackwardCustom(stripped, (_d, logprobs) => sequenceRatioLoss(inputs, logprobs, clip));
+  }
   return client.forwardBackward(data.map(removeMask), options.lossFn ?? 'importance_sampling', options.lossFnConfig);
 }
 

@@ -43,7 +43,8 @@ describe('the built-in loss declaration', () => {
       expect(BUILTIN_LOSSES[name].topKTargets).toBe(false);
     }
     expect(BUILTIN_LOSSES.ppo.config).toEqual({ clip_low_threshold: 0.8, clip_high_threshold: 1.2 });
-    expect(BUILTIN_LOSSES.cispo.config).toEqual({ clip_low_threshold: 0.8, clip_high_threshold: 1.2 });
+    // The hosted defaults: a one-sided clip (upstream's tutorials/202_loss_functions.py), not ppo's 0.8 / 1.2.
+    expect(BUILTIN_LOSSES.cispo.config).toEqual({ clip_low_threshold: 0, clip_high_threshold: 4 });
     expect(BUILTIN_LOSSES.dro.config).toEqual({ beta: null });
   });
 

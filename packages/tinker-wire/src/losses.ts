@@ -36,29 +36,43 @@ export interface LossDeclaration {
 }
 
 const POLICY_INPUTS = ['target_tokens', 'logprobs', 'advantages'] as const;
-const CLIP_DEFAULTS = { clip_low_threshold: 0.8, clip_high_threshold: 1.2 } as const;
 
-/** The built-in losses, in the SDK's order (formulas: tinker-api.md §4; `logprobs` are the sampler's). */
+/**
+ * The built-in losses, in the SDK's order (formulas: tinker-api.md §4; `logprobs` are the sampler's). The config
+ * defaults are the hosted service's; each cites where it is documented (the SDK's types declare `loss_fn_config` as a
+ * free `Dict[str, float]` and carry no defaults).
+ */
 export const BUILTIN_LOSSES = {
-  /** `L = Σ −lp·w`. */
+  /** `L = Σ −lp·w`; no config (the hosted docs' loss list and the SDK's types name none). */
   cross_entropy: { required: ['target_tokens'], optional: ['weights'], config: {}, topKTargets: true },
-  /** `L = −Σ w·r·A`, `r = exp(lp − q)`. */
+  /** `L = −Σ w·r·A`, `r = exp(lp − q)`; no config (the hosted docs' loss list and the SDK's types name none). */
   importance_sampling: { required: POLICY_INPUTS, optional: ['weights'], config: {}, topKTargets: false },
-  /** `L = −Σ w·min(r·A, clip(r)·A)`; the clip bounds are ratios, per token when given as inputs. */
+  /**
+   * `L = −Σ w·min(r·A, clip(r)·A)`; the clip bounds are ratios, per token when given as inputs. Defaults 0.8 / 1.2:
+   * upstream's loss tutorial (`tutorials/202_loss_functions.py`, "PPO defaults to `0.8` and `1.2`") and the hosted
+   * docs' PPO page (ε_low = ε_high = 0.2).
+   */
   ppo: {
     required: POLICY_INPUTS,
     optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
-    config: CLIP_DEFAULTS,
+    config: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
     topKTargets: false,
   },
-  /** `L = −Σ w·sg(clip(r))·lp·A`. */
+  /**
+   * `L = −Σ w·sg(clip(r))·lp·A`. Defaults 0.0 / 4.0, a one-sided clip (the lower bound is off, the coefficient is
+   * capped at 4): upstream's loss tutorial (`tutorials/202_loss_functions.py`, "CISPO defaults to a one-sided clip",
+   * `{"clip_low_threshold": 0.0, "clip_high_threshold": 4.0}`), after ScaleRL's `clip(ratio, 0, eps_max)`.
+   */
   cispo: {
     required: POLICY_INPUTS,
     optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
-    config: CLIP_DEFAULTS,
+    config: { clip_low_threshold: 0, clip_high_threshold: 4 },
     topKTargets: false,
   },
-  /** `L = −Σ w·(lp·A − ½·β·(lp − q)²)`; β has no default. */
+  /**
+   * `L = −Σ w·(lp·A − ½·β·(lp − q)²)`; β has no default: the hosted docs' DRO page shows it only as a `loss_fn_config`
+   * the caller passes (`{"beta": 0.05}` in its example), so a request without it is refused rather than guessed.
+   */
   dro: { required: POLICY_INPUTS, optional: ['weights'], config: { beta: null }, topKTargets: false },
 } as const satisfies Record<string, LossDeclaration>;
 

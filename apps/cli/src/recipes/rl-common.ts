@@ -4,7 +4,7 @@
  * and derives its offline defaults), the renderer, and a runner that prints one line per step and the reward curve.
  */
 import { join } from 'node:path';
-import { configToKeyStyle, type Message } from '@cookbook/core';
+import { ConfigError, configToKeyStyle, type Message } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import {
@@ -12,6 +12,7 @@ import {
   type RLTrainConfigInput,
   RLTrainConfigSchema,
   type RLTrainDeps,
+  resolveAlgorithm,
   train,
 } from '@cookbook/rl';
 import { z } from 'zod';
@@ -118,6 +119,14 @@ export async function runRlRecipe(
   },
 ): Promise<void> {
   const { extra = {}, deps = {} } = options;
+  // Checked before the service is contacted: the algorithm's knobs, and RLOO's need for a second rollout per group.
+  const { knobs } = resolveAlgorithm({ ...config, ...extra } as RLRecipeConfig);
+  if (knobs.advantageEstimator === 'rloo' && config.groupSize < 2) {
+    throw new ConfigError(
+      `advantage_estimator=rloo (${config.algorithm === 'rloo' ? 'algorithm=rloo' : 'explicit'}) needs group_size ≥ 2 (the ` +
+        `leave-one-out baseline is the group's other rollouts), got group_size=${config.groupSize}`,
+    );
+  }
   const service = await connectService(config.baseUrl);
   try {
     const warm = await resolveWarmStart(config, {

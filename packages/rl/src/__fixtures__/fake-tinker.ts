@@ -5,7 +5,7 @@
  * snapshots of θ with a seeded generator, so runs are deterministic.
  */
 import { type Datum, ModelInput, tensorFromFloat32, tensorToNumbers } from '@cookbook/core';
-import type { AdamParams, ForwardBackwardOutput, LossFnType } from '@cookbook/tinker-client';
+import type { AdamParams, CustomLossFn, ForwardBackwardOutput, LossFnType } from '@cookbook/tinker-client';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import { Rng } from '../internal/random.js';
 
@@ -115,6 +115,8 @@ export class FakeTrainer implements RLTrainingClient {
   grad = 0;
   readonly calls: string[] = [];
   readonly lossFns: LossFnType[] = [];
+  /** The `weights` of every datum trained by forward_backward (undefined: none sent). */
+  readonly weightsSeen: (number[] | undefined)[] = [];
 
   constructor(
     readonly service: FakeService,
@@ -154,18 +156,41 @@ export class FakeTrainer implements RLTrainingClient {
       const targets = tensorToNumbers(d.lossFnInputs.target_tokens!);
       const q = tensorToNumbers(d.lossFnInputs.logprobs!);
       const adv = tensorToNumbers(d.lossFnInputs.advantages!);
+      const w = d.lossFnInputs.weights === undefined ? undefined : tensorToNumbers(d.lossFnInputs.weights);
+      this.weightsSeen.push(w);
       const lps = targets.map((t, i) => {
         const lp = logprob(this.theta, t);
         if (lp === undefined) return 0;
         const ratio = Math.exp(lp - q[i]!);
-        loss -= ratio * adv[i]!;
-        // d(−r·A)/dθ = −A·r·dlp/dθ
-        this.grad += -adv[i]! * ratio * dlogprob(this.theta, t);
+        const wi = w === undefined ? 1 : w[i]!;
+        loss -= wi * ratio * adv[i]!;
+        // d(−w·r·A)/dθ = −w·A·r·dlp/dθ
+        this.grad += -wi * adv[i]! * ratio * dlogprob(this.theta, t);
         return lp;
       });
       return { logprobs: tensorFromFloat32(lps) };
     });
     return { lossFnOutputType: 'fake', lossFnOutputs: outputs, metrics: { 'loss:sum': loss } };
+  }
+
+  /** A client-side loss: the learner's logprobs of the targets, the loss's ∂L/∂lp applied through dlp/dθ. */
+  forwardBackwardCustom(data: Datum[], lossFn: CustomLossFn): Promise<ForwardBackwardOutput> {
+    this.calls.push('forward_backward_custom');
+    return this.inOrder(async () => {
+      const targets_D = data.map((d) => tensorToNumbers(d.lossFnInputs.target_tokens!));
+      const lps_D = targets_D.map((ts) => Float32Array.from(ts, (t) => logprob(this.theta, t) ?? 0));
+      const out = await lossFn(data, lps_D);
+      targets_D.forEach((ts, i) => {
+        ts.forEach((t, j) => {
+          if (logprob(this.theta, t) !== undefined) this.grad += out.gradLogprobs[i]![j]! * dlogprob(this.theta, t);
+        });
+      });
+      return {
+        lossFnOutputType: 'fake',
+        lossFnOutputs: lps_D.map((lp) => ({ logprobs: tensorFromFloat32(Array.from(lp)) })),
+        metrics: { ...(out.metrics ?? {}), 'custom_loss:sum': out.loss },
+      };
+    });
   }
 
   optimStep(adam: AdamParams = {}): Promise<{ metrics: Record<string, number> }> {

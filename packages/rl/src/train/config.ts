@@ -18,8 +18,11 @@ import {
   trainingConfigShape,
 } from '@cookbook/training';
 import { z } from 'zod';
+import { ADVANTAGE_ESTIMATORS } from '../advantages.js';
+import { ALGORITHMS } from '../algorithms.js';
 import type { RLSamplingClient, RLServiceClient } from '../clients.js';
 import type { DatumMetadata } from '../data-processing.js';
+import { IMPORTANCE_RATIO_LEVELS, LOSS_AGGREGATIONS } from '../loss-variants.js';
 
 /** Streaming minibatches: train on each minibatch of groups as soon as its rollouts finish. */
 export const StreamMinibatchConfigSchema = z.object({
@@ -43,7 +46,6 @@ export const AsyncConfigSchema = z.object({
 });
 export type AsyncConfig = z.infer<typeof AsyncConfigSchema>;
 
-/** The policy-gradient losses the service computes. */
 /**
  * RL learning rate of the built-in `local/*` stand-ins when `learning_rate` is null. Measured on `rl_basic` (seed 0,
  * pretrained stand-in): 3e-3 collapsed the warm-started policy (reward 0.69 → 0.38, entropy → 0.01); 1e-3 climbed
@@ -73,12 +75,75 @@ export const RLTrainConfigSchema = z.object({
   evalEvery: z.number().int().nonnegative().default(20).describe('Evaluate the test set every N steps (0 = never)'),
   infrequentEvalEvery: infrequentEvalEveryField,
   numSubsteps: z.number().int().positive().default(1).describe('Optimizer steps per batch'),
-  lossFn: z.enum(RL_LOSSES).default('importance_sampling').describe('Policy-gradient loss computed by the service'),
+  algorithm: z
+    .enum(ALGORITHMS)
+    .nullable()
+    .default(null)
+    .describe(
+      'Preset that sets the knobs of one RL algorithm together (grpo, dr_grpo, dapo, gspo, rloo, reinforce_pp, ppo, ' +
+        "cispo); a knob given explicitly overrides it, and config.json records both. null = upstream's loop",
+    ),
+  advantageEstimator: z
+    .enum(ADVANTAGE_ESTIMATORS)
+    .nullable()
+    .default(null)
+    .describe(
+      'mean (reward − group mean), grpo (÷ group std), rloo (leave-one-out), reinforce_pp (whole-batch ' +
+        "normalisation); null = the algorithm preset's, else mean",
+    ),
+  lossFn: z
+    .enum(RL_LOSSES)
+    .nullable()
+    .default(null)
+    .describe("Policy-gradient loss computed by the service; null = the algorithm preset's, else importance_sampling"),
   lossFnConfig: z
     .record(z.string(), z.number())
     .nullable()
     .default(null)
-    .describe('Loss settings as JSON, e.g. {"clip_low_threshold":0.8,"clip_high_threshold":1.2}'),
+    .describe(
+      'Loss settings as JSON, e.g. {"clip_low_threshold":0.8,"clip_high_threshold":1.2}; null = the preset\'s, else ' +
+        'the service defaults',
+    ),
+  lossAggregation: z
+    .enum(LOSS_AGGREGATIONS)
+    .nullable()
+    .default(null)
+    .describe(
+      "sum (the service sum), token (÷ trained tokens of the batch), sequence (each sequence's mean, averaged), " +
+        "constant (÷ sequences × max_tokens, Dr. GRPO); sent as token weights. null = the preset's, else sum",
+    ),
+  importanceRatioLevel: z
+    .enum(IMPORTANCE_RATIO_LEVELS)
+    .nullable()
+    .default(null)
+    .describe(
+      'token (the built-in losses) or sequence (GSPO: one length-normalised ratio per sequence, a client-side loss ' +
+        "through forward_backward_custom, one extra forward pass); null = the preset's, else token",
+    ),
+  dynamicSampling: z
+    .boolean()
+    .nullable()
+    .default(null)
+    .describe(
+      "DAPO: roll the step's problems out again until the batch holds groups_per_batch groups with signal (or the " +
+        "rounds run out); sync loop only. null = the preset's, else false",
+    ),
+  dynamicSamplingMaxRounds: z
+    .number()
+    .int()
+    .positive()
+    .default(4)
+    .describe('Dynamic sampling: most rollout rounds per step (the first included)'),
+  overlongBufferTokens: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullable()
+    .default(null)
+    .describe(
+      'DAPO overlong shaping: a turn within this many tokens of max_tokens loses reward linearly, down to −1 at ' +
+        "max_tokens (0 = off); null = the preset's (dapo: max_tokens / 5), else 0",
+    ),
   klPenaltyCoef: z.number().nonnegative().default(0).describe('KL penalty against the reference model (0 = off)'),
   klDiscountFactor: z.number().min(0).max(1).default(0).describe('Discount of the KL penalty over future tokens'),
   klReferenceModel: z
@@ -107,7 +172,9 @@ export const RLTrainConfigSchema = z.object({
   removeConstantRewardGroups: z
     .boolean()
     .default(false)
-    .describe('Skip groups whose rollouts all earned the same reward'),
+    .describe(
+      'Skip groups whose rollouts all earned the same reward (upstream; when every group is constant one is kept)',
+    ),
   numGroupsToLog: z.number().int().nonnegative().default(4).describe('Groups per iteration in the HTML transcript'),
   rolloutJsonExport: z
     .boolean()

@@ -17,10 +17,11 @@ import type {
   TrajectoryGroup,
 } from '@cookbook/training';
 import { runEvaluators, type SamplingClientEvaluator } from '@cookbook/training';
+import { estimateAdvantages, overlongPenalty } from '../advantages.js';
+import type { AlgorithmKnobs } from '../algorithms.js';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import {
   assembleTrainingData,
-  computeAdvantages,
   incorporateKlPenalty,
   lossInput,
   removeConstantRewardGroups,
@@ -28,6 +29,7 @@ import {
 } from '../data-processing.js';
 import { Semaphore } from '../internal/concurrency.js';
 import { deriveSeed } from '../internal/random.js';
+import { applyLossAggregation } from '../loss-variants.js';
 import { computeKlSampleTrain, computePostKl } from '../metrics.js';
 import { type DecodeTokens, rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';
 import { doGroupRollout } from '../rollouts.js';
@@ -37,6 +39,8 @@ import type { RLTrainConfig, RLTrainDeps } from './config.js';
 /** Everything a loop reads while it runs. */
 export interface LoopContext {
   config: RLTrainConfig & { learningRate: number };
+  /** The algorithm's knobs as resolved from the config and its preset (`resolveAlgorithm`). */
+  knobs: AlgorithmKnobs;
   deps: RLTrainDeps;
   run: RunContext;
   training: RLTrainingClient;
@@ -134,7 +138,8 @@ export function exportSummaries(
     tags_P: tagsOf(builders),
     ...(samplerSteps ? { samplerSteps_P: samplerSteps } : {}),
     ...(decode === undefined ? {} : { decode }),
-    advantages_P_G: computeAdvantages(groups),
+    // The advantages this step trains on (the estimator over the shaped rewards, then the diagnostic transform).
+    advantages_P_G: transformAdvantages(groupAdvantages(ctx, groups, {}), ctx.config.advantageTransform),
   });
   writeRolloutSummaries(join(ctx.config.logPath, iterationDir(step), 'train_rollout_summaries.jsonl'), summaries, {
     seed: step,
@@ -169,7 +174,7 @@ export async function prepareData(
   builders: readonly EnvGroupBuilder[] = [],
 ): Promise<Datum[]> {
   const kept = ctx.config.removeConstantRewardGroups ? removeConstantRewardGroups(groups) : groups;
-  const advantages_P_G = computeAdvantages(kept);
+  const advantages_P_G = groupAdvantages(ctx, kept, metrics);
   const { data_D, metadata_D } = assembleTrainingData(
     kept,
     transformAdvantages(advantages_P_G, ctx.config.advantageTransform),
@@ -188,7 +193,46 @@ export async function prepareData(
     signal = data_D.some((d) => lossInput(d, 'advantages').some((a) => a !== 0));
   }
   if (!signal) noteNoSignal(ctx, metrics);
+  applyLossAggregation(data_D, ctx.knobs.lossAggregation, ctx.config.maxTokens);
   return data_D;
+}
+
+/** The advantages of `groups` before any diagnostic transform: the run's estimator over the shaped rewards. */
+function groupAdvantages(
+  ctx: Pick<LoopContext, 'knobs' | 'config'>,
+  groups: readonly TrajectoryGroup[],
+  metrics: Record<string, number>,
+): number[][] {
+  return estimateAdvantages(shapedRewards(ctx, groups, metrics), ctx.knobs.advantageEstimator);
+}
+
+/**
+ * Each trajectory's total reward, with DAPO's overlong penalty of every turn added when `overlongBufferTokens` > 0
+ * (logged as `env/all/overlong_penalty`, the batch mean).
+ */
+export function shapedRewards(
+  ctx: Pick<LoopContext, 'knobs' | 'config'>,
+  groups: readonly TrajectoryGroup[],
+  metrics: Record<string, number>,
+): number[][] {
+  const buffer = ctx.knobs.overlongBufferTokens;
+  const rewards_P_G = groups.map((g) => g.getTotalRewards());
+  if (buffer <= 0) return rewards_P_G;
+  let sum = 0;
+  let count = 0;
+  const shaped = groups.map((g, p) =>
+    g.trajectories_G.map((traj, i) => {
+      const penalty = traj.transitions.reduce(
+        (a, t) => a + overlongPenalty(t.ac.tokens.length, ctx.config.maxTokens, buffer),
+        0,
+      );
+      sum += penalty;
+      count++;
+      return rewards_P_G[p]![i]! + penalty;
+    }),
+  );
+  metrics['env/all/overlong_penalty'] = count > 0 ? sum / count : 0;
+  return shaped;
 }
 
 /**
@@ -300,8 +344,9 @@ export function trainOptions(ctx: LoopContext) {
   return {
     learningRate: ctx.config.learningRate,
     numSubsteps: ctx.config.numSubsteps,
-    lossFn: ctx.config.lossFn,
-    ...(ctx.config.lossFnConfig ? { lossFnConfig: ctx.config.lossFnConfig } : {}),
+    lossFn: ctx.knobs.lossFn,
+    importanceRatioLevel: ctx.knobs.importanceRatioLevel,
+    ...(ctx.knobs.lossFnConfig ? { lossFnConfig: ctx.knobs.lossFnConfig } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
  * Differences from upstream: evaluations in the async loop run inline; on resume, metric rows at or after the resumed
  * step are dropped so each step appears once; an interrupted run saves a resumable checkpoint where it stopped.
  */
-import { CheckpointError, configToKeyStyle, resolveLearningRate } from '@cookbook/core';
+import { CheckpointError, ConfigError, configToKeyStyle, resolveLearningRate } from '@cookbook/core';
 import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import type { RLDataset } from '@cookbook/training';
@@ -19,6 +19,7 @@ import {
   runOutputOptions,
   runService,
 } from '@cookbook/training';
+import { resolveAlgorithm } from '../algorithms.js';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import { RLTestSetEvaluator } from '../evaluators.js';
 import { doAsyncTraining } from './async-loop.js';
@@ -33,6 +34,11 @@ import { type LoopContext, rlCheckpointFields } from './loop-steps.js';
 import { doStreamMinibatchTraining } from './stream-loop.js';
 import { doSyncTraining } from './sync-loop.js';
 
+/** `lossFnConfig` → `loss_fn_config`. */
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
 /**
  * Runs RL training. Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is
  * `resume` (or answered so at the prompt).
@@ -46,6 +52,19 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
       heuristicDivisor: 10,
     }),
   };
+  const { knobs, preset } = resolveAlgorithm(config);
+  if (knobs.dynamicSampling && (config.asyncConfig !== null || config.streamMinibatchConfig !== null)) {
+    throw new ConfigError(
+      `dynamic_sampling=true runs in the synchronous loop only; drop ${config.asyncConfig !== null ? 'async_config' : 'stream_minibatch_config'} or set dynamic_sampling=false`,
+    );
+  }
+  // config.json records the knobs used (the preset's, overridden by explicit ones) and the preset's own values.
+  const recorded = {
+    ...Object.fromEntries(Object.entries(knobs).map(([k, v]) => [snakeCase(k), v])),
+    ...(preset === undefined
+      ? {}
+      : { algorithm_preset: Object.fromEntries(Object.entries(preset).map(([k, v]) => [snakeCase(k), v])) }),
+  };
   let datasets: { train: RLDataset; test?: RLDataset | undefined } | undefined;
   // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
   const connection = runService<RLServiceClient>(deps.serviceClient, config);
@@ -53,7 +72,14 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
     {
       connect: connection.connect,
       ...config,
-      ...runOutputOptions(deps, () => configToKeyStyle(RLTrainConfigSchema, config, { keyStyle: 'snake_case' })),
+      ...runOutputOptions(
+        deps,
+        () => ({
+          ...(configToKeyStyle(RLTrainConfigSchema, config, { keyStyle: 'snake_case' }) as Record<string, unknown>),
+          ...recorded,
+        }),
+        recorded,
+      ),
       prepare: async () => {
         datasets = await deps.datasetBuilder();
       },
@@ -100,6 +126,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
       });
       const ctx: LoopContext = {
         config,
+        knobs,
         deps,
         run,
         training,

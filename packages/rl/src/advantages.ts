@@ -1,0 +1,80 @@
+/**
+ * Advantage estimators: how a batch's rewards become each trajectory's advantage. `mean` is upstream's (the reward
+ * minus its group's mean); the others are the ones the GRPO, RLOO and REINFORCE++ papers use.
+ */
+import { TrainingError } from '@cookbook/core';
+
+/** The estimators, by `advantage_estimator` value. */
+export const ADVANTAGE_ESTIMATORS = ['mean', 'grpo', 'rloo', 'reinforce_pp'] as const;
+/** One of {@link ADVANTAGE_ESTIMATORS}. */
+export type AdvantageEstimator = (typeof ADVANTAGE_ESTIMATORS)[number];
+
+/** Added to a standard deviation before dividing by it (TRL's GRPO trainer uses the same 1e-4). */
+export const ADVANTAGE_STD_EPS = 1e-4;
+
+function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** The unbiased (n − 1) standard deviation, 0 for fewer than two values (TRL's `nanstd` gives NaN, then 0). */
+function std(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+}
+
+/**
+ * The advantage of every trajectory, `advantages_P_G[p][g]`, from the total rewards `rewards_P_G[p][g]`:
+ * - `mean`: `r − mean(group)` (upstream's `compute_advantages`; no scaling).
+ * - `grpo`: `(r − mean(group)) / (std(group) + 1e-4)`, std unbiased (Shao et al. 2024, DeepSeekMath; as TRL's
+ *   GRPO trainer computes it). A group of one gets 0.
+ * - `rloo`: `r − mean of the group's other rewards` (Ahmadian et al. 2024, "Back to Basics"); needs groups of two or
+ *   more.
+ * - `reinforce_pp`: `(r − mean(batch)) / (std(batch) + 1e-4)` over every trajectory of the batch, no group baseline
+ *   (Hu 2025, REINFORCE++).
+ * @throws TrainingError for `rloo` with a group of fewer than two trajectories (naming the group).
+ */
+export function estimateAdvantages(
+  rewards_P_G: readonly (readonly number[])[],
+  estimator: AdvantageEstimator,
+): number[][] {
+  switch (estimator) {
+    case 'mean':
+      return rewards_P_G.map((g) => {
+        const m = mean(g);
+        return g.map((r) => r - m);
+      });
+    case 'grpo':
+      return rewards_P_G.map((g) => {
+        const m = mean(g);
+        const s = std(g);
+        return g.map((r) => (r - m) / (s + ADVANTAGE_STD_EPS));
+      });
+    case 'rloo':
+      return rewards_P_G.map((g, p) => {
+        if (g.length < 2) {
+          throw new TrainingError(
+            `advantage_estimator=rloo needs groups of two or more rollouts, but group ${p} has ${g.length} (raise group_size)`,
+          );
+        }
+        const sum = g.reduce((a, b) => a + b, 0);
+        return g.map((r) => r - (sum - r) / (g.length - 1));
+      });
+    case 'reinforce_pp': {
+      const all = rewards_P_G.flat();
+      const m = mean(all);
+      const s = std(all);
+      return rewards_P_G.map((g) => g.map((r) => (r - m) / (s + ADVANTAGE_STD_EPS)));
+    }
+  }
+}
+
+/**
+ * DAPO's overlong reward shaping (Yu et al. 2025, eq. 13): 0 for a response of at most `maxTokens − buffer` tokens,
+ * then a linear penalty reaching −1 at `maxTokens` (and −1 beyond). `buffer` 0 = off (always 0).
+ */
+export function overlongPenalty(length: number, maxTokens: number, buffer: number): number {
+  if (buffer <= 0 || length <= maxTokens - buffer) return 0;
+  if (length <= maxTokens) return (maxTokens - buffer - length) / buffer;
+  return -1;
+}

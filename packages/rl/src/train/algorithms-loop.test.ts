@@ -1,0 +1,126 @@
+/** The algorithm knobs inside the RL loop (fake service): what reaches the service, config.json, the stops. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ModelInput, TrainingError } from '@cookbook/core';
+import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from '@cookbook/training';
+import { describe, expect, it } from 'vitest';
+import { BANDIT_PROMPT, FakeService, GOOD } from '../__fixtures__/fake-tinker.js';
+import type { RLTrainConfigInput } from './config.js';
+import { train } from './train.js';
+
+class BanditEnv implements Env {
+  constructor(readonly goodToken: number) {}
+  async initialObservation() {
+    return { observation: BANDIT_PROMPT, stopCondition: [0] };
+  }
+  async step(action: Action): Promise<StepResult> {
+    const correct = action[0] === this.goodToken ? 1 : 0;
+    return {
+      reward: correct,
+      episodeDone: true,
+      nextObservation: ModelInput.empty(),
+      nextStopCondition: [0],
+      metrics: {},
+    };
+  }
+}
+
+function setup(overrides: Partial<RLTrainConfigInput>, goodToken = GOOD, batches = 6) {
+  const logPath = join(mkdtempSync(join(tmpdir(), 'rl-algorithms-')), 'run');
+  const service = new FakeService();
+  const builder: EnvGroupBuilder = { makeEnvs: async () => Array.from({ length: 4 }, () => new BanditEnv(goodToken)) };
+  const dataset: RLDataset = { length: batches, getBatch: () => [builder, builder] };
+  const config: RLTrainConfigInput = {
+    logPath,
+    learningRate: 0.5,
+    maxTokens: 1,
+    saveEvery: 0,
+    evalEvery: 0,
+    numGroupsToLog: 0,
+    behaviorIfLogDirExists: 'raise',
+    samplingSeed: 3,
+    ...overrides,
+  };
+  const deps = {
+    datasetBuilder: async () => ({ train: dataset }),
+    serviceClient: service,
+    console: false,
+    progress: false,
+  };
+  return { logPath, service, config, deps };
+}
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+
+describe('algorithm presets in the loop', () => {
+  it('config.json records the knobs used and the preset values; an explicit knob wins', async () => {
+    const { logPath, service, config, deps } = setup({ algorithm: 'grpo', lossAggregation: 'token' });
+    await train(config, deps);
+    const saved = readJson(join(logPath, 'config.json'));
+    expect(saved).toMatchObject({
+      algorithm: 'grpo',
+      advantage_estimator: 'grpo',
+      loss_fn: 'ppo',
+      loss_fn_config: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
+      loss_aggregation: 'token',
+      algorithm_preset: { advantage_estimator: 'grpo', loss_aggregation: 'sequence' },
+    });
+    const trainer = service.trainers[0]!;
+    expect(trainer.lossFns.every((l) => l === 'ppo')).toBe(true);
+    // token aggregation: each step's trained tokens (8 rollouts × 1 action token) weigh 1/8.
+    expect(trainer.weightsSeen[0]!.filter((w) => w > 0)).toEqual([0.125]);
+  });
+
+  it('without a preset nothing changes: importance sampling, no weights', async () => {
+    const { service, config, deps } = setup({}, GOOD, 2);
+    await train(config, deps);
+    expect(service.trainers[0]!.lossFns).toEqual(['importance_sampling', 'importance_sampling']);
+    expect(service.trainers[0]!.weightsSeen.every((w) => w === undefined)).toBe(true);
+  });
+
+  it('gspo trains through forward_backward_custom and learns', async () => {
+    // The bandit's sampler and learner agree (on-policy): the sequence ratio is 1, inside the clip, so GSPO moves θ.
+    const { service, config, deps } = setup({ algorithm: 'gspo', learningRate: 4 }, GOOD, 8);
+    await train(config, deps);
+    const trainer = service.trainers[0]!;
+    expect(trainer.calls.filter((c) => c === 'forward_backward_custom')).toHaveLength(8);
+    expect(trainer.calls).not.toContain('forward_backward');
+    expect(trainer.theta).toBeGreaterThan(0.5);
+  });
+
+  it('dynamic sampling draws again until groups carry signal and logs what it drew', async () => {
+    const { logPath, config, deps } = setup({ algorithm: 'dapo', dynamicSamplingMaxRounds: 3 }, GOOD, 3);
+    await train(config, deps);
+    const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, number>);
+    for (const r of rows) {
+      expect(r['dynamic_sampling/groups_drawn']).toBe(2 * r['dynamic_sampling/rounds']!);
+      expect(r['dynamic_sampling/groups_kept']).toBeGreaterThan(0);
+    }
+  });
+
+  it('dynamic sampling that can never fill a batch stops with the count of groups drawn', async () => {
+    // Reward only for a token never sampled: every group is constant.
+    const { config, deps } = setup({ algorithm: 'dapo', dynamicSamplingMaxRounds: 3 }, 77, 2);
+    const run = train(config, deps);
+    await expect(run).rejects.toThrow(TrainingError);
+    await expect(train({ ...config, logPath: `${config.logPath}-2` }, deps)).rejects.toThrow(
+      'dynamic sampling at step 0: none of the 6 groups drawn in 3 rounds had signal',
+    );
+  });
+
+  it('refuses a bad combination before anything runs, naming key and value', async () => {
+    const { service, config, deps } = setup({ algorithm: 'gspo', lossFn: 'importance_sampling' });
+    await expect(train(config, deps)).rejects.toThrow(
+      'algorithm=gspo cannot take loss_fn=importance_sampling: the preset is defined by loss_fn="ppo"',
+    );
+    expect(service.trainers).toHaveLength(0);
+    const async = setup({ algorithm: 'dapo', asyncConfig: { maxStepsOffPolicy: 1, groupsPerBatch: 2 } });
+    await expect(train(async.config, async.deps)).rejects.toThrow(
+      'dynamic_sampling=true runs in the synchronous loop only; drop async_config',
+    );
+  });
+});
