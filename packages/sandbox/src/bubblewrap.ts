@@ -312,17 +312,7 @@ export class BubblewrapSandbox implements Sandbox {
     options: { executable?: boolean } = {},
   ): Promise<SandboxResult> {
     if (this.closed) return failedResult(`sandbox ${this.sandboxId} was cleaned up`);
-    try {
-      this.files.put(path, content, options.executable ?? false);
-    } catch (e) {
-      return failedResult((e as Error).message);
-    }
-    return {
-      stdout: '',
-      stderr: '',
-      exitCode: 0,
-      metrics: { wallMs: 0, timedOut: false, outputLimitHit: false, cancelled: false },
-    };
+    return writeStored(this.files, path, content, options.executable ?? false);
   }
 
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<SandboxResult> {
@@ -336,6 +326,26 @@ export class BubblewrapSandbox implements Sandbox {
     this.stop.abort();
     this.files.clear();
   }
+}
+
+/** {@link Sandbox.writeFile} over a {@link FileStore}. */
+export function writeStored(
+  files: FileStore,
+  path: string,
+  content: string | Uint8Array,
+  executable: boolean,
+): SandboxResult {
+  try {
+    files.put(path, content, executable);
+  } catch (e) {
+    return failedResult((e as Error).message);
+  }
+  return {
+    stdout: '',
+    stderr: '',
+    exitCode: 0,
+    metrics: { wallMs: 0, timedOut: false, outputLimitHit: false, cancelled: false },
+  };
 }
 
 /** {@link Sandbox.readFile} over a {@link FileStore}. */

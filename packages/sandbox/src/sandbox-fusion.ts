@@ -8,7 +8,7 @@
  * {@link SandboxFusionSandbox} maps the sandbox interface onto it: files stay in this process and go with every
  * request; a command is sent as `language: "bash"` code. The isolation is the server's.
  */
-import { readStored } from './bubblewrap.js';
+import { readStored, writeStored } from './bubblewrap.js';
 import { FileStore } from './internal/file-store.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -192,17 +192,7 @@ export class SandboxFusionSandbox implements Sandbox {
     content: string | Uint8Array,
     options: { executable?: boolean } = {},
   ): Promise<SandboxResult> {
-    try {
-      this.files.put(path, content, options.executable ?? false);
-    } catch (e) {
-      return failedResult((e as Error).message);
-    }
-    return {
-      stdout: '',
-      stderr: '',
-      exitCode: 0,
-      metrics: { wallMs: 0, timedOut: false, outputLimitHit: false, cancelled: false },
-    };
+    return writeStored(this.files, path, content, options.executable ?? false);
   }
 
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<SandboxResult> {

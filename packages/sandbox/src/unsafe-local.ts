@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { readStored } from './bubblewrap.js';
+import { readStored, writeStored } from './bubblewrap.js';
 import { checkSandboxPath, FileStore } from './internal/file-store.js';
 import { runProcess } from './internal/run-process.js';
 import {
@@ -87,17 +87,7 @@ export class UnsafeLocalSandbox implements Sandbox {
     content: string | Uint8Array,
     options: { executable?: boolean } = {},
   ): Promise<SandboxResult> {
-    try {
-      this.files.put(path, content, options.executable ?? false);
-    } catch (e) {
-      return failedResult((e as Error).message);
-    }
-    return {
-      stdout: '',
-      stderr: '',
-      exitCode: 0,
-      metrics: { wallMs: 0, timedOut: false, outputLimitHit: false, cancelled: false },
-    };
+    return writeStored(this.files, path, content, options.executable ?? false);
   }
 
   async readFile(path: string, options: { maxBytes?: number } = {}): Promise<SandboxResult> {
