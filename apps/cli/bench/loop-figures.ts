@@ -1,6 +1,6 @@
 /**
  * Do the training loops still compute the same numbers? Runs short seeded runs of `sl_basic`, `rl_basic`, `dpo`,
- * `off_policy_distillation` and `multiplayer env=tic_tac_toe` through the CLI (each in its own process, on a fresh
+ * `off_policy_distillation`, `multiplayer env=tic_tac_toe` and `gem` through the CLI (each in its own process, on a fresh
  * embedded service root, offline) and compares every metric of every `metrics.jsonl` row and every checkpoint
  * record's step/epoch/batch, digit for digit, with `__fixtures__/loop-figures.json`. Wall-clock figures (`time/*`,
  * throughputs) are left out: they are the only values that may differ between two runs.
@@ -9,8 +9,10 @@
  * driver, and the refactor left all five runs identical. It was recorded again once the client spoke the 0.25
  * protocol: forward/backward results now cross the wire as float32 protobuf (as on the hosted service), which moves
  * `dpo` (`chosen_reward` 8.3631e-6 → 8.7640e-6 at step 0) and `off_policy_distillation` (`test/teacher_nll`
- * 8.554884380 → 8.554884387) in the last digits; the other three runs were unchanged by it. A refactor of the loops
- * must leave it passing unchanged.
+ * 8.554884380 → 8.554884387) in the last digits; the other three runs were unchanged by it. The last
+ * digits also depend on the GEMM kernel the engine picked (OpenBLAS and the addon's own AVX2 kernel round differently):
+ * the fixture was recorded again, with the GEM trainer's run added, on OpenBLAS (the kernel CI installs) before the
+ * run-plan refactor. A refactor of the loops must leave it passing unchanged.
  * Run: pnpm --filter @cookbook/cli bench:figures   (or `… loop-figures.ts --write` to record new figures)
  * Env: FIGURES_CASES (labels, comma-separated, default all).
  */
@@ -41,6 +43,8 @@ export const FIGURE_CASES: { label: string; args: string[] }[] = [
     ],
   },
   { label: 'multiplayer tic_tac_toe', args: ['multiplayer', 'env=tic_tac_toe', 'max_steps=2', 'seed=0'] },
+  // The GEM trainer after its warm start (both loops of its own).
+  { label: 'gem', args: ['gem', 'max_steps=2', 'seed=0'] },
 ];
 
 /** Metrics whose value is a measure of time (they differ between any two runs). */
