@@ -2,7 +2,8 @@
  * The dashboard in a real browser (the system Chromium driven by playwright-core; one browser for every test here):
  * the runs list, a run whose chart grows while `rl_basic` trains on the embedded service, the rollout view with a
  * filter, an upstream-format run with its logged conversations, and the comparison of two eval folders. The tests
- * write the screenshots the README shows (`packages/dashboard/screenshots/`).
+ * take the screenshots the README shows: into a temp folder, or, with `UPDATE_SCREENSHOTS=1`, over the committed ones
+ * in `packages/dashboard/screenshots/` (so a test run never rewrites files of the checkout by itself).
  *
  * Tests say `[chromium]`: without a Chromium they skip locally; under CI=true they run and fail (`.ci/run` installs
  * Debian's `chromium`).
@@ -25,7 +26,7 @@ const CHROMIUM = ['chromium', 'chromium-browser', 'google-chrome']
 const run = CHROMIUM !== undefined || process.env.CI === 'true';
 const PKG = fileURLToPath(new URL('../../../../packages/dashboard/', import.meta.url));
 const FIXTURES = join(PKG, 'src', '__fixtures__');
-const SHOTS = join(PKG, 'screenshots');
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(PKG, 'screenshots') : undefined;
 
 /** Chromium flags: no sandbox (containers), no GPU, and no background network traffic of its own. */
 const FLAGS = [
@@ -95,12 +96,13 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
   };
 
   const shot = async (name: string) => {
-    mkdirSync(SHOTS, { recursive: true });
+    const dir = SHOTS ?? join(runs, '..', 'screenshots');
+    mkdirSync(dir, { recursive: true });
     // The header names the runs folder: show the default name, not this test's temp path.
     await page.locator('#root').evaluate((el) => {
       el.textContent = '.cookbook-runs';
     });
-    await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+    await page.screenshot({ path: join(dir, `${name}.png`) });
   };
 
   it('shows a live run whose chart grows while rl_basic trains, then the runs list', async () => {
