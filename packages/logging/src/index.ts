@@ -75,6 +75,7 @@ export {
   ROLLOUT_LOG_LIMITS,
   type RolloutLogOptions,
   sampleIndices,
+  tokenTexts,
   writeRolloutLog,
 } from './rollout-log.js';
 export {

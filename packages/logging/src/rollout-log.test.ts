@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clipText, sampleIndices, writeRolloutLog } from './rollout-log.js';
+import { clipText, sampleIndices, tokenTexts, writeRolloutLog } from './rollout-log.js';
 
 describe('rollout log', () => {
   it('keeps every index up to the bound, a seeded sorted sample of distinct indices past it', () => {
@@ -35,5 +35,34 @@ describe('rollout log', () => {
   it('cuts long text and says how much', () => {
     expect(clipText('abc', 5)).toBe('abc');
     expect(clipText('abcdefgh', 5)).toBe('abcde… [3 more characters not logged]');
+  });
+
+  it('shows a character split across byte-level tokens at the token that completes it, never as U+FFFD', () => {
+    // A byte-level vocabulary: each token is a run of UTF-8 bytes, decoded as byte-level BPE decoders do (lossy UTF-8).
+    const enc = (s: string) => [...new TextEncoder().encode(s)];
+    const vocab: number[][] = [
+      enc('h'),
+      enc('é').slice(0, 1),
+      enc('é').slice(1),
+      enc('llo '),
+      enc('🎉').slice(0, 2),
+      enc('🎉').slice(2),
+      enc(' '),
+      ...enc('世').map((b) => [b]),
+      enc('界'),
+    ];
+    const decode = (tokens: number[]) =>
+      new TextDecoder('utf-8').decode(new Uint8Array(tokens.flatMap((t) => vocab[t]!)));
+    const tokens = vocab.map((_, i) => i);
+    // Each token alone: the split characters come out as replacement characters.
+    expect(tokens.map((t) => decode([t])).join('')).toContain('\uFFFD');
+    const pieces = tokenTexts(tokens, decode);
+    expect(pieces).toEqual(['h', '', 'é', 'llo ', '', '🎉', ' ', '', '', '世', '界']);
+    expect(pieces.join('')).toBe(decode(tokens));
+    // Bounded: only the first `max` tokens, and a character cut by the bound is shown as it decodes.
+    expect(tokenTexts(tokens, decode, 2)).toEqual(['h', '\uFFFD']);
+    // Bytes that never form a character (a lone 0xff) are shown once the next token decodes, not held forever.
+    vocab.push([0xff], enc('a'));
+    expect(tokenTexts([11, 12, 0], decode)).toEqual(['', '\uFFFDa', 'h']);
   });
 });

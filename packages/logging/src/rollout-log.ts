@@ -15,6 +15,8 @@ export const ROLLOUT_LOG_LIMITS = {
   maxPerStep: 256,
   /** Characters of one text field (observation or action text). */
   maxTextChars: 16_000,
+  /** Tokens of one action whose per-token text and logprobs are logged. */
+  maxTokenTexts: 4096,
 } as const;
 
 /** Options of {@link writeRolloutLog}. */
@@ -52,6 +54,33 @@ export function sampleIndices(n: number, max: number, seed: number): number[] {
 /** `text` cut to `max` characters, the cut marked with how much was dropped. */
 export function clipText(text: string, max: number = ROLLOUT_LOG_LIMITS.maxTextChars): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters not logged]`;
+}
+
+/**
+ * The text of each of the first `max` tokens, for showing an action token by token beside its logprobs: one string per
+ * token, whose concatenation is the decoded text. A character whose UTF-8 bytes span several tokens (byte-level BPE
+ * splits emoji and many CJK characters) is shown at the token that completes it, the tokens before it get `''`;
+ * decoding each token alone would show each part as U+FFFD. A token run still incomplete after 4 tokens (invalid
+ * UTF-8 from the model) is shown as it decodes.
+ */
+export function tokenTexts(
+  tokens: readonly number[],
+  decode: (tokens: number[]) => string,
+  max: number = ROLLOUT_LOG_LIMITS.maxTokenTexts,
+): string[] {
+  const n = Math.min(tokens.length, max);
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const text = decode(tokens.slice(start, i + 1));
+    if (text.endsWith('\uFFFD') && i + 1 - start < 4 && i + 1 < n) {
+      out.push('');
+      continue;
+    }
+    out.push(text);
+    start = i + 1;
+  }
+  return out;
 }
 
 /**

@@ -5,7 +5,7 @@
  * addition, absent upstream) each step's observation and action text, the action's per-token text and sampler
  * logprobs, and the trajectory's advantage. Writing is bounded per step (`writeRolloutLog`, `@cookbook/logging`).
  */
-import { clipText, type RolloutLogOptions, writeRolloutLog } from '@cookbook/logging';
+import { clipText, type RolloutLogOptions, tokenTexts, writeRolloutLog } from '@cookbook/logging';
 import type { TrajectoryGroup } from '@cookbook/training';
 
 /** One line of a rollout summaries file. */
@@ -109,7 +109,7 @@ function stepText(
   } catch {
     obText = undefined;
   }
-  const pieces = tokens.slice(0, 4096).map((t) => decode([t]));
+  const pieces = tokenTexts(tokens, decode);
   return {
     ...(obText === undefined ? {} : { ob_text: obText }),
     ac_text: clipText(decode([...tokens])),

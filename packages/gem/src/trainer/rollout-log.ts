@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { iterationDir } from '@cookbook/core';
-import { clipText, writeRolloutLog } from '@cookbook/logging';
+import { clipText, ROLLOUT_LOG_LIMITS, tokenTexts, writeRolloutLog } from '@cookbook/logging';
 import type { Episode } from './collect.js';
 
 /**
@@ -46,8 +46,8 @@ export function writeGemRolloutLog(
         logs: {},
         ob_text: clipText(ep.observations[i] ?? ''),
         ac_text: clipText(ep.actions[i] ?? ''),
-        ac_token_texts: t.actTokens.slice(0, 4096).map((tok) => decode([tok])),
-        ac_logprobs: t.actLogprobs.slice(0, 4096),
+        ac_token_texts: tokenTexts(t.actTokens, decode),
+        ac_logprobs: t.actLogprobs.slice(0, ROLLOUT_LOG_LIMITS.maxTokenTexts),
         advantage: advantages[k++] ?? 0,
       })),
     };
