@@ -68,6 +68,7 @@ export {
   seededPermutation,
   supergpqa,
 } from './native/choice-benchmarks.js';
+export { extractPythonCode, livecodebench, mbpp } from './native/code-benchmarks.js';
 export { aime2025, aime2026, gsm8k, hmmtFeb2025, hmmtNov2025, math500 } from './native/math-benchmarks.js';
 export {
   BOXED_SYSTEM_PROMPT,
@@ -76,6 +77,7 @@ export {
   makeExampleId,
   type NativeBenchmarkSpec,
   type NativeDefaults,
+  type NativeGradeContext,
   type RowContext,
   RowError,
   UPSTREAM_DEFAULTS,

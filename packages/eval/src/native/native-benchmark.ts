@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DataError, type Message } from '@cookbook/core';
+import type { SandboxPool } from '@cookbook/sandbox';
 import type { BenchmarkExample, GradedSample, GradeResult } from '../benchmark.js';
 
 /** The sampling defaults upstream's runner uses for a benchmark (`BenchmarkConfig` and the builder's overrides). */
@@ -50,6 +51,12 @@ export interface RowContext {
   systemPrompt: string | null;
 }
 
+/** What a benchmark's grader may use besides the reply: the sandbox pool of code benchmarks. */
+export interface NativeGradeContext {
+  /** Where model-written code runs; set for benchmarks with {@link NativeBenchmarkSpec.requiresSandbox}. */
+  sandbox?: SandboxPool;
+}
+
 /** A native benchmark. */
 export interface NativeBenchmarkSpec {
   name: string;
@@ -68,8 +75,10 @@ export interface NativeBenchmarkSpec {
    * (on the Hub such rows are skipped and counted, as upstream skips them; in a sample file they are an error).
    */
   toExample(row: Record<string, unknown>, context: RowContext): BenchmarkExample | undefined;
-  /** Upstream's verdict on a reply to `example`. */
-  grade(response: string, example: BenchmarkExample): GradeResult;
+  /** Upstream's verdict on a reply to `example` (code benchmarks run the reply in `context.sandbox`). */
+  grade(response: string, example: BenchmarkExample, context: NativeGradeContext): GradeResult | Promise<GradeResult>;
+  /** Grading runs model-written code: the loader gives `grade` a sandbox pool (upstream's `requires_sandbox`). */
+  requiresSandbox?: boolean;
   /** Extra `metrics` of upstream's result.json (e.g. per-subject accuracy). */
   aggregate?(samples: readonly GradedSample[]): Record<string, number>;
   /** Upstream marks it experimental (scores may not match published ones). */

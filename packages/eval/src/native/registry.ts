@@ -6,17 +6,31 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, DataError } from '@cookbook/core';
+import { createSandboxPool, type SandboxPool } from '@cookbook/sandbox';
 import type { Benchmark, BenchmarkExample } from '../benchmark.js';
 import { fetchHubRows, HubRowsError } from '../tasks/hub-rows.js';
 import { ceval, gpqa, mmluPro, mmluRedux, supergpqa } from './choice-benchmarks.js';
+import { livecodebench, mbpp } from './code-benchmarks.js';
 import { aime2025, aime2026, gsm8k, hmmtFeb2025, hmmtNov2025, math500 } from './math-benchmarks.js';
 import { type NativeBenchmarkSpec, RowError } from './native-benchmark.js';
 
 /** Every native benchmark, by name. */
 export const NATIVE_BENCHMARKS: Readonly<Record<string, NativeBenchmarkSpec>> = Object.fromEntries(
-  [gsm8k, math500, aime2025, aime2026, hmmtFeb2025, hmmtNov2025, mmluPro, mmluRedux, gpqa, ceval, supergpqa].map(
-    (s) => [s.name, s],
-  ),
+  [
+    gsm8k,
+    math500,
+    aime2025,
+    aime2026,
+    hmmtFeb2025,
+    hmmtNov2025,
+    mmluPro,
+    mmluRedux,
+    gpqa,
+    ceval,
+    supergpqa,
+    mbpp,
+    livecodebench,
+  ].map((s) => [s.name, s]),
 );
 
 /** Upstream's aliases: `aime` is AIME 2025. */
@@ -24,6 +38,9 @@ export const NATIVE_ALIASES: Readonly<Record<string, string>> = { aime: 'aime_20
 
 /** The suffix that picks a benchmark's shipped offline sample: `aime_2025:sample`. */
 export const SAMPLE_SUFFIX = ':sample';
+
+/** Programs graded at once by a code benchmark when no sandbox pool is given (the default local sandbox). */
+export const DEFAULT_CODE_SANDBOX_CONCURRENCY = 4;
 
 /** Most rows read from one sample file or Hub dataset. */
 export const MAX_NATIVE_ROWS = 100_000;
@@ -49,13 +66,22 @@ export interface LoadNativeOptions {
   fetch?: typeof globalThis.fetch;
   /** Notices (rows skipped, configs that failed). */
   log?: (line: string) => void;
+  /**
+   * Where code benchmarks (`mbpp`, `livecodebench`) run the model's programs. Default: a pool of
+   * {@link DEFAULT_CODE_SANDBOX_CONCURRENCY} local bubblewrap sandboxes, made (and checked, so a machine that cannot
+   * isolate is refused before any sampling) when such a benchmark is loaded. Other benchmarks ignore it.
+   */
+  sandbox?: SandboxPool;
 }
 
-function toBenchmark(spec: NativeBenchmarkSpec, examples: BenchmarkExample[]): Benchmark {
+function toBenchmark(spec: NativeBenchmarkSpec, examples: BenchmarkExample[], sandbox?: SandboxPool): Benchmark {
+  let pool = sandbox;
+  if (spec.requiresSandbox) pool ??= createSandboxPool('bubblewrap', DEFAULT_CODE_SANDBOX_CONCURRENCY);
+  const context = pool === undefined ? {} : { sandbox: pool };
   return {
     name: spec.name,
     examples,
-    grader: ({ response, example }) => spec.grade(response, example),
+    grader: ({ response, example }) => spec.grade(response, example, context),
     ...(spec.aggregate ? { aggregate: spec.aggregate } : {}),
   };
 }
@@ -67,7 +93,12 @@ function dedupe(examples: BenchmarkExample[]): BenchmarkExample[] {
 }
 
 /** Reads a sample file: one dataset row per line; `_config` names the dataset config (subject) of the row. */
-export function readNativeSample(spec: NativeBenchmarkSpec, path: string, systemPrompt: string | null): Benchmark {
+export function readNativeSample(
+  spec: NativeBenchmarkSpec,
+  path: string,
+  systemPrompt: string | null,
+  sandbox?: SandboxPool,
+): Benchmark {
   if (!existsSync(path)) throw new DataError(`no offline sample for ${spec.name}`, { file: path });
   const lines = readFileSync(path, 'utf8').split('\n');
   const examples: BenchmarkExample[] = [];
@@ -100,7 +131,7 @@ export function readNativeSample(spec: NativeBenchmarkSpec, path: string, system
     }
   }
   if (examples.length === 0) throw new DataError(`no examples for ${spec.name}`, { file: path });
-  return toBenchmark(spec, dedupe(examples));
+  return toBenchmark(spec, dedupe(examples), sandbox);
 }
 
 /**
@@ -118,7 +149,9 @@ export async function loadNativeBenchmark(selector: string, options: LoadNativeO
     );
   }
   const systemPrompt = options.systemPrompt ?? spec.defaults.systemPrompt;
-  if (selector.endsWith(SAMPLE_SUFFIX)) return readNativeSample(spec, nativeSamplePath(spec.name), systemPrompt);
+  if (selector.endsWith(SAMPLE_SUFFIX)) {
+    return readNativeSample(spec, nativeSamplePath(spec.name), systemPrompt, options.sandbox);
+  }
   const log = options.log ?? (() => {});
   const limit = Math.min(options.maxRows ?? MAX_NATIVE_ROWS, MAX_NATIVE_ROWS);
   const examples: BenchmarkExample[] = [];
@@ -167,5 +200,5 @@ export async function loadNativeBenchmark(selector: string, options: LoadNativeO
         `Offline, run its shipped sample instead: benchmarks=${spec.name}${SAMPLE_SUFFIX}`,
     );
   }
-  return toBenchmark(spec, dedupe(examples).slice(0, limit));
+  return toBenchmark(spec, dedupe(examples).slice(0, limit), options.sandbox);
 }
