@@ -15,15 +15,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  ConfigError,
-  computeScheduleLrMultiplier,
-  DataError,
-  type Datum,
-  type Message,
-  tensorToNumbers,
-} from '@cookbook/core';
-import { progressBar, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
+import { ConfigError, DataError, type Datum, type Message, tensorToNumbers } from '@cookbook/core';
+import { type ProgressBar, progressBar, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { type Renderer, TrainOnWhat } from '@cookbook/renderers';
 import {
   BadRequestError,
@@ -31,7 +24,7 @@ import {
   type ServiceClientLike,
   type TrainingClientLike,
 } from '@cookbook/tinker-client';
-import { LOOP_ADAM } from '@cookbook/training';
+import { type EpochPlan, LOOP_ADAM, type RunContext, runEpochs } from '@cookbook/training';
 import { conversationToDatum } from './conversation-to-datum.js';
 import { seededPermutation } from './prng.js';
 
@@ -62,7 +55,9 @@ export interface WarmStartSft {
 export interface WarmStartServiceClient {
   createLoraTrainingClient(
     ...args: Parameters<ServiceClientLike['createLoraTrainingClient']>
-  ): Promise<Pick<TrainingClientLike, 'forwardBackward' | 'optimStep' | 'saveState'>>;
+  ): Promise<
+    Pick<TrainingClientLike, 'forwardBackward' | 'optimStep' | 'saveState' | 'saveWeightsForSampler' | 'forward'>
+  >;
   createRestClient(): Promise<{
     getWeightsInfo(tinkerPath: string): Promise<{ base_model: string; lora_rank?: number }>;
   }>;
@@ -224,9 +219,29 @@ function weightSum(datums: readonly Datum[]): number {
 }
 
 /**
+ * The open run a warm start trains in: no log folder, loggers or signals of its own (it runs inside a recipe's run,
+ * or a library call), starting at step 0; `onTotalSteps` starts its progress line.
+ */
+function warmStartRun(logPath: string, onTotalSteps: (totalSteps: number) => void): RunContext {
+  return {
+    logPath,
+    startStep: 0,
+    resumeFrom: undefined,
+    logger: { logHparams() {}, logMetrics() {}, close: async () => {} },
+    log() {},
+    signal: new AbortController().signal,
+    own: (resource) => resource,
+    setTotalSteps: onTotalSteps,
+    setProgressDetail() {},
+    setProgressCount() {},
+  };
+}
+
+/**
  * Runs SFT of `baseModel` on the demonstrations once and caches the saved state; later calls with the same identity
  * return the cached state at once, after checking the service still holds it (a pruned checkpoint is trained again).
- * The learning rate decays linearly; steps are pipelined (each step is submitted before the previous one is awaited).
+ * Trains through the epoch driver (`runEpochs`): the learning rate decays linearly; steps are pipelined (each step
+ * is submitted before the previous one is awaited).
  * @throws ConfigError for bad settings, DataError for empty or unweighted demonstrations.
  */
 export async function warmStart(options: WarmStartOptions): Promise<WarmStartResult> {
@@ -288,37 +303,62 @@ export async function warmStart(options: WarmStartOptions): Promise<WarmStartRes
     }
     return out;
   };
-  const submit = (step: number) => {
-    const batch = batchOf(step);
-    const lr = learningRate * computeScheduleLrMultiplier('linear', step, steps);
-    const fb = Promise.resolve(client.forwardBackward(batch, 'cross_entropy'));
-    const optim = Promise.resolve(client.optimStep({ learningRate: lr, ...LOOP_ADAM }));
-    fb.catch(() => undefined);
-    optim.catch(() => undefined);
-    return { fb, optim, weight: weightSum(batch) };
-  };
   let initialLoss = Number.NaN;
   let finalLoss = Number.NaN;
+  let statePath = '';
   const stream = typeof options.progress === 'object' ? { stream: options.progress } : {};
-  const bar =
-    options.progress === false ? undefined : progressBar(steps, { label: 'warm start', unit: 'step', ...stream });
-  let next = submit(0);
+  let bar: ProgressBar | undefined;
+  // One epoch of `steps` batches through the epoch driver: the learning rate decays linearly, each step is submitted
+  // before the previous one is collected, and the state is saved once under the cache's name (no evaluations, no
+  // periodic checkpoints, no run folder: nothing is written under `cacheDir` but the record below).
+  const plan: EpochPlan = {
+    nBatches: steps,
+    numEpochs: 1,
+    maxSteps: null,
+    learningRate,
+    lrSchedule: 'linear',
+    evalEvery: 0,
+    infrequentEvalEvery: 0,
+    logPath: cacheDir,
+    saveEvery: 0,
+    ttlSeconds: null,
+  };
+  const run = warmStartRun(cacheDir, (totalSteps) => {
+    if (options.progress !== false) bar = progressBar(totalSteps, { label: 'warm start', unit: 'step', ...stream });
+  });
   try {
-    for (let step = 0; step < steps; step++) {
-      const current = next;
-      if (step + 1 < steps) next = submit(step + 1);
-      const out = await current.fb;
-      await current.optim;
-      const loss = (out.metrics['loss:sum'] ?? Number.NaN) / current.weight;
-      if (step === 0) initialLoss = loss;
-      finalLoss = loss;
-      bar?.setDetail(`loss ${loss.toFixed(3)}`);
-      bar?.update(step + 1);
-    }
+    await runEpochs(run, plan, async () => ({
+      client,
+      submitAhead: 1,
+      async submit(at) {
+        const batch = batchOf(at.step);
+        const fb = Promise.resolve(client.forwardBackward(batch, 'cross_entropy'));
+        const optim = Promise.resolve(client.optimStep({ learningRate: at.learningRate, ...LOOP_ADAM }));
+        const weight = weightSum(batch);
+        return {
+          inFlight: [fb, optim],
+          async collect() {
+            const out = await fb;
+            await optim;
+            return { loss: (out.metrics['loss:sum'] ?? Number.NaN) / weight };
+          },
+        };
+      },
+      onLogged(step, metrics) {
+        const loss = metrics.loss ?? Number.NaN;
+        if (step === 0) initialLoss = loss;
+        finalLoss = loss;
+        bar?.setDetail(`loss ${loss.toFixed(3)}`);
+        bar?.update(step + 1);
+      },
+      async saveFinal(done) {
+        statePath = (await client.saveState(`warm-start-${key}`)).path;
+        return { name: `warm-start-${key}`, step: done, state_path: statePath, final: true };
+      },
+    }));
   } finally {
     bar?.finish();
   }
-  const { path: statePath } = await client.saveState(`warm-start-${key}`);
   const trainSeconds = seconds();
   const record: WarmStartRecord = {
     version: 1,

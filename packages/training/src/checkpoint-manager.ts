@@ -209,6 +209,8 @@ export class CheckpointManager {
   /** States an earlier process of the run may have left undeleted (deleted at start-up). */
   private leftovers: LiveState[] = [];
   private lastSavedStep: number | undefined;
+  /** The step the run started at (0, or its resume point). */
+  private readonly startStep: number;
   /** The training run a killed process trained, to search once for states it saved but never recorded. */
   private orphanRun: { run: string; after: number } | undefined;
   /** The deletion of what an earlier process left (see the constructor). */
@@ -234,6 +236,7 @@ export class CheckpointManager {
     this.lastSaveTime = this.now();
     this.lastSaveTokens = options.startTokens ?? 0;
     this.loggedUpTo = options.startStep;
+    this.startStep = options.startStep;
     if (this.store === undefined && (this.policy.keepLast !== null || this.policy.rollingSaveEvery > 0)) {
       const key = this.policy.keepLast !== null ? 'keep_last' : 'rolling_save_every';
       throw new ConfigError(
@@ -399,6 +402,22 @@ export class CheckpointManager {
     }
     await this.deleteAll(this.prune(final));
     return record;
+  }
+
+  /**
+   * The save at a loop's end, `stoppedAt` steps done of `endStep`: the final checkpoint when the loop reached its
+   * end; else (interrupted at a step boundary) a resumable one at `stoppedAt`, unless the loop ran no step since
+   * `startStep` or a save is there already (then only {@link drain}). Returns the final record, if one was saved.
+   */
+  async saveAtEnd(
+    stoppedAt: number,
+    endStep: number,
+    fields: Omit<CheckpointRecord, 'name'>,
+  ): Promise<CheckpointRecord | undefined> {
+    if (stoppedAt >= endStep) return this.saveNow('final', fields, true);
+    if (stoppedAt > this.startStep && !this.hasSaveAt(stoppedAt)) await this.saveNow(checkpointName(stoppedAt), fields);
+    else await this.drain();
+    return undefined;
   }
 
   private throwIfFailed(): void {

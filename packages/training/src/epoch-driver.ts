@@ -90,6 +90,12 @@ export interface EpochLoop {
   onLogged?(step: number, metrics: Record<string, number>, final: boolean): void;
   /** Called when the run has no more steps to submit (interrupted or done), e.g. to settle prefetched work. */
   stop?(): Promise<void>;
+  /**
+   * Saves the final state the loop's own way instead of the driver's final checkpoint (state + sampler weights,
+   * recorded in `checkpoints.jsonl`, with a `done:` notice): a warm start keeps its state in its cache under a name
+   * of its own. Gets the steps done; returns what the run reports as its final checkpoint.
+   */
+  saveFinal?(done: number): Promise<CheckpointRecord>;
 }
 
 /** Steps of a run: every batch of every epoch, capped by `maxSteps`. */
@@ -210,6 +216,7 @@ export async function runEpochs(
     run.logger.logMetrics(row, totalSteps);
     loop.onLogged?.(totalSteps, row, true);
   }
+  if (loop.saveFinal) return { totalSteps, endStep: totalSteps, finalCheckpoint: await loop.saveFinal(totalSteps) };
   const finalCheckpoint = await checkpoints.saveNow('final', record(totalSteps), true);
   run.log(
     `done: final checkpoint ${finalCheckpoint.state_path ?? ''} (sampler ${finalCheckpoint.sampler_path ?? 'none'})`,

@@ -16,42 +16,24 @@
  * Invariants: a run that fails before it logged a metric or a checkpoint leaves no trace in a log dir it created
  * (no stray `config.json` to meet the next run's log-dir prompt); anything a run wrote after that stays. A log dir
  * belongs to one live run at a time (`.run.lock`, with its pid): a second run on it refuses, naming the first.
+ *
+ * The pieces, one file each: the log-dir policy and the run lock (`run-log-dir.ts`), the loggers and the progress
+ * line (`run-display.ts`), SIGINT/SIGTERM (`run-signals.ts`) and the close (`run-close.ts`).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
-import {
-  acquireProcessLock,
-  ConfigError,
-  describeLockOwner,
-  type HeldLock,
-  InterruptedError,
-  type InterruptSignal,
-  LockHeldError,
-  type LockOwner,
-  lockOwnerAlive,
-  noteInterruption,
-  readLockOwner,
-  signalExitCode,
-} from '@cookbook/core';
 import {
   type CheckLogDirOptions,
   type CheckpointRecord,
-  checkLogDir,
-  formatMetricValue,
-  getLastCheckpoint,
-  isHeadlineMetric,
   LOG_DIR_BEHAVIORS,
-  type LogDirDecision,
   type MetricsLogger,
-  type ProgressBar,
-  progressBar,
-  readCheckpoints,
-  setupLogging,
   type TextSink,
-  truncateMetricsFrom,
-  writeRunReport,
 } from '@cookbook/logging';
 import { z } from 'zod';
+import { closeRun, type OpenRun } from './run-close.js';
+import { RunDisplay } from './run-display.js';
+import { claimLogDir, decideLogDir } from './run-log-dir.js';
+import { listenForInterrupts } from './run-signals.js';
+
+export { RUN_LOCK_FILE, resumeStepOf } from './run-log-dir.js';
 
 /**
  * The config fields every loop has, described and defaulted once. Spread them into a loop's schema:
@@ -193,56 +175,6 @@ export interface RunContext {
   setProgressCount(done: number, total: number, unit: string): void;
 }
 
-/** The step a checkpoint record resumes at: its `step`, or (records of older runs) `epoch × batches + batch`. */
-export function resumeStepOf(record: CheckpointRecord, batchesPerEpoch?: number): number {
-  if (typeof record.step === 'number') return record.step;
-  if (typeof record.batch === 'number') return (record.epoch ?? 0) * (batchesPerEpoch ?? 0) + record.batch;
-  return 0;
-}
-
-function checkLogPathShape(logPath: string): void {
-  if (existsSync(logPath) && !statSync(logPath).isDirectory()) {
-    throw new ConfigError(
-      `log_path ${logPath} is a file, not a folder; choose another log_path (nothing was changed)`,
-      {
-        key: 'log_path',
-      },
-    );
-  }
-  for (let dir = dirname(resolve(logPath)); ; dir = dirname(dir)) {
-    if (existsSync(dir)) {
-      if (!statSync(dir).isDirectory()) {
-        throw new ConfigError(`log_path ${logPath} is inside ${dir}, which is a file; choose another log_path`, {
-          key: 'log_path',
-        });
-      }
-      return;
-    }
-    if (dirname(dir) === dir) return;
-  }
-}
-
-/** The lock file that makes a run the owner of its log dir. */
-export const RUN_LOCK_FILE = '.run.lock';
-
-const lockedMessage = (logPath: string) => (owner: LockOwner) =>
-  `log_path ${logPath} is in use by another run: ${describeLockOwner(owner)}; wait for it to finish (or stop it), or choose another log_path`;
-
-/** Takes `logPath`'s run lock (a lock left by a dead process is taken over). */
-function takeRunLock(logPath: string): HeldLock {
-  const who = [basename(process.argv[1] ?? 'node'), ...process.argv.slice(2, 3)].join(' ');
-  return acquireProcessLock(resolve(logPath, RUN_LOCK_FILE), `run of "${who}"`, lockedMessage(logPath));
-}
-
-function hasMetricsOrCheckpoints(logPath: string): boolean {
-  if (readCheckpoints(logPath).length > 0) return true;
-  try {
-    return statSync(resolve(logPath, 'metrics.jsonl')).size > 0;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Runs `body` inside the run lifecycle and returns the loop's {@link RunResult}. Errors from `body` are rethrown
  * after everything is closed.
@@ -252,17 +184,10 @@ export async function runLoop<T = undefined>(
   options: RunLoopOptions,
   body: (run: RunContext) => Promise<LoopOutcome<T>>,
 ): Promise<RunResult<T>> {
-  const writeNotice = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  let bar: ProgressBar | undefined;
-  // Everything else the run prints goes above the progress line (which stays the terminal's last line).
-  const aboveBar = (write: () => void): void => (bar === undefined ? write() : bar.above(write));
-  const log = (line: string): void => aboveBar(() => writeNotice(line));
+  const display = new RunDisplay(options);
+  const log = display.log;
   const logPath = options.logPath;
-  checkLogPathShape(logPath);
-  // A live run's folder is refused before anything is asked or read.
-  const holder = readLockOwner(resolve(logPath, RUN_LOCK_FILE));
-  if (holder !== undefined && lockOwnerAlive(holder)) throw new LockHeldError(lockedMessage(logPath)(holder), holder);
-  const decision: LogDirDecision = await checkLogDir(logPath, options.behaviorIfLogDirExists, options.logDirOptions);
+  const decision = await decideLogDir(logPath, options.behaviorIfLogDirExists, options.logDirOptions);
   if (decision === 'exit') {
     log(`log dir ${logPath} left as it is; nothing to do`);
     return {
@@ -277,175 +202,48 @@ export async function runLoop<T = undefined>(
   }
   await options.prepare?.();
   const connection = (await options.connect?.()) ?? undefined;
-
-  let resumeFrom: CheckpointRecord | undefined;
-  if (decision === 'resume') {
-    resumeFrom = getLastCheckpoint(logPath, options.resumeKey ?? 'state_path');
-    if (resumeFrom === undefined) log(`${logPath}: no checkpoint to resume from; starting at step 0`);
-  }
-  // Owned from here (before deleting anything in it); the lock file stays through a delete.
-  let lock = existsSync(logPath) ? takeRunLock(logPath) : undefined;
-  if (decision === 'delete') {
-    for (const entry of readdirSync(logPath)) {
-      if (entry !== RUN_LOCK_FILE) rmSync(resolve(logPath, entry), { recursive: true, force: true });
-    }
-  }
-  const createdDir = decision === 'delete' || !existsSync(logPath);
-  mkdirSync(logPath, { recursive: true });
-  lock ??= takeRunLock(logPath);
-  const startStep = resumeFrom === undefined ? 0 : resumeStepOf(resumeFrom);
-  // Rows past the resume point were written after the checkpoint by a process that died: they are recomputed. A
-  // final checkpoint is written after everything of its run (final evaluations included), so nothing is dropped.
-  const dropped = resumeFrom?.final === true ? 0 : truncateMetricsFrom(logPath, startStep);
-  if (dropped > 0) log(`dropped ${dropped} metrics rows at or after step ${startStep}; they will be recomputed`);
-  if (resumeFrom !== undefined) log(`resuming from checkpoint "${resumeFrom.name}" at step ${startStep}`);
-
-  const consoleSink: TextSink | undefined =
-    options.console === false
-      ? undefined
-      : options.console === true || options.console === undefined
-        ? process.stdout
-        : options.console;
-  const logger = setupLogging({
-    logDir: logPath,
-    config: options.config,
-    console: consoleSink === undefined ? false : { write: (text: string) => aboveBar(() => consoleSink.write(text)) },
-    ...(options.wandbProject ? { wandbProject: options.wandbProject } : {}),
-    ...(options.wandbName ? { wandbName: options.wandbName } : {}),
-  });
-  const owned: Closeable[] = connection === undefined ? [] : [connection];
-  let barTotal = 0;
-  /** True when the bar counts units of work (`setProgressCount`) rather than logged steps. */
-  let countsUnits = false;
-  let headline = '';
-  let stepDetail = '';
-  const showDetail = () => bar?.setDetail([headline, stepDetail].filter((t) => t !== '').join(' | '));
-  const progressSink =
-    options.progress === false
-      ? undefined
-      : options.progress === true || options.progress === undefined
-        ? process.stderr
-        : options.progress;
-  // What the loop logs through: the loggers, plus the progress line after each step.
-  const runLogger: MetricsLogger = {
-    logHparams: (config) => logger.logHparams(config),
-    close: () => logger.close(),
-    logMetrics(metrics, step) {
-      logger.logMetrics(metrics, step);
-      if (bar === undefined || step === undefined) return;
-      headline = Object.entries(metrics)
-        .filter(([k, v]) => typeof v === 'number' && isHeadlineMetric(k))
-        .slice(0, 3)
-        .map(([k, v]) => `${k} ${formatMetricValue(v)}`)
-        .join('  ');
-      // The work inside the step is done; the next step sets its own detail.
-      stepDetail = '';
-      showDetail();
-      // A final evaluation is logged at step = totalSteps: the bar stays at N/N.
-      if (!countsUnits) bar.update(Math.min(step + 1, barTotal));
-    },
+  const { lock, resumeFrom, startStep, createdDir } = claimLogDir(
+    logPath,
+    decision,
+    options.resumeKey ?? 'state_path',
+    log,
+  );
+  const logger = display.openLoggers(logPath);
+  const interrupts = listenForInterrupts(options.handleSigint ?? true, log);
+  const run: OpenRun = {
+    logPath,
+    createdDir,
+    lock,
+    interrupts,
+    display,
+    logger,
+    owned: connection === undefined ? [] : [connection],
+    writeReport: options.writeReport ?? true,
   };
-  const controller = new AbortController();
-  let sigints = 0;
-  // SIGTERM (a scheduler, `kill`, a container stop) is handled like Ctrl-C: save, report, exit non-zero.
-  const onSigint = (signal: NodeJS.Signals) => {
-    const sig: InterruptSignal = signal === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
-    noteInterruption(sig);
-    sigints++;
-    if (sigints === 1) {
-      log(
-        sig === 'SIGINT'
-          ? 'interrupted: stopping after the current step (press Ctrl-C again to quit at once)'
-          : 'SIGTERM: stopping after the current step (a second signal quits at once)',
-      );
-      controller.abort(
-        new InterruptedError(
-          sig === 'SIGINT'
-            ? 'interrupted by SIGINT (Ctrl-C): stopping at the next step boundary'
-            : 'interrupted by SIGTERM: stopping at the next step boundary',
-        ),
-      );
-    } else {
-      process.exit(signalExitCode(sig));
-    }
-  };
-  if (options.handleSigint ?? true) {
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigint);
-  }
-
-  const close = async (failed: boolean) => {
-    if (options.handleSigint ?? true) {
-      process.off('SIGINT', onSigint);
-      process.off('SIGTERM', onSigint);
-    }
-    bar?.finish();
-    const problems: string[] = [];
-    try {
-      await logger.close();
-    } catch (error) {
-      problems.push(`closing the loggers: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    for (const r of owned.reverse()) {
-      try {
-        await r.close();
-      } catch (error) {
-        problems.push(`closing ${r.constructor.name}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-    if (failed && createdDir && !hasMetricsOrCheckpoints(logPath)) {
-      rmSync(logPath, { recursive: true, force: true });
-    } else if (options.writeReport ?? true) {
-      try {
-        await writeRunReport(logPath);
-      } catch (error) {
-        problems.push(`writing report.html: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-    for (const p of problems) log(`warning: ${p}`);
-    lock.release();
-  };
-
   const context: RunContext = {
     logPath,
     startStep,
     resumeFrom,
-    logger: runLogger,
+    logger,
     log,
-    signal: controller.signal,
+    signal: interrupts.signal,
     own(resource) {
-      owned.push(resource);
+      run.owned.push(resource);
       return resource;
     },
-    setTotalSteps(totalSteps) {
-      if (progressSink === undefined || bar !== undefined) return;
-      barTotal = totalSteps;
-      bar = progressBar(totalSteps, { stream: progressSink, initial: startStep, unit: 'step' });
-    },
-    setProgressDetail(text) {
-      stepDetail = text;
-      showDetail();
-    },
-    setProgressCount(done, total, unit) {
-      if (progressSink === undefined) return;
-      if (bar === undefined) {
-        countsUnits = true;
-        barTotal = total;
-        bar = progressBar(total, { stream: progressSink, initial: done, unit });
-      } else if (countsUnits) {
-        bar.update(done);
-      }
-    },
+    setTotalSteps: (totalSteps) => display.setTotalSteps(totalSteps, startStep),
+    setProgressDetail: (text) => display.setProgressDetail(text),
+    setProgressCount: (done, total, unit) => display.setProgressCount(done, total, unit),
   };
   let outcome: LoopOutcome<T>;
   try {
     outcome = await body(context);
   } catch (error) {
-    await close(true);
+    await closeRun(run, true);
     throw error;
   }
-  await close(false);
-  const interrupted = controller.signal.aborted && outcome.endStep < outcome.totalSteps;
+  await closeRun(run, false);
+  const interrupted = interrupts.signal.aborted && outcome.endStep < outcome.totalSteps;
   // A resumed run whose checkpoint is at (or past) its last step: nothing ran. A longer run continues it.
   const alreadyFinished = resumeFrom !== undefined && startStep >= outcome.totalSteps;
   if (alreadyFinished) log(`${logPath}: the run already finished at step ${startStep}; nothing to do`);

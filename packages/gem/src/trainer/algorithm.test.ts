@@ -71,7 +71,10 @@ describe('diagnostics', () => {
   it('computes kl v1/v2 and the entropy proxy over action tokens', () => {
     // Learner logprobs cover every target position; the last |act| are the action's.
     const m = samplerLearnerMetrics(
-      [{ actLogprobs: [-1, -2] }, { actLogprobs: [-3] }],
+      [
+        transitionDatum({ obsTokens: [1, 2], actTokens: [3, 4], actLogprobs: [-1, -2] }, 1),
+        transitionDatum({ obsTokens: [1, 2], actTokens: [3], actLogprobs: [-3] }, 1),
+      ],
       [
         [-9, -1.5, -1.5],
         [-9, -2],

@@ -1,12 +1,14 @@
 /**
- * The per-step arithmetic of the GEM trainer (GEM `examples/train_tinker/tinker_train.py`, paper arXiv 2510.01051):
- * per-turn discounted returns, return batch-normalisation (ReBN), seeded subsampling, the importance-sampling datum of
- * one transition, and the sampler-vs-learner diagnostics.
+ * The per-step arithmetic that is the GEM trainer's own (GEM `examples/train_tinker/tinker_train.py`, paper arXiv
+ * 2510.01051): per-turn discounted returns, return batch-normalisation (ReBN) and seeded subsampling. What it shares
+ * with the RL loop comes from `@cookbook/rl`: the datum of a transition is rl's datum of a one-turn trajectory
+ * (`trajectoryToData`), and the sampler-vs-learner diagnostics are rl's `computeKlSampleTrain`.
  *
  * Differences from the seed, on purpose: ReBN of a single transition (or of returns that are all equal) gives
  * advantage 0 instead of NaN; subsampling draws from a seeded RNG instead of numpy's global one.
  */
-import { DataError, type Datum, ModelInput, tensorFromFloat32, tensorFromInt64, tensorToNumbers } from '@cookbook/core';
+import { DataError, type Datum, ModelInput } from '@cookbook/core';
+import { computeKlSampleTrain, trajectoryToData } from '@cookbook/rl';
 import type { Rng } from '../core/rng.js';
 
 /** One turn of an episode, as the trainer stores it. */
@@ -60,62 +62,48 @@ export function subsample<T>(items: readonly T[], k: number, rng: Rng): T[] {
 }
 
 /**
- * The datum of one transition in the shifted next-token layout (N = |obs| + |act| − 1 positions):
- * `model_input = (obs ++ act)[:-1]`, `target_tokens = (obs ++ act)[1:]`, `logprobs = [0]*(|obs|−1) ++ act_logprobs`,
- * `advantages = [0]*(|obs|−1) ++ [A]*|act|` — the advantage sits on the action tokens only.
+ * The datum of one transition: rl's datum of a one-turn trajectory (`trajectoryToData`), in the shifted next-token
+ * layout (N = |obs| + |act| − 1 positions): `model_input = (obs ++ act)[:-1]`, `target_tokens = (obs ++ act)[1:]`,
+ * `logprobs = [0]*(|obs|−1) ++ act_logprobs`, `advantages = [0]*(|obs|−1) ++ [A]*|act|`, `mask = [0]*(|obs|−1) ++
+ * [1]*|act|` — the advantage sits on the action tokens only (the mask is removed before the service sees the datum).
  */
 export function transitionDatum(
   t: Pick<GemTransition, 'obsTokens' | 'actTokens' | 'actLogprobs'>,
   advantage: number,
 ): Datum {
   if (t.obsTokens.length === 0) throw new DataError('a transition needs at least one prompt token');
-  if (t.actLogprobs.length !== t.actTokens.length) {
-    throw new DataError(`${t.actTokens.length} action tokens but ${t.actLogprobs.length} logprobs`);
-  }
-  const all = [...t.obsTokens, ...t.actTokens];
-  const pad = t.obsTokens.length - 1;
-  return {
-    modelInput: ModelInput.fromInts(all.slice(0, -1)),
-    lossFnInputs: {
-      target_tokens: tensorFromInt64(all.slice(1)),
-      logprobs: tensorFromFloat32([...new Array<number>(pad).fill(0), ...t.actLogprobs]),
-      advantages: tensorFromFloat32([...new Array<number>(pad).fill(0), ...t.actTokens.map(() => advantage)]),
+  const [datum] = trajectoryToData(
+    {
+      transitions: [
+        {
+          ob: ModelInput.fromInts(t.obsTokens),
+          ac: { tokens: t.actTokens, maybeLogprobs: t.actLogprobs },
+          reward: 0,
+          episodeDone: true,
+          metrics: {},
+        },
+      ],
+      finalObservation: ModelInput.fromInts([]),
     },
-  };
+    advantage,
+  );
+  if (datum === undefined) throw new DataError('a transition needs at least two tokens (prompt and action)');
+  return datum;
 }
 
 /**
- * The seed's diagnostics over the trained datums: per action token d = sampler logprob − learner logprob;
- * `kl_sample_train_v1 = mean(d)`, `kl_sample_train_v2 = 0.5·mean(d²)`, `token_entropy = −mean(sampler logprob)`.
+ * The seed's diagnostics over the trained datums, through rl's `computeKlSampleTrain`: per action token (mask > 0)
+ * d = sampler logprob − learner logprob; `kl_sample_train_v1 = mean(d)`, `kl_sample_train_v2 = 0.5·mean(d²)`,
+ * `token_entropy = −mean(sampler logprob)`; all 0 without action tokens.
  */
 export function samplerLearnerMetrics(
-  transitions: readonly Pick<GemTransition, 'actLogprobs'>[],
+  data_D: readonly Datum[],
   learnerLogprobs_D: readonly (readonly number[])[],
 ): { klV1: number; klV2: number; tokenEntropy: number } {
-  let n = 0;
-  let d1 = 0;
-  let d2 = 0;
-  let nll = 0;
-  transitions.forEach((t, i) => {
-    const learner = learnerLogprobs_D[i] ?? [];
-    const k = t.actLogprobs.length;
-    const tail = learner.slice(learner.length - k);
-    for (let j = 0; j < k; j++) {
-      const s = t.actLogprobs[j]!;
-      const d = s - (tail[j] ?? s);
-      d1 += d;
-      d2 += d * d;
-      nll -= s;
-      n++;
-    }
-  });
-  return n === 0
-    ? { klV1: 0, klV2: 0, tokenEntropy: 0 }
-    : { klV1: d1 / n, klV2: (0.5 * d2) / n, tokenEntropy: nll / n };
-}
-
-/** The learner logprobs in a forward-backward output entry (`logprobs`), as numbers. */
-export function learnerLogprobs(output: Record<string, unknown>): number[] {
-  const t = output.logprobs;
-  return t === undefined ? [] : tensorToNumbers(t as Parameters<typeof tensorToNumbers>[0]);
+  const kl = computeKlSampleTrain(data_D, learnerLogprobs_D);
+  return {
+    klV1: kl['optim/kl_sample_train_v1'] ?? 0,
+    klV2: kl['optim/kl_sample_train_v2'] ?? 0,
+    tokenEntropy: kl['optim/entropy'] ?? 0,
+  };
 }

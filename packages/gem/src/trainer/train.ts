@@ -14,13 +14,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { configToKeyStyle } from '@cookbook/core';
-import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
+import { collectTrainStep, rlAdamParams, submitForwardBackward, transformAdvantages } from '@cookbook/rl';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
 import {
   CheckpointManager,
   checkpointStoreFor,
-  LOOP_ADAM,
   openTrainingClient,
   type RunResult,
   runLoop,
@@ -34,7 +33,6 @@ import { applyWrappers, getWrapperFns, type WrapperDeps } from '../wrappers/fact
 import {
   discountedReturns,
   type GemTransition,
-  learnerLogprobs,
   rebn,
   samplerLearnerMetrics,
   subsample,
@@ -201,11 +199,8 @@ export async function trainGem(
             });
           }
           const normalised = config.useRebn ? rebn(all.map((x) => x.g)) : all.map((x) => x.g);
-          // The diagnostic control: negated (or zeroed) advantages must not improve the policy.
-          const advantages =
-            config.advantageTransform === 'none'
-              ? normalised
-              : normalised.map((a) => (config.advantageTransform === 'negate' ? 0 - a : 0));
+          // The diagnostic control (rl's): negated (or zeroed) advantages must not improve the policy.
+          const advantages = transformAdvantages([normalised], config.advantageTransform)[0]!;
           writeGemRolloutLog(config.logPath, step, config.envId, episodes, advantages, (tokens) =>
             r.tokenizer.decode(tokens),
           );
@@ -217,25 +212,23 @@ export async function trainGem(
           // No signal (every advantage 0: equal returns under ReBN): the seed still steps Adam, whose momentum keeps
           // moving the weights along old gradients; here the update is skipped (the forward pass still runs for the
           // diagnostics) and counted in train/skipped_no_signal.
+          // The update is rl's train step (one forward_backward and its optim_step, submitted back to back).
           const noSignal = batch.every((x) => x.a === 0);
-          const fb = Promise.resolve(training.forwardBackward(datums, config.lossFn));
-          const optim = noSignal
-            ? undefined
-            : Promise.resolve(training.optimStep({ learningRate: config.learningRate, ...LOOP_ADAM }));
+          const fb = Promise.resolve(submitForwardBackward(datums, training, { lossFn: config.lossFn }));
+          const optim = noSignal ? undefined : Promise.resolve(training.optimStep(rlAdamParams(config.learningRate)));
           fb.catch(() => undefined);
           optim?.catch(() => undefined);
-          const fbOut = await fb;
-          await optim;
+          const { trainingLogprobs_D, metrics: lossMetrics } = await collectTrainStep({
+            forwardBackwards: [fb],
+            optimSteps: optim === undefined ? [] : [optim],
+          });
           // A due save goes right behind this step's update (it holds step + 1 updates); it is recorded once this
           // step's metrics row is written, and the next step does not wait for it.
           const due = checkpoints.due(step + 1, total);
           if (due !== undefined) await checkpoints.submit(due, step + 1, { step: step + 1 });
           if (noSignal) skipped++;
           const tTrain = (performance.now() - t1) / 1000;
-          const diag = samplerLearnerMetrics(
-            batch.map((x) => x.t),
-            fbOut.lossFnOutputs.map((o) => learnerLogprobs(o)),
-          );
+          const diag = samplerLearnerMetrics(datums, trainingLogprobs_D);
           const metrics: Record<string, number> = {
             'sampler/episode_return': mean(returns_E),
             'sampler/num_turns_per_episode': mean(episodes.map((ep) => ep.transitions.length)),
@@ -256,7 +249,7 @@ export async function trainGem(
             'time/train': tTrain,
             'time/total': (performance.now() - t0) / 1000,
           };
-          for (const [k, v] of Object.entries(fbOut.metrics)) metrics[`train/${k}`] = v;
+          for (const [k, v] of Object.entries(lossMetrics)) metrics[`train/${k}`] = v;
           value.episodeReturns.push(metrics['sampler/episode_return']!);
           run.logger.logMetrics(metrics, step);
           checkpoints.logged(step);
@@ -273,14 +266,7 @@ export async function trainGem(
           `gem: ${skipped} of ${step - run.startStep} steps had no training signal (all returns equal); no update`,
         );
       }
-      let finalCheckpoint: CheckpointRecord | undefined;
-      if (step < total) {
-        if (step > run.startStep && !checkpoints.hasSaveAt(step)) {
-          await checkpoints.saveNow(checkpointName(step), { step });
-        } else await checkpoints.drain();
-      } else {
-        finalCheckpoint = await checkpoints.saveNow('final', { step }, true);
-      }
+      const finalCheckpoint = await checkpoints.saveAtEnd(step, total, { step });
       return { totalSteps: total, endStep: step, finalCheckpoint, value };
     },
   );
