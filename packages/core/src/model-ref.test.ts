@@ -27,7 +27,11 @@ describe('resolveModelRef', () => {
 
   it("recommends the catalog's first renderer, or the chat template for a model with none", () => {
     for (const m of listModels()) {
-      expect(resolveModelRef(m.name).recommendedRenderer).toBe(m.recommendedRenderers[0] ?? 'chat_template');
+      const ref = resolveModelRef(m.name);
+      expect(ref.recommendedRenderer).toBe(m.recommendedRenderers[0] ?? 'chat_template');
+      expect(ref.recommendedRenderers).toEqual(
+        m.recommendedRenderers.length > 0 ? m.recommendedRenderers : ['chat_template'],
+      );
     }
     expect(resolveModelRef('acme/x').recommendedRenderer).toBeUndefined();
   });

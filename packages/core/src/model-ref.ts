@@ -61,9 +61,11 @@ export interface ModelRef {
   /** Where its tokenizer comes from (the catalog's); undefined when uncatalogued (a folder's own files, or the Hub). */
   readonly tokenizer: TokenizerSource | undefined;
   /**
-   * The renderer to use when none is named: the catalog's first recommendation, else the model's own chat template
-   * (`chat_template`); undefined when uncatalogued (a folder's template decides).
+   * The renderers designed for the model, best first: the catalog's recommendations, else the model's own chat
+   * template (`chat_template`); undefined when uncatalogued (a folder's template decides).
    */
+  readonly recommendedRenderers: readonly string[] | undefined;
+  /** The renderer to use when none is named: the first of {@link ModelRef.recommendedRenderers}. */
   readonly recommendedRenderer: string | undefined;
 }
 
@@ -106,7 +108,9 @@ export function resolveModelRef(modelName: string): ModelRef {
   const entry = findModel(baseName);
   const kind = modelKind(baseName, entry);
   const family = entry?.family ?? FAMILY_BY_NAME.find((f) => f.pattern.test(baseName))?.family;
-  const recommended = entry?.recommendedRenderers;
+  const listed = entry?.recommendedRenderers;
+  const recommended =
+    listed === undefined ? undefined : Object.freeze(listed.length > 0 ? [...listed] : [CHAT_TEMPLATE_RENDERER_NAME]);
   return Object.freeze({
     name: modelName,
     baseName,
@@ -115,7 +119,8 @@ export function resolveModelRef(modelName: string): ModelRef {
     entry,
     family,
     tokenizer: entry?.tokenizer,
-    recommendedRenderer: recommended === undefined ? undefined : (recommended[0] ?? CHAT_TEMPLATE_RENDERER_NAME),
+    recommendedRenderers: recommended,
+    recommendedRenderer: recommended?.[0],
   });
 }
 
