@@ -81,26 +81,3 @@ export function getLoraParamCount(model: string | ModelShape, targets: LoraTarge
   if (targets.trainUnembed ?? true) dimSum += h + s.vocab_size;
   return rank * dimSum;
 }
-
-/**
- * The learning rate a loop uses: `learningRate` when given; `tinyModelLr` for the built-in `local/*` models (the
- * heuristic knows only real shapes); otherwise upstream's `get_lr` heuristic divided by `heuristicDivisor` (1 for
- * SFT, 10 for RL, as upstream's recipes do).
- * @throws ConfigError naming `learning_rate` for a model the heuristic does not know.
- */
-export function resolveLearningRate(
-  modelName: string,
-  learningRate: number | null,
-  defaults: { tinyModelLr: number; heuristicDivisor: number },
-): number {
-  if (learningRate !== null) return learningRate;
-  if (findModel(modelName)?.local !== undefined) return defaults.tinyModelLr;
-  try {
-    return getLr(modelName) / defaults.heuristicDivisor;
-  } catch (error) {
-    throw new ConfigError(
-      `no default learning rate for ${modelName} (${error instanceof Error ? error.message : String(error)}); pass learning_rate=...`,
-      { key: 'learning_rate' },
-    );
-  }
-}

@@ -48,7 +48,6 @@ export {
   KNOWN_MODEL_SHAPES,
   type LoraTargets,
   type ModelShape,
-  resolveLearningRate,
 } from './hyperparams.js';
 export {
   clearInterruption,
@@ -100,6 +99,18 @@ export {
   type ModelInputChunk,
   type ModelInputJSON,
 } from './model-input.js';
+export {
+  BUILT_IN_LEARNING_RATES,
+  defaultLearningRate,
+  isBuiltInModelName,
+  isHubRepoId,
+  isRepoId,
+  type LoopKind,
+  type ModelKind,
+  type ModelRef,
+  resolveLearningRate,
+  resolveModelRef,
+} from './model-ref.js';
 export {
   acquireProcessLock,
   describeLockOwner,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { getLr, KNOWN_MODEL_SHAPES, resolveLearningRate } from './hyperparams.js';
+import { getLr, KNOWN_MODEL_SHAPES } from './hyperparams.js';
 import { DEFAULT_MODEL_NAME, findModel, getModel, listLocalModels, listModels } from './model-catalog.js';
+import { resolveLearningRate } from './model-ref.js';
 
 /**
  * Hidden sizes of upstream `get_lr` (tinker-cookbook `tinker_cookbook/hyperparam_utils.py`, `_KNOWN_HIDDEN_SIZES`)
@@ -55,10 +56,10 @@ describe('the learning-rate rule', () => {
   });
 
   it('the local models: their own loop default, else the formula on their tiny hidden size', () => {
-    const defaults = { tinyModelLr: 1e-2, heuristicDivisor: 1 };
-    expect(resolveLearningRate('local/qwen3-tiny', null, defaults)).toBe(1e-2);
+    expect(resolveLearningRate('local/qwen3-tiny', null, 'supervised')).toBe(1e-2);
+    expect(resolveLearningRate('local/qwen3-tiny', null, 'rl')).toBe(1e-3);
     expect(getLr('local/qwen3-tiny')).toBeCloseTo(5e-4 * (2000 / 64) ** 0.0775, 12);
-    expect(() => resolveLearningRate('moonshotai/Kimi-K2.6', null, defaults)).toThrow(/pass learning_rate=/);
+    expect(() => resolveLearningRate('moonshotai/Kimi-K2.6', null, 'supervised')).toThrow(/pass learning_rate=/);
   });
 });
 

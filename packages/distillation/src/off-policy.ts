@@ -18,15 +18,14 @@ import {
   checkpointStoreFor,
   type EpochLoop,
   type EvaluatorOrBuilder,
-  LOOP_ADAM,
   openTrainingClient,
   type RunResult,
+  resolveRunPlan,
   runEpochs,
   runTrainingLoop,
   runUserMetadata,
   type TrainingLoopDeps,
   trainingConfigShape,
-  trainingLearningRate,
 } from '@cookbook/training';
 import { z } from 'zod';
 import { mapLimit } from './internal/concurrency.js';
@@ -150,8 +149,8 @@ export async function trainOffPolicyDistillation(
   input: OffPolicyDistillationConfigInput,
   deps: OffPolicyDistillationDeps,
 ): Promise<OffPolicyDistillationResult> {
-  const config = OffPolicyDistillationConfigSchema.parse(input);
-  const learningRate = trainingLearningRate(config);
+  const plan = resolveRunPlan(OffPolicyDistillationConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });
+  const { config, adam } = plan;
   const K = config.nTeacherTargets;
   let datasets: SupervisedDatasets | undefined;
   const prepare = async () => {
@@ -162,90 +161,84 @@ export async function trainOffPolicyDistillation(
       });
     }
   };
-  return runTrainingLoop(
-    config,
-    deps,
-    { schema: OffPolicyDistillationConfigSchema, resolved: { learningRate }, prepare },
-    async (run, service: OffPolicyServiceClient) => {
-      const { train, test } = datasets!;
-      const nBatches = train.length;
-      return runEpochs(run, { ...config, nBatches, learningRate }, async (startStep): Promise<EpochLoop> => {
-        const { client } = await openTrainingClient(run, service, {
-          modelName: config.modelName,
-          loraRank: config.loraRank,
-          loadCheckpointPath: config.loadCheckpointPath,
-          userMetadata: runUserMetadata(config),
-        });
-        const teacher = await createTeacher(
-          service,
-          { baseModel: config.teacherModel, checkpoint: config.teacherCheckpoint },
-          config.modelName,
-        );
-        run.log(`teacher: ${teacher.description}; top-${K} targets, ${config.teacherConcurrency} calls in flight`);
-        const evaluators: EvaluatorOrBuilder[] = [...(deps.evaluators ?? [])];
-        if (test !== undefined) evaluators.push(new NLLEvaluator(test, 'test'));
-        const testData =
-          test === undefined ? [] : Array.from({ length: test.length }, (_, i) => test.getBatch(i)).flat();
-
-        // The teacher targets of the next batch are fetched while the current one trains.
-        let currentEpoch = -1;
-        const fetch = (step: number) => {
-          const epoch = Math.floor(step / nBatches);
-          if (epoch !== currentEpoch) {
-            train.setEpoch(epoch);
-            currentEpoch = epoch;
-          }
-          const p = teacherTargets(teacher.sampler, train.getBatch(step % nBatches), K, config.teacherConcurrency);
-          p.catch(() => undefined);
-          return p;
-        };
-        let next = fetch(startStep);
-        const resumeTokens = run.resumeFrom?.elapsed_tokens;
-        let elapsedTokens = typeof resumeTokens === 'number' ? resumeTokens : 0;
-        return {
-          client,
-          elapsedTokens: () => elapsedTokens,
-          checkpointStore: checkpointStoreFor(service),
-          evaluators,
-          infrequentEvaluators: deps.infrequentEvaluators ?? [],
-          ...(deps.onStep ? { onLogged: (step, m) => deps.onStep!(step, m) } : {}),
-          stop: async () => {
-            await Promise.allSettled([next]);
-          },
-          // The teacher's NLL on the held-out text, once: the floor the student approaches.
-          preStep: async (at): Promise<Record<string, number>> =>
-            at.step === at.startStep && testData.length > 0
-              ? { 'test/teacher_nll': await teacherNll(teacher.sampler, testData, config.teacherConcurrency) }
-              : {},
-          async submit(at, metrics) {
-            const tWait = performance.now();
-            const batch = await next;
-            metrics['time/teacher_wait'] = (performance.now() - tWait) / 1000;
-            if (at.step + 1 < at.totalSteps) next = fetch(at.step + 1);
-            elapsedTokens += batch.data.reduce((a, d) => a + d.modelInput.length, 0);
-            const fb = client.forwardBackward(batch.data, 'cross_entropy');
-            const optim = client.optimStep({ learningRate: at.learningRate, ...LOOP_ADAM });
-            const both = Promise.all([fb, optim]);
-            both.catch(() => undefined);
-            return {
-              inFlight: [both],
-              collect: async () => {
-                const [out] = await both;
-                const weight = batch.data.reduce((a, d) => a + weightSum(d), 0);
-                return {
-                  'train/distill_loss': weight > 0 ? (out.metrics['loss:sum'] ?? Number.NaN) / weight : 0,
-                  'teacher/tokens_per_s': batch.seconds > 0 ? batch.tokens / batch.seconds : 0,
-                  'time/teacher': batch.seconds,
-                  num_sequences: batch.data.length,
-                  num_tokens: batch.tokens,
-                  learning_rate: at.learningRate,
-                  progress: (at.step + 1) / at.totalSteps,
-                };
-              },
-            };
-          },
-        };
+  return runTrainingLoop(plan, deps, { prepare }, async (run, service: OffPolicyServiceClient) => {
+    const { train, test } = datasets!;
+    const nBatches = train.length;
+    return runEpochs(run, { ...config, nBatches }, async (startStep): Promise<EpochLoop> => {
+      const { client } = await openTrainingClient(run, service, {
+        modelName: config.modelName,
+        loraRank: config.loraRank,
+        loadCheckpointPath: config.loadCheckpointPath,
+        userMetadata: runUserMetadata(config),
       });
-    },
-  );
+      const teacher = await createTeacher(
+        service,
+        { baseModel: config.teacherModel, checkpoint: config.teacherCheckpoint },
+        config.modelName,
+      );
+      run.log(`teacher: ${teacher.description}; top-${K} targets, ${config.teacherConcurrency} calls in flight`);
+      const evaluators: EvaluatorOrBuilder[] = [...(deps.evaluators ?? [])];
+      if (test !== undefined) evaluators.push(new NLLEvaluator(test, 'test'));
+      const testData = test === undefined ? [] : Array.from({ length: test.length }, (_, i) => test.getBatch(i)).flat();
+
+      // The teacher targets of the next batch are fetched while the current one trains.
+      let currentEpoch = -1;
+      const fetch = (step: number) => {
+        const epoch = Math.floor(step / nBatches);
+        if (epoch !== currentEpoch) {
+          train.setEpoch(epoch);
+          currentEpoch = epoch;
+        }
+        const p = teacherTargets(teacher.sampler, train.getBatch(step % nBatches), K, config.teacherConcurrency);
+        p.catch(() => undefined);
+        return p;
+      };
+      let next = fetch(startStep);
+      const resumeTokens = run.resumeFrom?.elapsed_tokens;
+      let elapsedTokens = typeof resumeTokens === 'number' ? resumeTokens : 0;
+      return {
+        client,
+        elapsedTokens: () => elapsedTokens,
+        checkpointStore: checkpointStoreFor(service),
+        evaluators,
+        infrequentEvaluators: deps.infrequentEvaluators ?? [],
+        ...(deps.onStep ? { onLogged: (step, m) => deps.onStep!(step, m) } : {}),
+        stop: async () => {
+          await Promise.allSettled([next]);
+        },
+        // The teacher's NLL on the held-out text, once: the floor the student approaches.
+        preStep: async (at): Promise<Record<string, number>> =>
+          at.step === at.startStep && testData.length > 0
+            ? { 'test/teacher_nll': await teacherNll(teacher.sampler, testData, config.teacherConcurrency) }
+            : {},
+        async submit(at, metrics) {
+          const tWait = performance.now();
+          const batch = await next;
+          metrics['time/teacher_wait'] = (performance.now() - tWait) / 1000;
+          if (at.step + 1 < at.totalSteps) next = fetch(at.step + 1);
+          elapsedTokens += batch.data.reduce((a, d) => a + d.modelInput.length, 0);
+          const fb = client.forwardBackward(batch.data, 'cross_entropy');
+          const optim = client.optimStep({ learningRate: at.learningRate, ...adam });
+          const both = Promise.all([fb, optim]);
+          both.catch(() => undefined);
+          return {
+            inFlight: [both],
+            collect: async () => {
+              const [out] = await both;
+              const weight = batch.data.reduce((a, d) => a + weightSum(d), 0);
+              return {
+                'train/distill_loss': weight > 0 ? (out.metrics['loss:sum'] ?? Number.NaN) / weight : 0,
+                'teacher/tokens_per_s': batch.seconds > 0 ? batch.tokens / batch.seconds : 0,
+                'time/teacher': batch.seconds,
+                num_sequences: batch.data.length,
+                num_tokens: batch.tokens,
+                learning_rate: at.learningRate,
+                progress: (at.step + 1) / at.totalSteps,
+              };
+            },
+          };
+        },
+      };
+    });
+  });
 }

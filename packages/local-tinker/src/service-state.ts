@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
-import { findModel, listLocalModels } from '@cookbook/core';
+import { findModel, isHubRepoId, listLocalModels } from '@cookbook/core';
 import type { WireLoraConfig } from '@cookbook/tinker-wire';
 import { formatBytes, pruneCache } from './cache.js';
 import { ClockCycle } from './clock-cycle.js';
@@ -223,7 +223,7 @@ export class ServiceState {
     // A Hub name (`org/model`) the catalog does not know is most likely meant for another server.
     const hint =
       entry === undefined
-        ? /^[\w.-]+\/[\w.-]+$/.test(name) && !name.startsWith('local/')
+        ? isHubRepoId(name)
           ? `; "${name}" looks like a hosted model: ${toHosted}`
           : ''
         : entry.hosted

@@ -13,13 +13,14 @@ import { ConfigError, type Datum, timed } from '@cookbook/core';
 import { NLLEvaluator } from '@cookbook/eval';
 import { deferred } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
-import { adamConfigShape, adamParams, type SupervisedDataset } from '@cookbook/supervised';
+import { adamConfigShape, type SupervisedDataset } from '@cookbook/supervised';
 import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
   checkpointStoreFor,
   type EvaluatorOrBuilder,
   openTrainingClient,
   type RunResult,
+  resolveRunPlan,
   runEpochs,
   runTrainingLoop,
   runUserMetadata,
@@ -39,7 +40,11 @@ export const DpoTrainConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('Sampler weights (tinker://…/sampler_weights/…) of the reference; null = a frozen copy of the start'),
-  learningRate: z.number().positive().default(1e-5).describe('Adam learning rate at step 0'),
+  learningRate: trainingConfigShape.learningRate
+    .unwrap()
+    .unwrap()
+    .default(1e-5)
+    .describe('Adam learning rate at step 0'),
   dpoBeta: z.number().positive().default(0.1).describe('β: scale of the implicit reward β·(π − ref)'),
   batchSize: z.number().int().positive().default(256).describe('Comparisons (pairs) per step; 2× datums'),
   maxLength: z
@@ -107,7 +112,8 @@ function rendererOf(config: DpoTrainConfig, deps: DpoTrainDeps): Renderer {
  * dir exists and the behaviour is `resume`.
  */
 export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): Promise<DpoTrainResult> {
-  const config = DpoTrainConfigSchema.parse(input);
+  const plan = resolveRunPlan(DpoTrainConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });
+  const { config, adam } = plan;
   const { ttlSeconds, dpoBeta: beta } = config;
   let train: SupervisedDataset | undefined;
   let testDatums: Datum[] | undefined;
@@ -118,121 +124,116 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
     train = dpoDataset(data.train, config.batchSize, renderer, config.maxLength);
     if (data.test !== undefined && data.test.length > 0) testDatums = dpoDatums(data.test, renderer, config.maxLength);
   };
-  return runTrainingLoop(
-    config,
-    deps,
-    { schema: DpoTrainConfigSchema, prepare },
-    async (run, service: DpoServiceClient) => {
-      const log = run.log;
-      const nBatches = train!.length;
-      let trainingClient: DpoTrainingClient | undefined;
-      let referencePath: string | undefined;
-      const outcome = await runEpochs(run, { ...config, nBatches }, async (startStep, totalSteps) => {
-        const resumeFrom = run.resumeFrom;
-        const { client } = await openTrainingClient<DpoTrainingClient>(run, service, {
-          ...config,
-          userMetadata: runUserMetadata(config),
-        });
-        trainingClient = client;
-
-        // The reference: a given checkpoint, the one a resumed run used, or a frozen snapshot of the starting weights.
-        referencePath =
-          config.referenceCheckpoint ??
-          (typeof resumeFrom?.reference_sampler_path === 'string' ? resumeFrom.reference_sampler_path : undefined);
-        if (referencePath === undefined) {
-          if (resumeFrom !== undefined) {
-            throw new ConfigError(
-              `checkpoint "${resumeFrom.name}" names no reference_sampler_path; pass reference_checkpoint=… to resume`,
-              { key: 'reference_checkpoint' },
-            );
-          }
-          const saved = await client.saveWeightsForSampler('reference', { ...(ttlSeconds ? { ttlSeconds } : {}) });
-          if (saved.path === undefined) {
-            throw new ConfigError(
-              'the service returned no path for the reference snapshot; pass reference_checkpoint=…',
-              { key: 'reference_checkpoint' },
-            );
-          }
-          referencePath = saved.path;
-          log(`reference: frozen snapshot of the starting weights at ${referencePath}`);
-        } else log(`reference: ${referencePath}`);
-        const reference = await service.createSamplingClient({ modelPath: referencePath });
-
-        const evaluators: EvaluatorOrBuilder[] = [...(deps.evaluators ?? [])];
-        if (testDatums !== undefined) {
-          evaluators.push(new NLLEvaluator(chosenOnly(testDatums), 'test', renderer!.tokenizer));
-          evaluators.push(new DpoPairEvaluator({ datums: testDatums, reference, beta, name: 'test' }));
-        }
-
-        // Batches with their reference logprobs, requested one step ahead.
-        let currentEpoch = -1;
-        const batchAt = (step: number): { data: Datum[]; ref: Promise<number[]> } => {
-          const epoch = Math.floor(step / nBatches);
-          if (epoch !== currentEpoch) {
-            train!.setEpoch(config.seed + epoch);
-            currentEpoch = epoch;
-          }
-          const data = train!.getBatch(step % nBatches);
-          return { data, ref: deferred(referenceSequenceLogprobs(reference, data)) };
-        };
-        log(
-          `DPO on ${config.modelName}: ${totalSteps} steps of ${config.batchSize} pairs, β ${beta}, from step ${startStep}`,
-        );
-        let next = batchAt(startStep);
-        let elapsedTokens = typeof resumeFrom?.elapsed_tokens === 'number' ? resumeFrom.elapsed_tokens : 0;
-        return {
-          client,
-          evaluators,
-          infrequentEvaluators: deps.infrequentEvaluators ?? [],
-          checkpointFields: () => ({ reference_sampler_path: referencePath }),
-          elapsedTokens: () => elapsedTokens,
-          checkpointStore: checkpointStoreFor(service),
-          ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
-          stop: async () => {
-            await Promise.allSettled([next.ref]);
-          },
-          async submit(at, metrics) {
-            const { data, ref } = next;
-            elapsedTokens += data.reduce((a, d) => a + d.modelInput.length, 0);
-            const refLogprobs = await timed('reference_logprobs', metrics, () => ref);
-            if (at.step + 1 < at.totalSteps) next = batchAt(at.step + 1);
-            let dpo: DpoMetrics | undefined;
-            const t0 = performance.now();
-            const fb = deferred(
-              client.forwardBackwardCustom(data, (d, logprobs) => {
-                const out = dpoLoss(d, logprobs, refLogprobs, beta);
-                dpo = out.metrics;
-                return { loss: out.loss, gradLogprobs: out.gradLogprobs };
-              }),
-            );
-            const optim = deferred(client.optimStep(adamParams(config, at.learningRate)));
-            return {
-              inFlight: [fb, optim],
-              collect: async () => {
-                await fb;
-                metrics['time/forward_backward'] = (performance.now() - t0) / 1000;
-                const t1 = performance.now();
-                const opt = await optim;
-                metrics['time/optim'] = (performance.now() - t1) / 1000;
-                return {
-                  ...dpo,
-                  num_tokens: data.reduce((a, d) => a + d.modelInput.length, 0),
-                  learning_rate: at.learningRate,
-                  progress: (at.step + 1) / at.totalSteps,
-                  epoch: at.epoch,
-                  ...opt.metrics,
-                };
-              },
-            };
-          },
-        };
+  return runTrainingLoop(plan, deps, { prepare }, async (run, service: DpoServiceClient) => {
+    const log = run.log;
+    const nBatches = train!.length;
+    let trainingClient: DpoTrainingClient | undefined;
+    let referencePath: string | undefined;
+    const outcome = await runEpochs(run, { ...config, nBatches }, async (startStep, totalSteps) => {
+      const resumeFrom = run.resumeFrom;
+      const { client } = await openTrainingClient<DpoTrainingClient>(run, service, {
+        ...config,
+        userMetadata: runUserMetadata(config),
       });
-      return {
-        ...outcome,
-        ...(trainingClient ? { value: { trainingClient, referencePath } } : {}),
+      trainingClient = client;
+
+      // The reference: a given checkpoint, the one a resumed run used, or a frozen snapshot of the starting weights.
+      referencePath =
+        config.referenceCheckpoint ??
+        (typeof resumeFrom?.reference_sampler_path === 'string' ? resumeFrom.reference_sampler_path : undefined);
+      if (referencePath === undefined) {
+        if (resumeFrom !== undefined) {
+          throw new ConfigError(
+            `checkpoint "${resumeFrom.name}" names no reference_sampler_path; pass reference_checkpoint=… to resume`,
+            { key: 'reference_checkpoint' },
+          );
+        }
+        const saved = await client.saveWeightsForSampler('reference', { ...(ttlSeconds ? { ttlSeconds } : {}) });
+        if (saved.path === undefined) {
+          throw new ConfigError(
+            'the service returned no path for the reference snapshot; pass reference_checkpoint=…',
+            { key: 'reference_checkpoint' },
+          );
+        }
+        referencePath = saved.path;
+        log(`reference: frozen snapshot of the starting weights at ${referencePath}`);
+      } else log(`reference: ${referencePath}`);
+      const reference = await service.createSamplingClient({ modelPath: referencePath });
+
+      const evaluators: EvaluatorOrBuilder[] = [...(deps.evaluators ?? [])];
+      if (testDatums !== undefined) {
+        evaluators.push(new NLLEvaluator(chosenOnly(testDatums), 'test', renderer!.tokenizer));
+        evaluators.push(new DpoPairEvaluator({ datums: testDatums, reference, beta, name: 'test' }));
+      }
+
+      // Batches with their reference logprobs, requested one step ahead.
+      let currentEpoch = -1;
+      const batchAt = (step: number): { data: Datum[]; ref: Promise<number[]> } => {
+        const epoch = Math.floor(step / nBatches);
+        if (epoch !== currentEpoch) {
+          train!.setEpoch(config.seed + epoch);
+          currentEpoch = epoch;
+        }
+        const data = train!.getBatch(step % nBatches);
+        return { data, ref: deferred(referenceSequenceLogprobs(reference, data)) };
       };
-    },
-  );
+      log(
+        `DPO on ${config.modelName}: ${totalSteps} steps of ${config.batchSize} pairs, β ${beta}, from step ${startStep}`,
+      );
+      let next = batchAt(startStep);
+      let elapsedTokens = typeof resumeFrom?.elapsed_tokens === 'number' ? resumeFrom.elapsed_tokens : 0;
+      return {
+        client,
+        evaluators,
+        infrequentEvaluators: deps.infrequentEvaluators ?? [],
+        checkpointFields: () => ({ reference_sampler_path: referencePath }),
+        elapsedTokens: () => elapsedTokens,
+        checkpointStore: checkpointStoreFor(service),
+        ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
+        stop: async () => {
+          await Promise.allSettled([next.ref]);
+        },
+        async submit(at, metrics) {
+          const { data, ref } = next;
+          elapsedTokens += data.reduce((a, d) => a + d.modelInput.length, 0);
+          const refLogprobs = await timed('reference_logprobs', metrics, () => ref);
+          if (at.step + 1 < at.totalSteps) next = batchAt(at.step + 1);
+          let dpo: DpoMetrics | undefined;
+          const t0 = performance.now();
+          const fb = deferred(
+            client.forwardBackwardCustom(data, (d, logprobs) => {
+              const out = dpoLoss(d, logprobs, refLogprobs, beta);
+              dpo = out.metrics;
+              return { loss: out.loss, gradLogprobs: out.gradLogprobs };
+            }),
+          );
+          const optim = deferred(client.optimStep({ learningRate: at.learningRate, ...adam }));
+          return {
+            inFlight: [fb, optim],
+            collect: async () => {
+              await fb;
+              metrics['time/forward_backward'] = (performance.now() - t0) / 1000;
+              const t1 = performance.now();
+              const opt = await optim;
+              metrics['time/optim'] = (performance.now() - t1) / 1000;
+              return {
+                ...dpo,
+                num_tokens: data.reduce((a, d) => a + d.modelInput.length, 0),
+                learning_rate: at.learningRate,
+                progress: (at.step + 1) / at.totalSteps,
+                epoch: at.epoch,
+                ...opt.metrics,
+              };
+            },
+          };
+        },
+      };
+    });
+    return {
+      ...outcome,
+      ...(trainingClient ? { value: { trainingClient, referencePath } } : {}),
+    };
+  });
 }
 
 /** The chosen datums (even positions) of interleaved pairs. */

@@ -5,7 +5,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHAT_TEMPLATE_RENDERER_NAME, ConfigError, describeKnownModels, findModel } from '@cookbook/core';
+import {
+  CHAT_TEMPLATE_RENDERER_NAME,
+  ConfigError,
+  describeKnownModels,
+  findModel,
+  resolveModelRef,
+} from '@cookbook/core';
 
 /**
  * A local folder's renderer, guessed from its chat template (chat_template.jinja, else tokenizer_config.json's):
@@ -35,12 +41,9 @@ function folderFamilyRenderer(folder: string): string {
  * naming the families the catalog knows for an unknown model.
  */
 export function getRecommendedRendererNames(modelName: string): string[] {
-  const entry = findModel(modelName);
-  if (entry !== undefined) {
-    return entry.recommendedRenderers.length > 0 ? [...entry.recommendedRenderers] : [CHAT_TEMPLATE_RENDERER_NAME];
-  }
-  const name = modelName.split(':')[0] ?? modelName;
-  if (existsSync(join(name, 'tokenizer.json'))) return [folderFamilyRenderer(name)];
+  const ref = resolveModelRef(modelName);
+  if (ref.recommendedRenderers !== undefined) return [...ref.recommendedRenderers];
+  if (existsSync(join(ref.baseName, 'tokenizer.json'))) return [folderFamilyRenderer(ref.baseName)];
   throw new ConfigError(
     `no recommended renderer for model "${modelName}": it is not in the model catalog. Known: ` +
       `${describeKnownModels()}; or a local folder with tokenizer.json. Pass renderer_name explicitly for other models ` +

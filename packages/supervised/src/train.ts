@@ -24,17 +24,18 @@ import {
   type LoopOutcome,
   openTrainingClient,
   type RunContext,
+  type RunPlan,
   type RunResult,
+  resolveRunPlan,
   runEpochs,
   runTrainingLoop,
   runUserMetadata,
   serviceClientFor,
   type TrainingLoopDeps,
   trainingConfigShape,
-  trainingLearningRate,
 } from '@cookbook/training';
 import { z } from 'zod';
-import { adamConfigShape, adamParams } from './adam.js';
+import { adamConfigShape } from './adam.js';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from './dataset.js';
 import { DatumFormatter } from './internal/datum-html.js';
 
@@ -82,21 +83,19 @@ export async function trainSupervised(
   input: SupervisedTrainConfigInput,
   deps: SupervisedTrainDeps,
 ): Promise<SupervisedTrainResult> {
-  const config = SupervisedTrainConfigSchema.parse(input);
+  const plan = resolveRunPlan(SupervisedTrainConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });
   let datasets: SupervisedDatasets | undefined;
   return runTrainingLoop(
-    config,
+    plan,
     deps,
     {
-      schema: SupervisedTrainConfigSchema,
-      resolved: { learningRate: trainingLearningRate(config) },
       // The data is built and checked before an old run is deleted.
       prepare: async () => {
         datasets = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
         checkDatasets(datasets);
       },
     },
-    (run, serviceClient) => supervisedSteps(run, config, datasets!, { ...deps, serviceClient }),
+    (run, serviceClient) => supervisedSteps(run, plan, datasets!, { ...deps, serviceClient }),
   );
 }
 
@@ -119,7 +118,12 @@ export async function runSupervisedSteps(
   datasets: SupervisedDatasets,
   deps: SupervisedStepsDeps = {},
 ): Promise<LoopOutcome<{ trainingClient: SupervisedTrainingClient }>> {
-  return supervisedSteps(run, SupervisedTrainConfigSchema.parse(input), datasets, deps);
+  return supervisedSteps(
+    run,
+    resolveRunPlan(SupervisedTrainConfigSchema, input, { loop: 'supervised' }),
+    datasets,
+    deps,
+  );
 }
 
 /** One SFT step in flight. */
@@ -131,71 +135,68 @@ interface SftWork {
 
 async function supervisedSteps(
   run: RunContext,
-  config: SupervisedTrainConfig,
+  plan: RunPlan<SupervisedTrainConfig>,
   datasets: SupervisedDatasets,
   deps: SupervisedStepsDeps,
 ): Promise<LoopOutcome<{ trainingClient: SupervisedTrainingClient }>> {
+  const { config, adam } = plan;
   checkDatasets(datasets);
   const train = datasets.train;
   const nBatches = train.length;
   let trainingClient: SupervisedTrainingClient | undefined;
-  const outcome = await runEpochs(
-    run,
-    { ...config, nBatches, learningRate: trainingLearningRate(config) },
-    async (startStep, totalSteps) => {
-      const service: SupervisedServiceClient = deps.serviceClient ?? run.own(serviceClientFor(config));
-      const { client } = await openTrainingClient<SupervisedTrainingClient>(run, service, {
-        ...config,
-        userMetadata: runUserMetadata(config),
-      });
-      trainingClient = client;
-      let tokenizerForDisplay: ReturnType<typeof getTokenizer> | undefined;
-      try {
-        tokenizerForDisplay = getTokenizer(config.modelName);
-      } catch {
-        tokenizerForDisplay = undefined;
-      }
-      const evaluators: EvaluatorOrBuilder[] = [...(deps.evaluators ?? [])];
-      if (datasets.test !== undefined) evaluators.push(new NLLEvaluator(datasets.test, 'test', tokenizerForDisplay));
-      let elapsedTokens = typeof run.resumeFrom?.elapsed_tokens === 'number' ? run.resumeFrom.elapsed_tokens : 0;
-      run.log(
-        `training ${config.modelName}: ${totalSteps} steps (${nBatches} batches × ${config.numEpochs} epochs${config.maxSteps ? `, max_steps ${config.maxSteps}` : ''}) from step ${startStep}`,
-      );
-      return {
-        client,
-        evaluators,
-        infrequentEvaluators: deps.infrequentEvaluators ?? [],
-        submitAhead: config.submitAhead,
-        setEpoch: (epoch) => train.setEpoch(epoch),
-        elapsedTokens: () => elapsedTokens,
-        checkpointStore: checkpointStoreFor(service),
-        ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
-        async submit(at, metrics) {
-          const data = await timed('get_batch', metrics, () => train.getBatch(at.batch));
-          if (at.step === startStep && tokenizerForDisplay !== undefined && data.length > 0) {
-            const t = new Transcript(`Training examples (step ${at.step})`);
-            for (const d of data.slice(0, 4)) t.add(new DatumFormatter(d, tokenizerForDisplay));
-            await t.write(join(config.logPath, 'transcripts', `train_examples_step_${checkpointName(at.step)}.html`));
-          }
-          elapsedTokens += data.reduce((a, d) => a + d.modelInput.length, 0);
-          const t0 = performance.now();
-          const work: SftWork = {
-            data,
-            fwdBwd: deferred(client.forwardBackward(data, 'cross_entropy')),
-            optim: deferred(client.optimStep(adamParams(config, at.learningRate))),
-          };
-          metrics['time/submit'] = (performance.now() - t0) / 1000;
-          return {
-            inFlight: [work.fwdBwd, work.optim],
-            collect: async () => {
-              const [fb, opt] = await timed('await_results', metrics, () => Promise.all([work.fwdBwd, work.optim]));
-              return { ...stepMetrics(work.data, fb, at), ...opt.metrics };
-            },
-          };
-        },
-      };
-    },
-  );
+  const outcome = await runEpochs(run, { ...config, nBatches }, async (startStep, totalSteps) => {
+    const service: SupervisedServiceClient = deps.serviceClient ?? run.own(serviceClientFor(config));
+    const { client } = await openTrainingClient<SupervisedTrainingClient>(run, service, {
+      ...config,
+      userMetadata: runUserMetadata(config),
+    });
+    trainingClient = client;
+    let tokenizerForDisplay: ReturnType<typeof getTokenizer> | undefined;
+    try {
+      tokenizerForDisplay = getTokenizer(config.modelName);
+    } catch {
+      tokenizerForDisplay = undefined;
+    }
+    const evaluators: EvaluatorOrBuilder[] = [...(deps.evaluators ?? [])];
+    if (datasets.test !== undefined) evaluators.push(new NLLEvaluator(datasets.test, 'test', tokenizerForDisplay));
+    let elapsedTokens = typeof run.resumeFrom?.elapsed_tokens === 'number' ? run.resumeFrom.elapsed_tokens : 0;
+    run.log(
+      `training ${config.modelName}: ${totalSteps} steps (${nBatches} batches × ${config.numEpochs} epochs${config.maxSteps ? `, max_steps ${config.maxSteps}` : ''}) from step ${startStep}`,
+    );
+    return {
+      client,
+      evaluators,
+      infrequentEvaluators: deps.infrequentEvaluators ?? [],
+      submitAhead: config.submitAhead,
+      setEpoch: (epoch) => train.setEpoch(epoch),
+      elapsedTokens: () => elapsedTokens,
+      checkpointStore: checkpointStoreFor(service),
+      ...(deps.onStepLogged ? { onLogged: (step, m, final) => final || deps.onStepLogged!(step, m) } : {}),
+      async submit(at, metrics) {
+        const data = await timed('get_batch', metrics, () => train.getBatch(at.batch));
+        if (at.step === startStep && tokenizerForDisplay !== undefined && data.length > 0) {
+          const t = new Transcript(`Training examples (step ${at.step})`);
+          for (const d of data.slice(0, 4)) t.add(new DatumFormatter(d, tokenizerForDisplay));
+          await t.write(join(config.logPath, 'transcripts', `train_examples_step_${checkpointName(at.step)}.html`));
+        }
+        elapsedTokens += data.reduce((a, d) => a + d.modelInput.length, 0);
+        const t0 = performance.now();
+        const work: SftWork = {
+          data,
+          fwdBwd: deferred(client.forwardBackward(data, 'cross_entropy')),
+          optim: deferred(client.optimStep({ learningRate: at.learningRate, ...adam })),
+        };
+        metrics['time/submit'] = (performance.now() - t0) / 1000;
+        return {
+          inFlight: [work.fwdBwd, work.optim],
+          collect: async () => {
+            const [fb, opt] = await timed('await_results', metrics, () => Promise.all([work.fwdBwd, work.optim]));
+            return { ...stepMetrics(work.data, fb, at), ...opt.metrics };
+          },
+        };
+      },
+    };
+  });
   return { ...outcome, ...(trainingClient ? { value: { trainingClient } } : {}) };
 }
 

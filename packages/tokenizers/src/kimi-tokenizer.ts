@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, DataError } from '@cookbook/core';
+import { ConfigError, DataError, resolveModelRef } from '@cookbook/core';
 import { MAX_TIKTOKEN_FILE_BYTES, parseTiktokenRanks, TiktokenTokenizer } from './tiktoken-tokenizer.js';
 import type { LoadTokenizerOptions, Tokenizer } from './tokenizer.js';
 
@@ -150,7 +150,7 @@ export function kimiTokenizerFromFolder(folder: string, name: string = folder): 
 
 /** Whether a model name is a Kimi K2-line repository on the Hub (`moonshotai/Kimi-K2*`, any `:suffix` ignored). */
 export function isKimiModel(modelName: string): boolean {
-  return /^moonshotai\/Kimi-K2[\w.-]*$/.test(modelName.split(':')[0] ?? modelName);
+  return resolveModelRef(modelName).family === 'kimi_k2';
 }
 
 /** The offline error for a Kimi model: no package ships its tokenizer, so it needs the Hub or a downloaded folder. */

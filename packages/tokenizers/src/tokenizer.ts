@@ -13,6 +13,7 @@ import {
   DataError,
   describeKnownModels,
   findModel,
+  isHubRepoId,
   MODEL_FAMILY_LABELS,
   type ModelEntry,
   OFFLINE_TOKENIZERS,
@@ -263,11 +264,6 @@ function familyFiles(family: TokenizerFamily, folder: string): TokenizerFiles {
     }),
   };
   return { tokenizerJson, tokenizerConfig: files.tokenizerConfig };
-}
-
-/** Whether a name could be a Hugging Face Hub repository (`org/name`; the built-in `local/*` models are not). */
-function isHubRepoId(name: string): boolean {
-  return /^[\w.-]+\/[\w.-]+$/.test(name) && !name.startsWith('local/');
 }
 
 function missingFamilyError(name: string, family: TokenizerFamily): ConfigError {

@@ -102,12 +102,19 @@ export {
 } from './run.js';
 export { type RunOutputDeps, runOutputOptions } from './run-output.js';
 export {
+  type AdamSettings,
+  type PlannedFields,
+  type ResolvedConfig,
+  type RunPlan,
+  type RunPlanOptions,
+  resolveRunPlan,
+} from './run-plan.js';
+export {
   LOOP_ADAM,
   runUserMetadata,
   type TrainingConfig,
   TrainingConfigSchema,
   type TrainingLoopDeps,
   trainingConfigShape,
-  trainingLearningRate,
 } from './training-config.js';
 export { runTrainingLoop, type TrainingRunOptions } from './training-run.js';

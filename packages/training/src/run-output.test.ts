@@ -31,11 +31,4 @@ describe('runOutputOptions', () => {
     });
     expect(built).toBe(false);
   });
-
-  it("writes the values the run resolved over a recipe's hparams (config.json records the learning rate used)", () => {
-    const out = runOutputOptions({ hparams: { learning_rate: null, batch_size: 4 } }, () => ({}), {
-      learning_rate: 0.01,
-    });
-    expect(out.config).toEqual({ learning_rate: 0.01, batch_size: 4 });
-  });
 });

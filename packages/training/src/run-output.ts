@@ -24,22 +24,15 @@ export interface RunOutputDeps {
 }
 
 /**
- * `deps`' output settings as runLoop options; `config` gives config.json's content when `deps.hparams` is unset.
- * `resolved` holds the values the run resolved itself (snake_case keys, e.g. `{ learning_rate: 0.01 }` for a
- * `learning_rate=null` that means "the model's default"): they are written over `deps.hparams`, so config.json records
- * what the run used, never the unresolved null.
+ * `deps`' output settings as runLoop options; `config` gives config.json's content when `deps.hparams` is unset. A
+ * training loop records its run plan (`resolveRunPlan`), which writes the values it resolved over `deps.hparams`.
  */
 export function runOutputOptions(
   deps: RunOutputDeps,
   config: () => unknown,
-  resolved: Record<string, unknown> = {},
 ): Pick<RunLoopOptions, 'config' | 'console' | 'progress' | 'writeReport' | 'log' | 'logDirOptions'> {
-  const hparams =
-    deps.hparams !== null && typeof deps.hparams === 'object' && !Array.isArray(deps.hparams)
-      ? { ...deps.hparams, ...resolved }
-      : deps.hparams;
   return {
-    config: hparams ?? config(),
+    config: deps.hparams ?? config(),
     console: deps.console ?? true,
     progress: deps.progress ?? true,
     writeReport: deps.writeReport ?? true,

@@ -3,7 +3,7 @@
  * schema spreads them and adds its own: `z.object({ ...trainingConfigShape, dpoBeta: … })`; a loop whose default
  * differs overrides the one field (`learningRate: trainingConfigShape.learningRate.unwrap()…`, or a new field).
  */
-import { DEFAULT_MODEL_NAME, LrScheduleName, resolveLearningRate } from '@cookbook/core';
+import { DEFAULT_MODEL_NAME, LrScheduleName } from '@cookbook/core';
 import { z } from 'zod';
 import { checkpointConfigShape } from './checkpoint-manager.js';
 import { type EvaluatorOrBuilder, infrequentEvalEveryField } from './evaluator.js';
@@ -60,15 +60,6 @@ export const trainingConfigShape = {
 export const TrainingConfigSchema = z.object(trainingConfigShape);
 /** The parsed shared training fields. */
 export type TrainingConfig = z.infer<typeof TrainingConfigSchema>;
-
-/**
- * The learning rate a run uses: `learningRate`, else 1e-2 for a `local/*` tiny model, else the upstream
- * `hyperparam_utils.get_lr` heuristic for `modelName`. This is the value `config.json` records.
- * @throws ConfigError when `learningRate` is null and the model has no heuristic.
- */
-export function trainingLearningRate(config: Pick<TrainingConfig, 'modelName' | 'learningRate'>): number {
-  return resolveLearningRate(config.modelName, config.learningRate, { tinyModelLr: 1e-2, heuristicDivisor: 1 });
-}
 
 /** What a run stores with its training client on the service: the renderer and recipe names, when set. */
 export function runUserMetadata(config: Pick<TrainingConfig, 'rendererName' | 'recipeName'>): Record<string, unknown> {

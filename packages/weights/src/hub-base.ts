@@ -5,6 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isHubRepoId } from '@cookbook/core';
 import { WeightsError } from './errors.js';
 
 /** Options of {@link resolveBaseModelDir}. */
@@ -17,7 +18,6 @@ export interface HubBaseOptions {
   revision?: string;
 }
 
-const REPO_ID = /^[\w.-]+\/[\w.-]+$/;
 const OPTIONAL = [
   'generation_config.json',
   'tokenizer.json',
@@ -29,7 +29,7 @@ const OPTIONAL = [
 /** A local folder as is, or a Hub repo's config, weights and tokenizer files downloaded into the cache. */
 export async function resolveBaseModelDir(nameOrDir: string, options: HubBaseOptions = {}): Promise<string> {
   if (existsSync(nameOrDir) && statSync(nameOrDir).isDirectory()) return nameOrDir;
-  if (!REPO_ID.test(nameOrDir) || nameOrDir.startsWith('local/')) {
+  if (!isHubRepoId(nameOrDir)) {
     throw new WeightsError(
       `base model "${nameOrDir}" is neither a folder nor a Hugging Face repo id (org/name); name the folder holding its config.json and *.safetensors`,
     );

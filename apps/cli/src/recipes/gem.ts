@@ -20,7 +20,7 @@
  * RNG instead of numpy's global one, and a step without signal (all advantages 0) skips the optimizer step.
  */
 import { join } from 'node:path';
-import { ConfigError, configToKeyStyle, DEFAULT_MODEL_NAME } from '@cookbook/core';
+import { ConfigError, configToKeyStyle, DEFAULT_MODEL_NAME, resolveModelRef } from '@cookbook/core';
 import {
   applyWrappers,
   GemTrainConfigSchema,
@@ -102,7 +102,7 @@ function wantsWarmStart(config: GemRecipeConfig): boolean {
       { key: 'warm_start' },
     );
   }
-  return player !== undefined && (config.warmStart === 'on' || config.modelName.startsWith('local/'));
+  return player !== undefined && (config.warmStart === 'on' || resolveModelRef(config.modelName).kind === 'built-in');
 }
 
 const mean = (xs: readonly number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);

@@ -4,7 +4,7 @@
  * model with answerer=model) and tic-tac-toe self-play (both seats in one group; test against a random player).
  */
 
-import { BUILT_IN_ENVS, collectDemonstrations, TINY_MODEL_RL_LR } from '@cookbook/rl';
+import { BUILT_IN_ENVS, collectDemonstrations } from '@cookbook/rl';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
 import {
   getEnvSpec,
@@ -108,9 +108,8 @@ export const multiplayer = defineRecipe({
         const train = limit(source.train(config.seed, n));
         return source.test === undefined ? { train } : { train, test: limit(source.test(config.seed)) };
       };
-      // The run's config.json records the resolved game settings, not null (the library's default for local/* models).
-      const learningRate = config.learningRate ?? (config.modelName.startsWith('local/') ? TINY_MODEL_RL_LR : null);
-      const resolved = { ...(withEnvDefaults as typeof config), groupsPerBatch, learningRate, warmStartSteps };
+      // The run's config.json records the resolved game settings (and the RL loop's plan its learning rate), not null.
+      const resolved = { ...(withEnvDefaults as typeof config), groupsPerBatch, warmStartSteps };
       await runRlRecipe(multiplayerSchema, resolved, datasetBuilder, io, {
         warmStartName: `multiplayer-${config.env}`,
         demonstrations: source.demonstrations

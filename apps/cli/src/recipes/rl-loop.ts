@@ -27,7 +27,6 @@ import {
   type MathProblem,
   parseGsm8kRow,
   RLTrainConfigSchema,
-  TINY_MODEL_RL_LR,
   transformAdvantages,
 } from '@cookbook/rl';
 import type { ServiceClient } from '@cookbook/tinker-client';
@@ -121,10 +120,7 @@ export const rlLoop = defineRecipe({
         key: 'max_steps',
       });
     }
-    const lr = resolveLearningRate(config.modelName, config.learningRate, {
-      tinyModelLr: TINY_MODEL_RL_LR,
-      heuristicDivisor: 10,
-    });
+    const lr = resolveLearningRate(config.modelName, config.learningRate, 'rl');
     let problems: MathProblem[] = [];
     const grade = (text: string, answer: string) =>
       config.env === 'arithmetic' ? lastInteger(text) === Number(answer) : gradeAnswer(extractBoxed(text), answer);

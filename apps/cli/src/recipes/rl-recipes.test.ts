@@ -73,10 +73,12 @@ describe('RL recipes: config', () => {
   });
 
   it('learning-rate defaults', () => {
-    const rl = { tinyModelLr: 3e-3, heuristicDivisor: 10 };
-    expect(resolveLearningRate('local/qwen3-tiny', null, rl)).toBe(3e-3);
-    expect(resolveLearningRate('local/qwen3-tiny', 0.5, rl)).toBe(0.5);
-    expect(resolveLearningRate('meta-llama/Llama-3.1-8B', null, rl)).toBeGreaterThan(0);
+    expect(resolveLearningRate('local/qwen3-tiny', null, 'rl')).toBe(1e-3);
+    expect(resolveLearningRate('local/qwen3-tiny', 0.5, 'rl')).toBe(0.5);
+    expect(resolveLearningRate('meta-llama/Llama-3.1-8B', null, 'rl')).toBeCloseTo(
+      resolveLearningRate('meta-llama/Llama-3.1-8B', null, 'supervised') / 10,
+      12,
+    );
   });
 
   // Recipe defaults that differ from the library's, on purpose (a tiny offline model; short runs).

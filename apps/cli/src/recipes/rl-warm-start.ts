@@ -7,7 +7,14 @@
  * bisection player, a rule player) stands in for it. It is trained once and cached (`@cookbook/supervised`'s
  * `warmStart`), so the next run starts at once. It is deliberately short: RL must still have room to improve.
  */
-import { ConfigError, type Datum, datumFromTokensWeights, getTextContent, type Message } from '@cookbook/core';
+import {
+  ConfigError,
+  type Datum,
+  datumFromTokensWeights,
+  getTextContent,
+  type Message,
+  resolveModelRef,
+} from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { type WarmStartServiceClient, warmStart } from '@cookbook/supervised';
 import { z } from 'zod';
@@ -140,7 +147,7 @@ export function usesWarmStart(config: WarmStartConfig, hasDemonstrations = true)
     }
     return true;
   }
-  return !fromCheckpoint && hasDemonstrations && config.modelName.startsWith('local/');
+  return !fromCheckpoint && hasDemonstrations && resolveModelRef(config.modelName).kind === 'built-in';
 }
 
 /**

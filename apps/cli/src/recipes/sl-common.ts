@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, isRepoId } from '@cookbook/core';
 import { resolveRendererName, TrainOnWhat } from '@cookbook/renderers';
 import {
   type ChatDatasetCommonConfig,
@@ -62,7 +62,7 @@ export function datasetFromArg(
   const split = { testSize: options.testSize, shuffleSeed: options.shuffleSeed };
   if (dataset.startsWith('hf:')) {
     const [repo, hubSplit] = dataset.slice(3).split(':');
-    if (!repo || !/^[\w.-]+\/[\w.-]+$/.test(repo)) {
+    if (!repo || !isRepoId(repo)) {
       throw new ConfigError(`dataset=${dataset}: expected hf:<org>/<name>[:<split>]`, { key: 'dataset' });
     }
     return fromHubDataset({ repo, ...(hubSplit ? { split: hubSplit } : {}), common, ...split });

@@ -57,10 +57,7 @@ export const slLoop = defineRecipe({
     // Setup: renderer and learning rate.
     const { renderer } = await loadModelSetup(config);
     const file = config.dataset === 'example' ? EXAMPLE_CONVERSATIONS : config.dataset;
-    const learningRate = resolveLearningRate(config.modelName, config.learningRate, {
-      tinyModelLr: 1e-2,
-      heuristicDivisor: 1,
-    });
+    const learningRate = resolveLearningRate(config.modelName, config.learningRate, 'supervised');
     let rows: ConversationRow[] = [];
     // The server answers before the run folder is created or an old run deleted.
     const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));

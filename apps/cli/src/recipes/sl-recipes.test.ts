@@ -121,11 +121,10 @@ describe('supervised recipes', () => {
   });
 
   it('picks a learning rate per model', () => {
-    const sft = { tinyModelLr: 1e-2, heuristicDivisor: 1 };
-    expect(resolveLearningRate('local/qwen3-tiny', null, sft)).toBe(1e-2);
-    expect(resolveLearningRate('Qwen/Qwen3-8B', null, sft)).toBeCloseTo(4.73e-4, 5);
-    expect(resolveLearningRate('Qwen/Qwen3-8B', 3e-4, sft)).toBe(3e-4);
-    expect(() => resolveLearningRate('acme/unknown', null, sft)).toThrow(/learning_rate/);
+    expect(resolveLearningRate('local/qwen3-tiny', null, 'supervised')).toBe(1e-2);
+    expect(resolveLearningRate('Qwen/Qwen3-8B', null, 'supervised')).toBeCloseTo(4.73e-4, 5);
+    expect(resolveLearningRate('Qwen/Qwen3-8B', 3e-4, 'supervised')).toBe(3e-4);
+    expect(() => resolveLearningRate('acme/unknown', null, 'supervised')).toThrow(/learning_rate/);
   });
 });
 

@@ -5,6 +5,7 @@
  * answer a guessed digit without it: RL's climb is calling the tool (the `called_tool` metric). Hosted: any model with
  * a tool-calling renderer.
  */
+import { resolveModelRef } from '@cookbook/core';
 import { collectDemonstrations, LookupToolDataset, RolloutLimitsSchema } from '@cookbook/rl';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
@@ -86,7 +87,7 @@ export const toolUse = defineRecipe({
   ),
   async run(config, io) {
     const renderer = rlRenderer(config);
-    const declareTools = config.declareTools ?? !config.modelName.startsWith('local/');
+    const declareTools = config.declareTools ?? resolveModelRef(config.modelName).kind !== 'built-in';
     const options = {
       declareTools,
       maskParseErrors: config.maskParseErrors,

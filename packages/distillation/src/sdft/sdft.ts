@@ -20,6 +20,7 @@ import {
   runConfigShape,
   runLoop,
   runService,
+  trainingConfigShape,
 } from '@cookbook/training';
 import { z } from 'zod';
 import { mapLimit } from '../internal/concurrency.js';
@@ -48,9 +49,9 @@ export const SdftConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('Student weights to start from (tinker://…/weights/…)'),
-  learningRate: z
-    .number()
-    .positive()
+  learningRate: trainingConfigShape.learningRate
+    .unwrap()
+    .unwrap()
     .default(2e-5)
     .describe('Adam learning rate (upstream suggests 5e-4 to 1e-3 for LoRA)'),
   maxTokens: z.number().int().positive().default(2048).describe('Tokens the student may sample per completion'),

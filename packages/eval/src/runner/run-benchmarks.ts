@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, configToKeyStyle } from '@cookbook/core';
+import { ConfigError, configToKeyStyle, resolveModelRef } from '@cookbook/core';
 import { type CheckLogDirOptions, checkLogDir, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import type { RestClient, SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
@@ -159,7 +159,7 @@ export interface BenchmarkRunValue {
 
 /** The max_tokens default: 64 for the offline tiny models, 1000 otherwise. */
 export function defaultMaxTokens(modelName: string): number {
-  return modelName.startsWith('local/') ? 64 : 1000;
+  return resolveModelRef(modelName).kind === 'built-in' ? 64 : 1000;
 }
 
 /** The k values of pass@k: as asked (checked ≤ n), or 1 and n. */

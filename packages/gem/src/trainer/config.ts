@@ -12,7 +12,12 @@ import {
   type ServiceClientLike,
 } from '@cookbook/tinker-client';
 import type { RunOutputDeps } from '@cookbook/training';
-import { checkpointConfigShape, loadCheckpointOptimizerField, runConfigShape } from '@cookbook/training';
+import {
+  checkpointConfigShape,
+  loadCheckpointOptimizerField,
+  runConfigShape,
+  trainingConfigShape,
+} from '@cookbook/training';
 import { z } from 'zod';
 import type { Env } from '../core/env.js';
 import { TEMPLATE_NAMES } from './templates.js';
@@ -37,7 +42,11 @@ export const GemTrainConfigSchema = z.object({
     .positive()
     .default(128)
     .describe('Transitions (turns) collected at least per step; exactly this many are trained (seeded subsample)'),
-  learningRate: z.number().positive().default(4e-5).describe('Adam learning rate (beta1 0.9, beta2 0.95, eps 1e-8)'),
+  learningRate: trainingConfigShape.learningRate
+    .unwrap()
+    .unwrap()
+    .default(4e-5)
+    .describe('Adam learning rate (beta1 0.9, beta2 0.95, eps 1e-8)'),
   loraRank: z.number().int().positive().default(32).describe('LoRA rank'),
   maxTokens: z.number().int().positive().default(2048).describe('Most tokens sampled per turn'),
   temperature: z.number().nonnegative().default(1).describe('Sampling temperature'),

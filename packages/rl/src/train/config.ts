@@ -3,7 +3,7 @@
  * and what the loop needs besides it. Non-serialisable inputs (dataset builder, evaluators, service client,
  * callbacks) are {@link RLTrainDeps}.
  */
-import type { Datum, TokenCompleter } from '@cookbook/core';
+import { BUILT_IN_LEARNING_RATES, type Datum, type TokenCompleter } from '@cookbook/core';
 import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-client';
 import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '@cookbook/training';
 import {
@@ -47,11 +47,10 @@ export const AsyncConfigSchema = z.object({
 export type AsyncConfig = z.infer<typeof AsyncConfigSchema>;
 
 /**
- * RL learning rate of the built-in `local/*` stand-ins when `learning_rate` is null. Measured on `rl_basic` (seed 0,
- * pretrained stand-in): 3e-3 collapsed the warm-started policy (reward 0.69 → 0.38, entropy → 0.01); 1e-3 climbed
- * (0.67 → 0.83); 3e-4 climbed less (0.71 → 0.77).
+ * RL learning rate of the built-in `local/*` stand-ins when `learning_rate` is null: the model catalog's
+ * (`BUILT_IN_LEARNING_RATES.rl`, `@cookbook/core`, where the measurement behind it is noted).
  */
-export const TINY_MODEL_RL_LR = 1e-3;
+export const TINY_MODEL_RL_LR = BUILT_IN_LEARNING_RATES.rl;
 
 /** The losses an RL loop can ask the service for: the built-in policy-gradient losses (declared in the wire). */
 export const RL_LOSSES = POLICY_GRADIENT_LOSS_FNS;

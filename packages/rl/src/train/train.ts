@@ -6,7 +6,7 @@
  * Differences from upstream: evaluations in the async loop run inline; on resume, metric rows at or after the resumed
  * step are dropped so each step appears once; an interrupted run saves a resumable checkpoint where it stopped.
  */
-import { CheckpointError, ConfigError, configToKeyStyle, resolveLearningRate } from '@cookbook/core';
+import { CheckpointError, ConfigError } from '@cookbook/core';
 import { type CheckpointRecord, checkpointName } from '@cookbook/logging';
 import { TinkerTokenCompleter } from '@cookbook/renderers';
 import type { RLDataset } from '@cookbook/training';
@@ -15,6 +15,7 @@ import {
   checkpointStoreFor,
   openTrainingClient,
   resolveEvaluators,
+  resolveRunPlan,
   runLoop,
   runOutputOptions,
   runService,
@@ -23,13 +24,7 @@ import { resolveAlgorithm } from '../algorithms.js';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import { RLTestSetEvaluator } from '../evaluators.js';
 import { doAsyncTraining } from './async-loop.js';
-import {
-  type RLTrainConfigInput,
-  RLTrainConfigSchema,
-  type RLTrainDeps,
-  type RLTrainResult,
-  TINY_MODEL_RL_LR,
-} from './config.js';
+import { type RLTrainConfigInput, RLTrainConfigSchema, type RLTrainDeps, type RLTrainResult } from './config.js';
 import { type LoopContext, rlCheckpointFields } from './loop-steps.js';
 import { doStreamMinibatchTraining } from './stream-loop.js';
 import { doSyncTraining } from './sync-loop.js';
@@ -44,27 +39,27 @@ function snakeCase(key: string): string {
  * `resume` (or answered so at the prompt).
  */
 export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps): Promise<RLTrainResult> {
-  const parsed = RLTrainConfigSchema.parse(configInput);
-  const config = {
-    ...parsed,
-    learningRate: resolveLearningRate(parsed.modelName, parsed.learningRate, {
-      tinyModelLr: TINY_MODEL_RL_LR,
-      heuristicDivisor: 10,
-    }),
-  };
-  const { knobs, preset } = resolveAlgorithm(config);
+  // config.json records the knobs used (the preset's, overridden by explicit ones) and the preset's own values.
+  const plan = resolveRunPlan(RLTrainConfigSchema, configInput, {
+    loop: 'rl',
+    hparams: deps.hparams,
+    record: (resolved) => {
+      const { knobs, preset } = resolveAlgorithm(resolved);
+      return {
+        ...Object.fromEntries(Object.entries(knobs).map(([k, v]) => [snakeCase(k), v])),
+        ...(preset === undefined
+          ? {}
+          : { algorithm_preset: Object.fromEntries(Object.entries(preset).map(([k, v]) => [snakeCase(k), v])) }),
+      };
+    },
+  });
+  const config = plan.config;
+  const { knobs } = resolveAlgorithm(config);
   if (knobs.dynamicSampling && (config.asyncConfig !== null || config.streamMinibatchConfig !== null)) {
     throw new ConfigError(
       `dynamic_sampling=true runs in the synchronous loop only; drop ${config.asyncConfig !== null ? 'async_config' : 'stream_minibatch_config'} or set dynamic_sampling=false`,
     );
   }
-  // config.json records the knobs used (the preset's, overridden by explicit ones) and the preset's own values.
-  const recorded = {
-    ...Object.fromEntries(Object.entries(knobs).map(([k, v]) => [snakeCase(k), v])),
-    ...(preset === undefined
-      ? {}
-      : { algorithm_preset: Object.fromEntries(Object.entries(preset).map(([k, v]) => [snakeCase(k), v])) }),
-  };
   let datasets: { train: RLDataset; test?: RLDataset | undefined } | undefined;
   // The server is contacted before the run folder is touched (nothing created or deleted if it is unreachable).
   const connection = runService<RLServiceClient>(deps.serviceClient, config);
@@ -72,14 +67,7 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
     {
       connect: connection.connect,
       ...config,
-      ...runOutputOptions(
-        deps,
-        () => ({
-          ...(configToKeyStyle(RLTrainConfigSchema, config, { keyStyle: 'snake_case' }) as Record<string, unknown>),
-          ...recorded,
-        }),
-        recorded,
-      ),
+      ...runOutputOptions({ ...deps, hparams: plan.recorded }, () => plan.recorded),
       prepare: async () => {
         datasets = await deps.datasetBuilder();
       },
