@@ -125,13 +125,18 @@ export class SamplingClient {
       await sleep(Math.min(2 ** backoffK++, 30) * 1000 * http.backoffScale);
     };
     const signal = args.signal;
-    const onSignal = signal ? { signal } : {};
     for (;;) {
       await this.holder.waitForSamplingPause(signal);
       const start = performance.now();
       let res: Awaited<ReturnType<typeof http.send>>;
       try {
-        res = await http.send({ ...req, body, headers: { 'X-Tinker-Sampling-Backpressure': '1' }, ...onSignal });
+        // The submission is not cut off by the signal (the service may already hold its future): an abort rejects at
+        // once, and the future the submission returns is cancelled then.
+        const sent = http.send({ ...req, body, headers: { 'X-Tinker-Sampling-Backpressure': '1' } });
+        res = await this.unlessAborted(sent, signal, (r) => {
+          const id = UntypedAPIFutureSchema.safeParse(r.json);
+          if (r.status >= 200 && r.status < 300 && id.success) this.cancelOnService(id.data.request_id);
+        });
       } catch (err) {
         if (signal?.aborted || !(err instanceof APIConnectionError)) throw err;
         await backoff(() => err);
@@ -149,9 +154,12 @@ export class SamplingClient {
       if (res.status < 200 || res.status >= 300) throw http.errorFor(req, res);
       const future = http.parse({ ...req, schema: UntypedAPIFutureSchema }, res);
       const cancel = () => this.cancelOnService(future.request_id);
+      if (signal?.aborted === true) {
+        cancel();
+        throw signal.reason;
+      }
       signal?.addEventListener('abort', cancel, { once: true });
       try {
-        signal?.throwIfAborted();
         const wire = await this.holder.poll(
           { requestId: future.request_id, submitSeconds: (performance.now() - start) / 1000 },
           'Sample',
@@ -163,6 +171,32 @@ export class SamplingClient {
         signal?.removeEventListener('abort', cancel);
       }
     }
+  }
+
+  /**
+   * `work`, or a rejection with the signal's reason as soon as it aborts; `late` gets what `work` gives after an
+   * abort.
+   */
+  private unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, late: (value: T) => void): Promise<T> {
+    if (signal === undefined) return work;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        reject(signal.reason);
+        work.then(late, () => undefined);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      work.then(
+        (v) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
   }
 
   /** Ask the service to stop an abandoned sample (`cancel_future`): once, not awaited, failures ignored. */
