@@ -89,7 +89,22 @@ describe('abandoned sampling is cancelled', () => {
   });
 
   it("a Tinker client's aborted sample rejects with an AbortError, stops polling and is cancelled on the service", async () => {
-    const sampler = await client.createSamplingClient({ baseModel: MODEL });
+    // Polls of the future in flight, and cancel_future calls sent.
+    let polling = 0;
+    let cancels = 0;
+    const counting: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.endsWith('/cancel_future')) cancels++;
+      if (!url.endsWith('/retrieve_future')) return fetch(input, init);
+      polling++;
+      try {
+        return await fetch(input, init);
+      } finally {
+        polling--;
+      }
+    };
+    const own = new ServiceClient({ baseURL: served.baseURL, warn: () => {}, fetch: counting });
+    const sampler = await own.createSamplingClient({ baseModel: MODEL });
     const prompt = ModelInput.fromInts([1, 2, 3]);
     await sampler.sample({ prompt, samplingParams: { maxTokens: 1 } });
     await until(idle);
@@ -102,8 +117,11 @@ describe('abandoned sampling is cancelled', () => {
       signal: ac.signal,
     });
     await until(() => steps() >= before + 5);
+    await until(() => polling === 1);
     ac.abort();
     await expect(big).rejects.toMatchObject({ name: 'AbortError' });
+    await until(() => polling === 0);
+    expect(cancels).toBe(1);
     await until(idle);
     expect(steps() - before).toBeLessThan(LONG);
     // Aborted before it is sent: rejected at once, nothing reaches the engine.
@@ -112,8 +130,10 @@ describe('abandoned sampling is cancelled', () => {
       sampler.sample({ prompt, samplingParams: { maxTokens: LONG }, signal: AbortSignal.abort() }),
     ).rejects.toMatchObject({ name: 'AbortError' });
     expect(steps()).toBe(atStart);
+    expect(cancels).toBe(1);
     const after = await sampler.sample({ prompt, samplingParams: { maxTokens: 3, stop: [] } });
     expect(after.sequences[0]!.tokens).toHaveLength(3);
+    await own.close();
   });
 });
 
