@@ -154,6 +154,7 @@ describe('cookbook serve options', () => {
         'idle_model_unload_s=30',
         'max_stop_sequences=4',
         'max_stop_chars=100',
+        'max_concurrent_requests=8',
         'model_roots=/models, /srv/ckpt',
       ]),
       () => undefined,
@@ -166,6 +167,7 @@ describe('cookbook serve options', () => {
       idleModelUnloadMs: 30_000,
       maxStopSequences: 4,
       maxStopChars: 100,
+      maxConcurrentRequests: 8,
     });
     expect(o.modelRoots).toEqual(['/models', '/srv/ckpt']);
     expect(serveOptions(parse(['model_roots=*']), () => undefined).modelRoots).toBe('any');

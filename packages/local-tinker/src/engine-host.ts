@@ -26,6 +26,8 @@ import {
   type EngineReady,
   type EngineResponse,
   type EngineWorkerData,
+  STAT_DECODE_STEPS,
+  STAT_SLOTS,
 } from './engine-protocol.js';
 
 /** An operation failed inside a worker; `name` is the engine error class (EngineInputError, …). */
@@ -66,6 +68,8 @@ interface Queued {
   op: EngineOp;
   /** Who the operation belongs to (a session id), for cancellation. */
   owner: string | undefined;
+  /** The request it serves (a future's id), for cancelling that request alone. */
+  tag: string | undefined;
   /** Why it was cancelled while running. */
   cancelled?: string;
   /** The clock cycle it was admitted to (undefined: it runs as soon as the worker is free). */
@@ -122,6 +126,8 @@ export class EngineHost {
   private readonly residentBytes = new Map<string, number>();
   private closed = false;
   private readonly clock: ClockCycle | undefined;
+  /** Counters every worker adds to (`STAT_*` of engine-protocol.ts). */
+  private readonly stats = new Int32Array(new SharedArrayBuffer(4 * STAT_SLOTS));
 
   constructor(options: EngineHostOptions = {}) {
     const n = Math.max(1, Math.floor(options.threads ?? 1));
@@ -168,15 +174,21 @@ export class EngineHost {
     return this.residentBytes.get(resident) ?? 0;
   }
 
+  /** Decode steps run by every worker since the start (one per token position of a batch). */
+  get decodeSteps(): number {
+    return Atomics.load(this.stats, STAT_DECODE_STEPS);
+  }
+
   /**
    * Queue `op` on `worker`; resolves with its result. With a clock, an operation given the `cycle` it was admitted
-   * to starts only once that cycle runs.
+   * to starts only once that cycle runs. `tag` names the request it serves, for {@link cancelTag}.
    */
   run<K extends EngineOpKind>(
     worker: number,
     op: Extract<EngineOp, { kind: K }>,
     owner?: string,
     cycle?: number,
+    tag?: string,
   ): Promise<EngineOpResult[K]> {
     if (this.closed) return Promise.reject(new EngineWorkerLost('the engine is shut down'));
     const slot = this.slots[worker]!;
@@ -188,6 +200,7 @@ export class EngineHost {
         id: nextOpId,
         op,
         owner,
+        tag,
         cycle: gated ? cycle : undefined,
         resolve: resolve as (v: unknown) => void,
         reject,
@@ -210,18 +223,30 @@ export class EngineHost {
 
   /** Cancel `owner`'s queued operations and its running samples. Returns how many were cancelled. */
   cancelOwner(owner: string, reason: string): number {
+    return this.cancelWhere((q) => q.owner === owner, reason);
+  }
+
+  /**
+   * Cancel the sample tagged `tag` (one request): dropped from its queue if it has not started, else stopped at its
+   * next decode step. Returns how many operations were cancelled.
+   */
+  cancelTag(tag: string, reason: string): number {
+    return this.cancelWhere((q) => q.tag === tag && q.op.kind === 'sample', reason);
+  }
+
+  private cancelWhere(match: (q: Queued) => boolean, reason: string): number {
     let n = 0;
     for (const slot of this.slots) {
       const keep: Queued[] = [];
       for (const q of slot.queue) {
-        if (q.owner === owner && (q.op.kind === 'sample' || q.op.kind === 'loadSampler')) {
+        if (match(q) && (q.op.kind === 'sample' || q.op.kind === 'loadSampler')) {
           q.reject(new EngineOpCancelled(reason));
           n++;
         } else keep.push(q);
       }
       slot.queue = keep;
       for (const r of [slot.running, ...slot.joined.values()]) {
-        if (r && r.owner === owner && r.op.kind === 'sample') {
+        if (r && r.cancelled === undefined && match(r) && r.op.kind === 'sample') {
           r.cancelled = reason;
           Atomics.store(slot.cancel, slot.cancelNext, r.id);
           slot.cancelNext = (slot.cancelNext + 1) % CANCEL_SLOTS;
@@ -291,7 +316,10 @@ export class EngineHost {
   }
 
   private start(slot: Slot): Worker {
-    const w = spawn({ cancel: slot.cancel.buffer as SharedArrayBuffer }, this.heapMb);
+    const w = spawn(
+      { cancel: slot.cancel.buffer as SharedArrayBuffer, stats: this.stats.buffer as SharedArrayBuffer },
+      this.heapMb,
+    );
     w.unref();
     slot.worker = w;
     slot.ready = new Promise<void>((resolve, reject) => {

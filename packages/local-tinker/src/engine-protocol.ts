@@ -108,11 +108,18 @@ export const CANCEL_SLOTS = 64;
 
 /**
  * `workerData` of an engine worker: the shared cancel ring ({@link CANCEL_SLOTS} Int32 entries; the host writes the
- * id of an operation to stop into the next entry, and a running sample stops when its id is in any of them).
+ * id of an operation to stop into the next entry, and a running sample stops when its id is in any of them), and
+ * the shared counters the worker adds to ({@link STAT_DECODE_STEPS}).
  */
 export interface EngineWorkerData {
   cancel: SharedArrayBuffer;
+  stats: SharedArrayBuffer;
 }
+
+/** Index in the `stats` Int32 counters: decode steps run (one per token position of a batch, all its samples). */
+export const STAT_DECODE_STEPS = 0;
+/** Int32 counters in `stats`. */
+export const STAT_SLOTS = 1;
 
 /** The error name a worker gives a request for a model or sampler it does not hold. */
 export const NOT_RESIDENT = 'NotResidentError';

@@ -17,6 +17,7 @@ import {
   loadSampler,
   Sampler,
 } from '@cookbook/engine';
+import { admit, type WaitingSample } from './batch-admission.js';
 import {
   type BaseInfo,
   CANCEL_SLOTS,
@@ -28,6 +29,7 @@ import {
   type EngineWorkerData,
   type ForwardBackwardJson,
   NOT_RESIDENT,
+  STAT_DECODE_STEPS,
 } from './engine-protocol.js';
 
 /** Largest gradient element an optimizer step accepts. */
@@ -36,6 +38,7 @@ const MAX_GRADIENT = 1e18;
 const port = parentPort;
 if (port === null) throw new CookbookError('engine-worker.ts runs only as a worker thread');
 const cancel = new Int32Array((workerData as EngineWorkerData).cancel);
+const stats = new Int32Array((workerData as EngineWorkerData).stats);
 
 interface BaseEntry {
   base: Promise<BaseModel>;
@@ -206,13 +209,11 @@ function cancelled(id: number): boolean {
 const batches = new Map<string, SampleRequest[]>();
 type SampleRequest = EngineRequest & { op: Extract<EngineOp, { kind: 'sample' }> };
 
-/** Most sequences decoding together in one batch. */
-const MAX_BATCH_SEQUENCES = 64;
-
 /**
  * Decodes `first` and every sample request for the same sampler that arrives while it runs, together (continuous
- * batching): a request joins between tokens when the batch has room (sequences and working memory), and is answered
- * as soon as its own sequences are done. Yields to the event loop after each token, so requests can join.
+ * batching): a request joins between tokens when the batch has room (`batch-admission.ts`: sequences and working
+ * memory, with a lane for small requests so large ones cannot starve them), and is answered as soon as its own
+ * sequences are done. Yields to the event loop after each token, so requests can join.
  */
 async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise<void> {
   let s: { sampler: Sampler; baseName: string };
@@ -226,40 +227,62 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
   }
   const c = s.sampler.base.config;
   const members = new Map<number, { id: number; seqs: number; len: number }>();
+  const admission = new Map<number, WaitingSample>();
   const bytes = (seqs: number, len: number) =>
     4 * (2 * c.numLayers * c.numKvHeads * c.headDim * seqs * len + seqs * c.vocabSize);
   try {
     for (;;) {
-      while (waiting.length > 0) {
-        const next = waiting[0]!;
-        const o = next.op.options;
-        const len = next.op.prompt.length + (o.maxTokens ?? s.sampler.base.maxContextLength) + 1;
-        let seqs = o.numSamples;
-        let maxLen = len;
-        for (const m of members.values()) {
-          seqs += m.seqs;
-          maxLen = Math.max(maxLen, m.len);
-        }
-        const fits = seqs <= MAX_BATCH_SEQUENCES && bytes(seqs, maxLen) <= (next.op.maxBatchBytes ?? Infinity);
-        if (members.size > 0 && !fits) break; // joins once sequences leave
-        waiting.shift();
+      // Cancelled before they joined: answered now (the cancel ring may not hold their id for long).
+      for (let i = 0; i < waiting.length; i++) {
+        const w = waiting[i]!;
+        if (!cancelled(w.id)) continue;
+        waiting.splice(i--, 1);
+        port!.postMessage({
+          id: w.id,
+          ok: false,
+          error: { name: 'EngineCancelledError', message: 'sampling was cancelled' },
+        } satisfies EngineResponse);
+      }
+      let shape = { seqs: 0, maxLen: 0, members: members.size };
+      for (const m of members.values())
+        shape = { ...shape, seqs: shape.seqs + m.seqs, maxLen: Math.max(shape.maxLen, m.len) };
+      const views = waiting.map((w) => {
+        const o = w.op.options;
+        const view = admission.get(w.id) ?? {
+          seqs: o.numSamples,
+          len: w.op.prompt.length + (o.maxTokens ?? s.sampler.base.maxContextLength) + 1,
+          maxBytes: w.op.maxBatchBytes ?? Number.POSITIVE_INFINITY,
+          passes: 0,
+        };
+        admission.set(w.id, view);
+        return view;
+      });
+      const joining = new Set(admit(views, shape, bytes));
+      const admitted = waiting.filter((_, i) => joining.has(i));
+      const stay = waiting.filter((_, i) => !joining.has(i));
+      waiting.splice(0, waiting.length, ...stay);
+      for (const next of admitted) {
         const id = next.id;
+        const view = admission.get(id)!;
+        admission.delete(id);
         try {
           const key = s.sampler.join(next.op.prompt, {
-            ...o,
+            ...next.op.options,
             signal: {
               get aborted() {
                 return cancelled(id);
               },
             },
           });
-          members.set(key, { id, seqs: o.numSamples, len });
+          members.set(key, { id, seqs: view.seqs, len: view.len });
         } catch (err) {
           port!.postMessage({ id, ok: false, error: failureOf(err) } satisfies EngineResponse);
         }
       }
       if (members.size === 0) break;
-      for (const f of s.sampler.decodeStep()) {
+      const finished = s.sampler.decodeStep();
+      Atomics.add(stats, STAT_DECODE_STEPS, 1);
+      for (const f of finished) {
         const m = members.get(f.key)!;
         members.delete(f.key);
         port!.postMessage(

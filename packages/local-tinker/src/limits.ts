@@ -47,6 +47,11 @@ export interface ServiceLimits {
   maxSampleBytes: number;
   /** Largest Adam `learning_rate`. */
   maxLearningRate: number;
+  /**
+   * Most sample requests of one client (session) queued or running at once; past it `asample` answers 429 (the SDK
+   * pauses and submits again). The SDK's own cap is its `sample_max_concurrent_requests` flag (2000).
+   */
+  maxConcurrentRequests: number;
   /** Most stop sequences (strings or token ids) of one sample request. */
   maxStopSequences: number;
   /** Largest total length of a sample request's stop strings, UTF-16 code units. */
@@ -95,6 +100,7 @@ export const DEFAULT_LIMITS: Readonly<ServiceLimits> = {
   maxLossInputElements: 1 << 24,
   maxSampleBytes: 2 * 1024 * 1024 * 1024,
   maxLearningRate: 1,
+  maxConcurrentRequests: 2000,
   maxStopSequences: 64,
   maxStopChars: 16_384,
   maxSeqAhead: 1024,
@@ -122,6 +128,7 @@ export const LIMIT_KEYS: Readonly<Record<keyof ServiceLimits, string>> = {
   maxLossInputElements: 'max_loss_input_elements',
   maxSampleBytes: 'max_sample_mb',
   maxLearningRate: 'max_learning_rate',
+  maxConcurrentRequests: 'max_concurrent_requests',
   maxStopSequences: 'max_stop_sequences',
   maxStopChars: 'max_stop_chars',
   maxSeqAhead: 'max_seq_ahead',

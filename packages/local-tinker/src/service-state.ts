@@ -21,6 +21,7 @@ import { FutureFailure, FutureTable } from './futures.js';
 import { futureReply, HttpError, type ServiceReply, userError } from './http-errors.js';
 import { formatMb, overLimit, resolveLimits, type ServiceLimits } from './limits.js';
 import { bodyHash, ModelQueue, QueueLimitError, SeqConflictError, SeqRangeError } from './model-queue.js';
+import { SampleRequests } from './sample-requests.js';
 import { SamplerPool } from './sampler-pool.js';
 import type { ModelState, ResolvedServiceOptions as Resolved, ServiceOptions, SessionState } from './service-types.js';
 import { type RunRecord, Storage } from './storage.js';
@@ -48,6 +49,8 @@ export class ServiceState {
   readonly sessions = new Map<string, SessionState>();
   readonly models = new Map<string, ModelState>();
   readonly samplers: SamplerPool;
+  /** Sample requests queued or running (cancel_future, the per-client bound). */
+  readonly sampleRequests: SampleRequests;
   /** Models being created: their create request, for replays. */
   readonly creating = new Map<string, { requestId: string; hash: string }>();
   /** Why a session, model or sampler that existed is gone (answered 410), most recent last. */
@@ -104,6 +107,7 @@ export class ServiceState {
       clock,
     });
     this.samplers = new SamplerPool(this);
+    this.sampleRequests = new SampleRequests(this.engine, () => this.limits.maxConcurrentRequests);
   }
 
   /** Prune the root once, then start the session clock and the pruning timer. */
@@ -271,9 +275,10 @@ export class ServiceState {
     op: Extract<EngineOp, { kind: K }>,
     owner?: string,
     cycle?: number,
+    tag?: string,
   ): Promise<EngineOpResult[K]> {
     try {
-      return await this.engine.run(worker, op, owner, cycle);
+      return await this.engine.run(worker, op, owner, cycle, tag);
     } catch (err) {
       throw this.failure(err, op);
     }

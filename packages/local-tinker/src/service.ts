@@ -12,7 +12,7 @@ import { bodyHash, SeqConflictError, SeqRangeError } from './model-queue.js';
 import { JwtIssuer, type ProtocolOptions, RAW_KEY_ROUTES, resolveClientFlags } from './protocol-config.js';
 import { loadWeights, saveWeights, saveWeightsForSampler, weightsInfo } from './routes/checkpoints.js';
 import { download, listSessions, listTrainingRuns, listUserCheckpoints, restRoute } from './routes/rest.js';
-import { asample, createSamplingSession, retrieveFuture } from './routes/sampling.js';
+import { asample, cancelFuture, createSamplingSession, retrieveFuture } from './routes/sampling.js';
 import {
   createModel,
   createSession,
@@ -51,6 +51,7 @@ const ROUTES: Record<string, Route> = {
   'POST /api/v1/create_sampling_session': createSamplingSession,
   'POST /api/v1/asample': asample,
   'POST /api/v1/retrieve_future': retrieveFuture,
+  'POST /api/v1/cancel_future': cancelFuture,
   'GET /api/v1/get_server_capabilities': () =>
     ok({
       supported_models: listBuiltinModels().map((m) => ({
@@ -106,6 +107,16 @@ export class LocalTinkerService {
   /** Samples that joined a batch already decoding on their sampler (continuous batching), since the start. */
   get samplesJoined(): number {
     return this.state.engine.samplesJoined;
+  }
+
+  /** Decode steps the engine has run since the start (one per token position of a sampling batch). */
+  get decodeSteps(): number {
+    return this.state.engine.decodeSteps;
+  }
+
+  /** Engine operations queued or running. */
+  get enginePending(): number {
+    return this.state.engine.pending;
   }
 
   /**
@@ -233,13 +244,13 @@ export class LocalTinkerService {
     this.authenticate(key, Array.isArray(apiKey) ? apiKey[0] : apiKey);
     const handshake = this.protocolRoute(key);
     if (handshake !== undefined) return handshake;
-    if (this.state.closing && method !== 'GET' && path !== '/api/v1/retrieve_future') {
+    const polling = path === '/api/v1/retrieve_future' || path === '/api/v1/cancel_future';
+    if (this.state.closing && method !== 'GET' && !polling) {
       throw new HttpError(503, 'the service is shutting down');
     }
     // Idempotency: a retried non-GET request (same key, same body) gets the original reply.
     const idem = req.headers['x-idempotency-key'];
-    const idemKey =
-      method !== 'GET' && typeof idem === 'string' && path !== '/api/v1/retrieve_future' ? idem : undefined;
+    const idemKey = method !== 'GET' && typeof idem === 'string' && !polling ? idem : undefined;
     if (idemKey === undefined) return this.dispatch(req);
     const prev = this.idempotent.get(idemKey);
     const hash = bodyHash(req.body ?? null);

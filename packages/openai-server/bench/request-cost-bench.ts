@@ -4,10 +4,11 @@
  *   1. JSON bodies of a million elements: `/v1/chat/completions` `messages` = 10^6 numbers, `forward_backward`
  *      `data` = 10^6 numbers and 10^6 `{}`, tokens = 10^6 strings (`costlyRequests`);
  *   2. a protobuf `forward_backward` of 10^6 empty datums (2 MB; sent uncompressed: the count is read after zstd);
- *   3. three streamed chat completions (n = 32, max_tokens = 4000, temperature 2: rarely an early EOS) whose client disconnects after 1 s, then a
- *      4-token chat completion.
+ *   3. three streamed completions (n = 32, max_tokens = 4000, a prompt the stand-in continues without an EOS, so
+ *      uncancelled each decodes 4000 steps) whose client disconnects after 1 s, then a 4-token chat completion.
  * Prints the peak RSS over the start, healthz latency (p50 / p99 / max, polled every 20 ms), each answer, how long the
- * 4-token request took and how long the service still had work once every client was gone (abandoned work).
+ * 4-token request took, how long the service still had work once every client was gone (abandoned work) and the
+ * engine's decode steps (one per token position of a batch).
  *
  *   node --conditions=@cookbook/source --import tsx bench/request-cost-bench.ts
  */
@@ -54,6 +55,7 @@ const poller = (async () => {
 })();
 
 const t0 = performance.now();
+const steps0 = service.service.decodeSteps;
 const answers: string[] = [];
 const costly = [
   ...costlyRequests(1_000_000).filter((c) => !c.name.startsWith('asample')),
@@ -76,11 +78,23 @@ const abandoned = [0, 1, 2].map(async (i) => {
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 1000);
   try {
-    const r = await chat({ n: 32, max_tokens: 4000, stream: true, seed: i, temperature: 2 }, ac.signal);
+    const r = await fetch(`${baseURL}/v1/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model: MODEL,
+        prompt: 'one two three four five',
+        n: 32,
+        max_tokens: 4000,
+        stream: true,
+        seed: i,
+      }),
+      signal: ac.signal,
+    });
     await r.text();
-    answers.push(`streamed n=32 max_tokens=4000 #${i}: finished before the disconnect`);
+    answers.push(`streamed completion n=32 max_tokens=4000 #${i}: finished before the disconnect`);
   } catch {
-    answers.push(`streamed n=32 max_tokens=4000 #${i}: client disconnected after 1 s`);
+    answers.push(`streamed completion n=32 max_tokens=4000 #${i}: client disconnected after 1 s`);
   }
 });
 await new Promise((r) => setTimeout(r, 1500));
@@ -89,6 +103,7 @@ const small = await chat({ max_tokens: 4, seed: 9 });
 await small.text();
 const smallMs = performance.now() - tSmall;
 await Promise.all([...sendCostly, ...abandoned]);
+const stepsGone = service.service.decodeSteps - steps0;
 const tIdle = performance.now();
 // How long the engine stays busy after the disconnect: a 1-token request answered means the queue is clear.
 await (await chat({ max_tokens: 1, seed: 10 })).text();
@@ -113,6 +128,9 @@ const closed = await Promise.race([
 ]);
 console.log(
   `work left once every client was gone: ${closed ? `${((performance.now() - tClose) / 1000).toFixed(1)} s` : `more than ${CAP_MS / 1000} s (stopped)`}`,
+);
+console.log(
+  `decode steps: ${stepsGone} by the time every client was gone, ${service.service.decodeSteps - steps0} in all (uncancelled, the three streams alone would take 4000 each)`,
 );
 if (!closed) await service.close({ abort: true });
 rmSync(root, { recursive: true, force: true });

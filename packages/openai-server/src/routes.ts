@@ -8,7 +8,8 @@
  * does not see tokens earlier than without streaming.
  *
  * Auth: with an `apiKey`, every route wants it as `Authorization: Bearer <key>` (what OpenAI clients send) or
- * `X-API-Key`. Body size and JSON nesting are bounded by whoever reads the body (`cookbook serve`: the service's
+ * `X-API-Key`. Cancellation: when the client disconnects before its answer (`request.signal` aborts), the request's
+ * samples are abandoned (the Tinker client cancels them on the service). Body size and JSON nesting are bounded by whoever reads the body (`cookbook serve`: the service's
  * `max_body_mb` and `max_json_depth`); the bounds on a sample (n, max_tokens, stop sequences, memory) are the Tinker
  * service's, and its refusals come back in OpenAI's error shape.
  */
@@ -37,6 +38,8 @@ export interface OpenAIRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body; undefined when empty. */
   body: unknown;
+  /** Aborts when the client goes away (its connection closed): the request's sampling is then cancelled. */
+  signal?: AbortSignal;
 }
 
 /** Options of {@link createOpenAIRoutes}. */
@@ -109,10 +112,10 @@ export function createOpenAIRoutes(options: OpenAIRoutesOptions): OpenAIRoutes {
         }
         if (route === 'POST /v1/chat/completions') {
           checkMessageCount(request.body, maxMessages);
-          return await chatCompletions(models, parse(ChatCompletionRequestSchema, request.body), res);
+          return await chatCompletions(models, parse(ChatCompletionRequestSchema, request.body), res, request.signal);
         }
         if (route === 'POST /v1/completions') {
-          return await completions(models, parse(CompletionRequestSchema, request.body), res);
+          return await completions(models, parse(CompletionRequestSchema, request.body), res, request.signal);
         }
         const known = ['/v1/models', '/v1/chat/completions', '/v1/completions'].includes(request.path);
         throw new OpenAIHttpError(
@@ -122,6 +125,8 @@ export function createOpenAIRoutes(options: OpenAIRoutesOptions): OpenAIRoutes {
             : `Unknown route ${request.method} ${request.path} (this server has GET /v1/models, POST /v1/completions and POST /v1/chat/completions)`,
         );
       } catch (err) {
+        // The client went away: its sampling was cancelled, and there is no one to answer.
+        if (request.signal?.aborted === true) return;
         const e = toOpenAIError(err);
         if (e.status >= 500 && !(err instanceof OpenAIHttpError)) {
           log(
@@ -229,7 +234,12 @@ async function listModels(
 
 const nowS = () => Math.floor(Date.now() / 1000);
 
-async function chatCompletions(models: ModelResolver, req: ChatCompletionRequest, res: ServerResponse) {
+async function chatCompletions(
+  models: ModelResolver,
+  req: ChatCompletionRequest,
+  res: ServerResponse,
+  signal: AbortSignal | undefined,
+) {
   const model = await models.resolve(req.model);
   const { prompt, stop, userStops } = buildChatPrompt(model.setup, req);
   const logprobs = req.logprobs === true;
@@ -243,6 +253,7 @@ async function chatCompletions(models: ModelResolver, req: ChatCompletionRequest
       seed: req.seed ?? undefined,
       stop,
       topLogprobs: logprobs ? (req.top_logprobs ?? 0) : 0,
+      signal,
     }),
   );
   const toolsDeclared = (req.tools?.length ?? 0) > 0 && req.tool_choice !== 'none';
@@ -317,7 +328,12 @@ async function chatCompletions(models: ModelResolver, req: ChatCompletionRequest
   sendEvents(res, events);
 }
 
-async function completions(models: ModelResolver, req: CompletionRequest, res: ServerResponse) {
+async function completions(
+  models: ModelResolver,
+  req: CompletionRequest,
+  res: ServerResponse,
+  signal: AbortSignal | undefined,
+) {
   const model = await models.resolve(req.model);
   const prompts = completionPrompts(req.prompt);
   const { stop, userStops } = completionStop(model.setup, req.stop);
@@ -336,6 +352,7 @@ async function completions(models: ModelResolver, req: CompletionRequest, res: S
           seed: req.seed ?? undefined,
           stop,
           topLogprobs: k,
+          signal,
         }),
       );
       return { input, sampled, text: typeof p === 'string' ? p : model.setup.tokenizer.decode(p) };

@@ -22,6 +22,8 @@ export interface SampleSpec {
   stop: StopCondition | undefined;
   /** 0: none. */
   topLogprobs: number;
+  /** Abandons the samples (the client went away). */
+  signal: AbortSignal | undefined;
 }
 
 /** One sampled sequence with, when asked, the top-k `[token, logprob]` pairs at each of its positions. */
@@ -42,6 +44,7 @@ export async function sampleChoices(model: ResolvedModel, spec: SampleSpec): Pro
       ...(spec.seed === undefined ? {} : { seed: spec.seed }),
       ...(spec.stop === undefined ? {} : { stop: spec.stop }),
     },
+    ...(spec.signal === undefined ? {} : { signal: spec.signal }),
   });
   const choices: SampledChoice[] = [];
   for (const sequence of res.sequences) {
@@ -54,6 +57,7 @@ export async function sampleChoices(model: ResolvedModel, spec: SampleSpec): Pro
         samplingParams: { maxTokens: 1, temperature: 1, ...(spec.seed === undefined ? {} : { seed: spec.seed }) },
         includePromptLogprobs: true,
         topkPromptLogprobs: spec.topLogprobs,
+        ...(spec.signal === undefined ? {} : { signal: spec.signal }),
       });
       const rows = scored.topkPromptLogprobs;
       if (rows === undefined) {

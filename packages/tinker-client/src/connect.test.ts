@@ -69,13 +69,21 @@ describe('a retry burst after the first contact', () => {
   it('prints exactly one line per burst, however many attempts it takes', async () => {
     let failuresLeft = 0;
     const server = createHttpServer((req, res) => {
-      if (failuresLeft > 0) {
+      const capabilities = req.url?.includes('get_server_capabilities') === true;
+      if (capabilities && failuresLeft > 0) {
         failuresLeft--;
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"overloaded"}');
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(req.url?.includes('get_server_capabilities') ? '{"supported_models":[{"model_name":"m"}]}' : '{}');
+      // The handshake comes first (client/config, create_session), then the capabilities.
+      res.end(
+        capabilities
+          ? '{"supported_models":[{"model_name":"m"}]}'
+          : req.url?.includes('create_session')
+            ? '{"session_id":"s"}'
+            : '{}',
+      );
     });
     httpServers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

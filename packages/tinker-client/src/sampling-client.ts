@@ -21,6 +21,12 @@ export interface SampleArgs {
   includePromptLogprobs?: boolean;
   /** Also return the top-k logprobs at every prompt position. Default 0. */
   topkPromptLogprobs?: number;
+  /**
+   * Abandon the sample: once it aborts, the call rejects with the signal's reason (an `AbortError` by default),
+   * polling stops, and a sample already submitted is cancelled on the service with `cancel_future` (sent once,
+   * not awaited; a service without that route ignores it).
+   */
+  signal?: AbortSignal;
 }
 
 /** Whole-sample retries after the attempt's future expired (410). */
@@ -79,7 +85,9 @@ export class SamplingClient {
    * one client are capped at the server's `sample_max_concurrent_requests`.
    */
   private async runSample(args: SampleArgs): Promise<SampleResponse> {
-    await this.acquireSlot();
+    const signal = args.signal;
+    signal?.throwIfAborted();
+    await this.acquireSlot(signal);
     try {
       const prompt = args.prompt instanceof ModelInput ? args.prompt : ModelInput.fromJSON(args.prompt);
       const retries = this.holder.flags.sample_no_retries ? 0 : MAX_SAMPLE_RETRIES;
@@ -87,7 +95,7 @@ export class SamplingClient {
         try {
           return await this.sampleAttempt(args, prompt, this.seqId++);
         } catch (err) {
-          if (err instanceof FutureExpiredError && attempt < retries) continue;
+          if (err instanceof FutureExpiredError && attempt < retries && signal?.aborted !== true) continue;
           throw err;
         }
       }
@@ -116,14 +124,21 @@ export class SamplingClient {
       if (Date.now() - started > RESUBMIT_WINDOW_MS * http.backoffScale) throw what();
       await sleep(Math.min(2 ** backoffK++, 30) * 1000 * http.backoffScale);
     };
+    const signal = args.signal;
     for (;;) {
-      await this.holder.waitForSamplingPause();
+      await this.holder.waitForSamplingPause(signal);
       const start = performance.now();
       let res: Awaited<ReturnType<typeof http.send>>;
       try {
-        res = await http.send({ ...req, body, headers: { 'X-Tinker-Sampling-Backpressure': '1' } });
+        // The submission is not cut off by the signal (the service may already hold its future): an abort rejects at
+        // once, and the future the submission returns is cancelled then.
+        const sent = http.send({ ...req, body, headers: { 'X-Tinker-Sampling-Backpressure': '1' } });
+        res = await this.unlessAborted(sent, signal, (r) => {
+          const id = UntypedAPIFutureSchema.safeParse(r.json);
+          if (r.status >= 200 && r.status < 300 && id.success) this.cancelOnService(id.data.request_id);
+        });
       } catch (err) {
-        if (!(err instanceof APIConnectionError)) throw err;
+        if (signal?.aborted || !(err instanceof APIConnectionError)) throw err;
         await backoff(() => err);
         continue;
       }
@@ -138,24 +153,80 @@ export class SamplingClient {
       }
       if (res.status < 200 || res.status >= 300) throw http.errorFor(req, res);
       const future = http.parse({ ...req, schema: UntypedAPIFutureSchema }, res);
-      const wire = await this.holder.poll(
-        { requestId: future.request_id, submitSeconds: (performance.now() - start) / 1000 },
-        'Sample',
-        SampleResponseSchema,
-      );
-      return sampleResponseFromWire(wire);
+      const cancel = () => this.cancelOnService(future.request_id);
+      if (signal?.aborted === true) {
+        cancel();
+        throw signal.reason;
+      }
+      signal?.addEventListener('abort', cancel, { once: true });
+      try {
+        const wire = await this.holder.poll(
+          { requestId: future.request_id, submitSeconds: (performance.now() - start) / 1000 },
+          'Sample',
+          SampleResponseSchema,
+          signal,
+        );
+        return sampleResponseFromWire(wire);
+      } finally {
+        signal?.removeEventListener('abort', cancel);
+      }
     }
+  }
+
+  /**
+   * `work`, or a rejection with the signal's reason as soon as it aborts; `late` gets what `work` gives after an
+   * abort.
+   */
+  private unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, late: (value: T) => void): Promise<T> {
+    if (signal === undefined) return work;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        reject(signal.reason);
+        work.then(late, () => undefined);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      work.then(
+        (v) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /** Ask the service to stop an abandoned sample (`cancel_future`): once, not awaited, failures ignored. */
+  private cancelOnService(requestId: string): void {
+    this.holder.http
+      .send({ method: 'POST', path: '/api/v1/cancel_future', body: { request_id: requestId } })
+      .catch(() => undefined);
   }
 
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
 
-  private async acquireSlot(): Promise<void> {
+  private async acquireSlot(signal: AbortSignal | undefined): Promise<void> {
     if (this.inFlight < this.holder.flags.sample_max_concurrent_requests) {
       this.inFlight++;
       return;
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const take = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(take);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(signal?.reason);
+      };
+      this.waiting.push(take);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   private releaseSlot(): void {

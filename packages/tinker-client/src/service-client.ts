@@ -352,9 +352,9 @@ export class ServiceClient {
     return (await http.request({ method: 'GET', path: '/api/v1/healthz', schema: HealthzResponseSchema })).data.status;
   }
 
-  /** The models the server supports. */
+  /** The models the server supports (after the handshake: in JWT mode the service takes no other call before it). */
   async getServerCapabilities(): Promise<{ supportedModels: SupportedModel[] }> {
-    const http = await this.http();
+    const { http } = await this.holder();
     const { data } = await http.request({
       method: 'GET',
       path: '/api/v1/get_server_capabilities',
@@ -469,9 +469,9 @@ export class ServiceClient {
     return new SamplingClient(holder, data.sampling_session_id);
   }
 
-  /** A client for the REST routes (runs, checkpoints, samplers, sessions). */
+  /** A client for the REST routes (runs, checkpoints, samplers, sessions), after the handshake (as every client). */
   async createRestClient(): Promise<RestClient> {
-    return new RestClient(await this.http());
+    return new RestClient((await this.holder()).http);
   }
 
   /**

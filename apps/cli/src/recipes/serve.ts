@@ -92,6 +92,9 @@ export const serveSchema = z.object({
     .default(DEFAULT_LIMITS.maxSampleBytes / MB)
     .describe('Largest working memory of one sample call (KV cache and logits of all samples), MB'),
   maxLearningRate: z.number().positive().default(DEFAULT_LIMITS.maxLearningRate).describe('Largest Adam learning_rate'),
+  maxConcurrentRequests: positiveInt()
+    .default(DEFAULT_LIMITS.maxConcurrentRequests)
+    .describe('Most sample requests of one client (session) queued or running at once (more: 429)'),
   maxStopSequences: positiveInt()
     .default(DEFAULT_LIMITS.maxStopSequences)
     .describe('Most stop sequences (strings or token ids) of one sample request'),
@@ -186,6 +189,7 @@ export function serveOptions(config: ServeConfig, log: (message: string) => void
     maxLossInputElements: config.maxLossInputElements,
     maxSampleBytes: Math.round(config.maxSampleMb * MB),
     maxLearningRate: config.maxLearningRate,
+    maxConcurrentRequests: config.maxConcurrentRequests,
     maxStopSequences: config.maxStopSequences,
     maxStopChars: config.maxStopChars,
     maxSeqAhead: config.maxSeqAhead,

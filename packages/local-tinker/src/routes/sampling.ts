@@ -105,6 +105,13 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
     Math.max(0, Math.min(p.max_tokens ?? limits.defaultMaxTokens, info.maxContextLength - prompt.length));
   if (sampler.info)
     checkMemory(state, sampler, sampler.info, b.num_samples, prompt.length + maxTokensFor(sampler.info) + 1);
+  state.sampleRequests.checkRoom(sampler.sessionId);
+  // The future's id, known before the work's first await returns.
+  let requestId = '';
+  const notCancelled = () => {
+    const why = state.sampleRequests.cancelledWhy(requestId);
+    if (why !== undefined) throw userError(why);
+  };
   const work = (async () => {
     sampler.lastUsed = Date.now();
     const loaded = () =>
@@ -133,12 +140,15 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
     };
     // Unloaded again since (pool eviction)? `loaded` brings it back.
     const worker = await loaded();
+    notCancelled();
     sampler.cacheSlots = Math.max(sampler.cacheSlots, b.num_samples);
     sampler.cacheLen = Math.max(sampler.cacheLen, len);
     const r = await state.call(
       worker,
       { kind: 'sample', samplerId: sampler.id, prompt, options, maxBatchBytes: limits.maxSampleBytes },
       sampler.sessionId,
+      undefined,
+      requestId,
     );
     const out: Record<string, unknown> = {
       type: 'sample',
@@ -151,12 +161,27 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
   })();
   // Sampling runs outside the training clock (hosted: sampler workers): it starts as soon as a worker is free and
   // its result is visible as soon as it is done.
-  const requestId = state.futures.create(work, false);
+  requestId = state.futures.create(work, false);
+  state.sampleRequests.track(requestId, sampler.sessionId, work);
   if (b.seq_id !== undefined) {
     sampler.sampleSeen.set(b.seq_id, { hash, requestId });
     if (sampler.sampleSeen.size > 10_000) sampler.sampleSeen.delete(sampler.sampleSeen.keys().next().value!);
   }
   return futureReply(requestId);
+}
+
+/**
+ * `cancel_future` (this service's addition to the Tinker routes; clients that abandon a sample send it): stops the
+ * sample request `request_id` if it is still queued or running (its future fails with "cancelled: …"). Other futures
+ * and unknown ids are left alone (`cancelled: false`).
+ */
+export async function cancelFuture(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
+  const b = parseBody(FutureRetrieveRequestSchema, req.body, 'cancel_future');
+  const cancelled = state.sampleRequests.cancel(
+    b.request_id,
+    'cancelled: the client abandoned this sample request (cancel_future)',
+  );
+  return ok({ type: 'cancel_future', request_id: b.request_id, cancelled });
 }
 
 export async function retrieveFuture(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {

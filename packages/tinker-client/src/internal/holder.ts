@@ -64,11 +64,11 @@ export class ClientHolder {
     this.samplePauseUntil = Math.max(this.samplePauseUntil, Date.now() + ms * this.http.backoffScale);
   }
 
-  async waitForSamplingPause(): Promise<void> {
+  async waitForSamplingPause(signal?: AbortSignal): Promise<void> {
     for (;;) {
       const wait = this.samplePauseUntil - Date.now();
       if (wait <= 0) return;
-      await sleep(wait);
+      await sleep(wait, signal);
     }
   }
 
@@ -98,7 +98,12 @@ export class ClientHolder {
    * Long-poll the result of a submitted request. In `proto` mode Sample / Forward / ForwardBackward results are
    * asked for as protobuf (SDK 0.25.0 `lib/api_future_impl.py`); everything else is JSON.
    */
-  poll<T>(submitted: Submitted, requestType: FutureRequestType, schema: z.ZodType<T>): Promise<T> {
+  poll<T>(
+    submitted: Submitted,
+    requestType: FutureRequestType,
+    schema: z.ZodType<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const decodeProto =
       this.mode !== 'proto'
         ? undefined
@@ -114,6 +119,7 @@ export class ClientHolder {
       submitSeconds: submitted.submitSeconds,
       billingMaxPauseMs: this.flags.billing_exception_max_pause_duration_sec * 1000,
       ...(decodeProto ? { decodeProto } : {}),
+      ...(signal ? { signal } : {}),
     });
   }
 }
