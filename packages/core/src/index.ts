@@ -100,6 +100,7 @@ export {
   type ModelInputChunk,
   type ModelInputJSON,
 } from './model-input.js';
+export { isMissingPackage, loadOptionalPeer } from './optional-peer.js';
 export {
   acquireProcessLock,
   describeLockOwner,

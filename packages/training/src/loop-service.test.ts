@@ -64,7 +64,7 @@ describe('serviceClientFor: the one place that picks the service', () => {
     );
     const err = await embeddedServerFrom(() => Promise.reject(missing))().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
-    expect(String(err)).toContain('install @cookbook/local-tinker');
+    expect(String(err)).toContain('npm install @cookbook/local-tinker');
     expect(String(err)).toContain('TINKER_BASE_URL');
     // A package local-tinker itself imports is missing: that error, not an advice to install local-tinker.
     const inner = Object.assign(
