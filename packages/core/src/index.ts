@@ -111,6 +111,7 @@ export {
   resolveLearningRate,
   resolveModelRef,
 } from './model-ref.js';
+export { isMissingPackage, loadOptionalPeer } from './optional-peer.js';
 export {
   acquireProcessLock,
   describeLockOwner,

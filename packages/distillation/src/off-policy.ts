@@ -11,13 +11,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import { DataError, type Datum } from '@cookbook/core';
-import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
   checkpointStoreFor,
+  computeMeanNll,
+  datumWeights,
   type EpochLoop,
   type EvaluatorOrBuilder,
+  NLLEvaluator,
   openTrainingClient,
   type RunResult,
   resolveRunPlan,

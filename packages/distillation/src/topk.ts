@@ -13,7 +13,7 @@ import {
   tensorFromInt64,
   tensorToNumbers,
 } from '@cookbook/core';
-import { datumTargetTokens, datumWeights } from '@cookbook/eval';
+import { datumTargetTokens, datumWeights } from '@cookbook/training';
 
 /** One prompt position's top-K: `[token id, logprob]` pairs, or null (the first position has no prediction). */
 export type TopkRow = readonly (readonly [number, number])[] | null;

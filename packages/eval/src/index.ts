@@ -107,17 +107,6 @@ export {
   normalizeHmmtLatex,
   pyFloat,
 } from './native/upstream-graders.js';
-export {
-  type ByteCountingTokenizer,
-  bitsPerByte,
-  computeMeanNll,
-  type DatumBatches,
-  datumTargetTokens,
-  datumWeights,
-  NLLEvaluator,
-  type NllTotals,
-  nllTotals,
-} from './nll.js';
 export { meanPassAtK, passAtK } from './pass-at-k.js';
 export {
   type BenchmarkDelta,

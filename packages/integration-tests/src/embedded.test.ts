@@ -15,7 +15,7 @@ afterEach(async () => {
   await cleanup();
 });
 
-describe('a ServiceClient with no TINKER_BASE_URL / TINKER_API_KEY', () => {
+describe("training's serviceClientFor with no TINKER_BASE_URL / TINKER_API_KEY", () => {
   it('starts one embedded service on loopback, says so once, and trains through it', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, COOKBOOK_LOCAL_TINKER_ROOT: root };
     delete env.TINKER_BASE_URL;

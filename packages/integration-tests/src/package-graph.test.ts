@@ -229,6 +229,14 @@ describe('AGENTS.md dependency direction', () => {
     }
   });
 
+  it('keeps the client below the service: tinker-client depends on neither local-tinker nor the engine', () => {
+    const client = workspaceGraph().get('tinker-client')!;
+    const all = KINDS.flatMap((kind) => client[kind]);
+    expect(all).not.toContain('local-tinker');
+    expect(all).not.toContain('engine');
+    expect(all).toContain('tinker-wire');
+  });
+
   it('reads the dev and peer lists of a line', () => {
     expect(bracketList('core   [dev: local-tinker, rl] [peer: local-tinker]   (note)', 'dev')).toEqual([
       'local-tinker',

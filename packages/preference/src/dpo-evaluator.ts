@@ -4,9 +4,9 @@
  * evaluates DPO by NLL only; pair accuracy is what says whether the preference was learned.
  */
 import { type Datum, datumFullSequence, tensorToNumbers } from '@cookbook/core';
-import { datumWeights } from '@cookbook/eval';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
 import type { EvalTrainingClient, TrainingClientEvaluator } from '@cookbook/training';
+import { datumWeights } from '@cookbook/training';
 import { dpoFromSequenceLogprobs, weightedSum } from './dpo-loss.js';
 
 /** What reference logprobs need of a sampler. */

@@ -5,7 +5,7 @@
  * over pairs. The gradient with respect to each token logprob is what `forwardBackwardCustom` applies.
  */
 import { DataError, type Datum } from '@cookbook/core';
-import { datumWeights } from '@cookbook/eval';
+import { datumWeights } from '@cookbook/training';
 
 /** Σ values[t]·weights[t] over the common length. */
 export function weightedSum(values: ArrayLike<number>, weights: ArrayLike<number>): number {

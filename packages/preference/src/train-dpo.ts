@@ -10,7 +10,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { ConfigError, type Datum, timed } from '@cookbook/core';
-import { NLLEvaluator } from '@cookbook/eval';
 import { deferred } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { adamConfigShape, type SupervisedDataset } from '@cookbook/supervised';
@@ -18,6 +17,7 @@ import type { ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-cli
 import {
   checkpointStoreFor,
   type EvaluatorOrBuilder,
+  NLLEvaluator,
   openTrainingClient,
   type RunResult,
   resolveRunPlan,

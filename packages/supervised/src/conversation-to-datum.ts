@@ -1,6 +1,6 @@
 /**
  * Conversations to training datums (upstream `supervised/data.py: conversation_to_datum`). The NLL metric
- * (`computeMeanNll`) is `@cookbook/eval`'s.
+ * (`computeMeanNll`) is `@cookbook/training`'s.
  */
 import { type Datum, datumFromModelInputWeights, type Message, type WeightReduction } from '@cookbook/core';
 import { type Renderer, TrainOnWhat } from '@cookbook/renderers';

@@ -1,6 +1,6 @@
 /**
  * A sampling evaluator for the SFT loop that writes an HTML transcript of the model's answers (upstream leaves this
- * to custom evaluators). Held-out NLL is `@cookbook/eval`'s `NLLEvaluator`.
+ * to custom evaluators). Held-out NLL is `@cookbook/training`'s `NLLEvaluator`.
  */
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';

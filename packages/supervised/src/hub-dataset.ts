@@ -3,7 +3,7 @@
  * `datasets.load_dataset(name)`; here the Hub's data files are downloaded with `@huggingface/hub` into its cache and
  * read with `hyparquet`). The Hub path needs the network; everything after the download is the local-file path.
  */
-import { DataError } from '@cookbook/core';
+import { DataError, loadOptionalPeer } from '@cookbook/core';
 import type { ChatDatasetCommonConfig } from './chat-dataset.js';
 import { conversationFromRecord } from './conversation.js';
 import { type ConversationRow, datasetsFromConversationRows } from './conversation-file.js';
@@ -137,7 +137,12 @@ export function fromHubDataset(options: HubDatasetOptions): SupervisedDatasetBui
         `HF_HUB_OFFLINE=1: cannot download ${options.repo}; use a local conversation file (dataset=path/to/file.jsonl)`,
       );
     }
-    const { downloadFileToCacheDir, listFiles } = await import('@huggingface/hub');
+    const { downloadFileToCacheDir, listFiles } = await loadOptionalPeer(
+      () => import('@huggingface/hub'),
+      '@huggingface/hub',
+      `to download the Hub dataset ${options.repo}`,
+      'use a local conversation file (dataset=path/to/file.jsonl)',
+    );
     const repo = { type: 'dataset' as const, name: options.repo };
     const accessToken = options.accessToken ?? process.env.HF_TOKEN;
     const common = {

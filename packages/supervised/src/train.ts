@@ -14,14 +14,16 @@
  */
 import { join } from 'node:path';
 import { DataError, type Datum, timed } from '@cookbook/core';
-import { computeMeanNll, datumWeights, NLLEvaluator } from '@cookbook/eval';
 import { checkpointName, deferred, Transcript } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
 import {
   checkpointStoreFor,
+  computeMeanNll,
+  datumWeights,
   type EvaluatorOrBuilder,
   type LoopOutcome,
+  NLLEvaluator,
   openTrainingClient,
   type RunContext,
   type RunPlan,

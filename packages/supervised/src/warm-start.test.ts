@@ -5,10 +5,10 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
-import { datumWeights } from '@cookbook/eval';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { getRenderer, getTokenizer, TrainOnWhat } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { datumWeights } from '@cookbook/training';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './__tests__/helpers.js';
 import { conversationToDatum } from './conversation-to-datum.js';

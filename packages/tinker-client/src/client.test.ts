@@ -1,4 +1,4 @@
-import { datumFromTokensWeights, ModelInput } from '@cookbook/core';
+import { ConfigError, datumFromTokensWeights, ModelInput } from '@cookbook/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeTinker, type Reply } from './__tests__/fake-server.js';
 import {
@@ -464,5 +464,47 @@ describe('session', () => {
       if (prev.k === undefined) delete process.env.TINKER_API_KEY;
       else process.env.TINKER_API_KEY = prev.k;
     }
+  });
+
+  it('never picks or starts a service itself: with no URL, key or server it refuses, naming what to set', async () => {
+    const prev = { u: process.env.TINKER_BASE_URL, k: process.env.TINKER_API_KEY };
+    delete process.env.TINKER_BASE_URL;
+    delete process.env.TINKER_API_KEY;
+    try {
+      const sc = new ServiceClient({ warn: () => undefined });
+      clients.push(sc);
+      const err = await sc.sessionId().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(String(err)).toContain('TINKER_BASE_URL');
+      expect(String(err)).toContain('serviceClientFor');
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      if (prev.u !== undefined) process.env.TINKER_BASE_URL = prev.u;
+      if (prev.k !== undefined) process.env.TINKER_API_KEY = prev.k;
+    }
+  });
+
+  it("asks a caller's server provider at first contact only, and releases it once on close", async () => {
+    let asked = 0;
+    let released = 0;
+    const sc = new ServiceClient({
+      server: async () => {
+        asked++;
+        return { baseURL: server.url, apiKey: 'tml-provided', release: async () => void released++ };
+      },
+      backoffScale: 0.001,
+      warn: () => undefined,
+    });
+    expect(asked).toBe(0);
+    await sc.sessionId();
+    expect(await sc.baseURL()).toBe(server.url);
+    expect(asked).toBe(1);
+    expect(server.requests[0]!.headers['x-api-key']).toBe('tml-provided');
+    await sc.close();
+    await sc.close();
+    expect(released).toBe(1);
+    const both = new ServiceClient({ baseURL: server.url, server: async () => ({ baseURL: server.url }) });
+    clients.push(both);
+    await expect(both.sessionId()).rejects.toThrow(/either baseURL or server/);
   });
 });

@@ -42,8 +42,7 @@ export { type SampleArgs, SamplingClient } from './sampling-client.js';
 export {
   type CreateLoraTrainingClientArgs,
   DEFAULT_BASE_URL,
-  type EmbeddedServiceProvider,
-  registerEmbeddedServiceProvider,
+  type ServerProvider,
   ServiceClient,
   type ServiceClientOptions,
   type SupportedModel,

@@ -1,8 +1,9 @@
 /**
  * ServiceClient (upstream SDK `lib/public_interfaces/service_client.py` and `internal_client_holder.py`): the
  * entry point. It handshakes (`client/config`), opens a session kept alive by heartbeats, and creates training,
- * sampling and REST clients. With neither `TINKER_BASE_URL` nor `TINKER_API_KEY` set, it uses the embedded
- * local service (registered by `@cookbook/local-tinker`), so the same code runs offline.
+ * sampling and REST clients. It is a pure client: it talks to the server it is given (`baseURL`, `server`,
+ * `TINKER_BASE_URL`, or the hosted service with `TINKER_API_KEY`) and never starts one. Choosing a service (and
+ * starting the embedded one when nothing is configured) is `serviceClientFor` in `@cookbook/training`.
  */
 import { ConfigError } from '@cookbook/core';
 import {
@@ -35,8 +36,14 @@ export const DEFAULT_BASE_URL = 'https://tinker.thinkingmachines.dev/services/ti
 export interface ServiceClientOptions {
   /** Credential; default `TINKER_API_KEY`. */
   apiKey?: string;
-  /** Server root; default `TINKER_BASE_URL`, else the hosted service when a key is set, else the embedded service. */
+  /** Server root; default `TINKER_BASE_URL`, else the hosted service when a key is set. */
   baseURL?: string;
+  /**
+   * A server found (or started) on demand at first contact, instead of `baseURL`: the caller's, never the client's
+   * choice (`serviceClientFor` in `@cookbook/training` passes the embedded service here). `release` runs once when
+   * the client closes.
+   */
+  server?: ServerProvider;
   /** Per-request timeout in ms. Default 60 000. */
   timeout?: number;
   /** HTTP-layer retries. Default 10. */
@@ -69,38 +76,13 @@ export interface ServiceClientOptions {
   dynamicConfigScale?: number;
 }
 
-/** How the embedded service is started when no server is configured. */
-export type EmbeddedServiceProvider = () => Promise<{
+/** Where a server is, resolved at first contact ({@link ServiceClientOptions.server}). */
+export type ServerProvider = () => Promise<{
   baseURL: string;
   apiKey?: string;
-  /** Called when the client closes: the embedded service stops when its last client releases it. */
+  /** Called once when the client closes (e.g. to stop a service started for it). */
   release?: () => Promise<void>;
 }>;
-
-let embeddedProvider: EmbeddedServiceProvider | undefined;
-
-/**
- * Replace how the embedded service is started when no server is configured (default: `@cookbook/local-tinker`'s
- * `ensureEmbeddedService`, loaded on demand); `undefined` restores the default.
- */
-export function registerEmbeddedServiceProvider(provider: EmbeddedServiceProvider | undefined): void {
-  embeddedProvider = provider;
-}
-
-async function resolveEmbedded(): ReturnType<EmbeddedServiceProvider> {
-  if (embeddedProvider !== undefined) return embeddedProvider();
-  // The embedded service is an optional peer dependency: loaded only when no server is configured.
-  let localTinker: typeof import('@cookbook/local-tinker');
-  try {
-    localTinker = await import('@cookbook/local-tinker');
-  } catch (err) {
-    throw new ConfigError(
-      'no Tinker server configured: set TINKER_BASE_URL (and TINKER_API_KEY for the hosted service), ' +
-        `or install @cookbook/local-tinker to use the embedded local service (${err instanceof Error ? err.message : String(err)})`,
-    );
-  }
-  return localTinker.acquireEmbeddedService();
-}
 
 /** Arguments of {@link ServiceClient.createLoraTrainingClient}. */
 export interface CreateLoraTrainingClientArgs extends LoraConfig {
@@ -123,7 +105,7 @@ export class ServiceClient {
   private heartbeatWarned = false;
   private closed = false;
   private httpPromise: Promise<HttpClient> | undefined;
-  private releaseEmbedded: (() => Promise<void>) | undefined;
+  private releaseServer: (() => Promise<void>) | undefined;
   private dynamicTimer: ReturnType<typeof setTimeout> | undefined;
   private jwt: JwtAuth | undefined;
   readonly warn: (message: string) => void;
@@ -133,17 +115,34 @@ export class ServiceClient {
     this.warn = options.warn ?? ((m) => console.warn(m));
   }
 
-  /** The HTTP layer, once the server is resolved (starting the embedded one if needed). */
+  /** The HTTP layer, once the server is resolved (asking `server` for it if one was given). */
   http(): Promise<HttpClient> {
     this.httpPromise ??= (async () => {
       const env = process.env;
       let apiKey = this.options.apiKey ?? (env.TINKER_API_KEY || undefined);
-      let baseURL = this.options.baseURL ?? (env.TINKER_BASE_URL || undefined);
-      if (baseURL === undefined && apiKey === undefined) {
-        const embedded = await resolveEmbedded();
-        baseURL = embedded.baseURL;
-        apiKey = embedded.apiKey;
-        this.releaseEmbedded = embedded.release;
+      let baseURL: string | undefined;
+      if (this.options.server !== undefined) {
+        if (this.options.baseURL !== undefined) {
+          throw new ConfigError('ServiceClient: pass either baseURL or server, not both', { key: 'baseURL' });
+        }
+        const found = await this.options.server();
+        if (this.closed) {
+          await found.release?.();
+          throw new ConfigError('this ServiceClient is closed');
+        }
+        baseURL = found.baseURL;
+        apiKey = this.options.apiKey ?? found.apiKey;
+        this.releaseServer = found.release;
+      } else {
+        baseURL = this.options.baseURL ?? (env.TINKER_BASE_URL || undefined);
+        if (baseURL === undefined && apiKey === undefined) {
+          throw new ConfigError(
+            'no Tinker server configured: set TINKER_BASE_URL (and TINKER_API_KEY for the hosted service) or pass ' +
+              "baseURL; for the embedded local service, build the client with @cookbook/training's serviceClientFor() " +
+              '(it starts @cookbook/local-tinker in-process)',
+            { key: 'TINKER_BASE_URL' },
+          );
+        }
       }
       baseURL ??= DEFAULT_BASE_URL;
       return new HttpClient({
@@ -475,8 +474,8 @@ export class ServiceClient {
   }
 
   /**
-   * Stop heartbeats and release the embedded service (which stops when its last client in the process closes), so a
-   * script can end. Clients created from this one stop working. Idempotent.
+   * Stop heartbeats and release the server given as `server` (the embedded service stops when its last client in
+   * the process closes), so a script can end. Clients created from this one stop working. Idempotent.
    */
   async close(): Promise<void> {
     this.closed = true;
@@ -484,8 +483,8 @@ export class ServiceClient {
     this.heartbeat = undefined;
     if (this.dynamicTimer !== undefined) clearTimeout(this.dynamicTimer);
     this.jwt?.stop();
-    const release = this.releaseEmbedded;
-    this.releaseEmbedded = undefined;
+    const release = this.releaseServer;
+    this.releaseServer = undefined;
     await release?.();
   }
 

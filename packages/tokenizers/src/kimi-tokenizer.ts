@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DataError, resolveModelRef } from '@cookbook/core';
+import { loadHub } from './internal/hub.js';
 import { MAX_TIKTOKEN_FILE_BYTES, parseTiktokenRanks, TiktokenTokenizer } from './tiktoken-tokenizer.js';
 import type { LoadTokenizerOptions, Tokenizer } from './tokenizer.js';
 
@@ -168,7 +169,7 @@ export function kimiOfflineError(modelName: string): ConfigError {
 /** Download a Kimi tokenizer's files from the Hub into the Hub cache and build it. */
 export async function downloadKimiTokenizer(modelName: string, options: LoadTokenizerOptions = {}): Promise<Tokenizer> {
   const repo = modelName.split(':')[0] ?? modelName;
-  const { downloadFileToCacheDir } = await import('@huggingface/hub');
+  const { downloadFileToCacheDir } = await loadHub();
   const accessToken = options.accessToken ?? process.env.HF_TOKEN;
   const common = {
     repo,

@@ -20,6 +20,7 @@ import {
   type OfflineTokenizerName,
 } from '@cookbook/core';
 import { type HfTokenizerInstance, hfTokenizerClass } from './internal/hf-tokenizer-class.js';
+import { loadHub } from './internal/hub.js';
 import {
   downloadKimiTokenizer,
   isKimiModel,
@@ -477,7 +478,7 @@ export async function loadTokenizer(modelName: string, options: LoadTokenizerOpt
     tokenizerCache.set(modelName, kimi);
     return kimi;
   }
-  const { downloadFileToCacheDir } = await import('@huggingface/hub');
+  const { downloadFileToCacheDir } = await loadHub();
   const accessToken = options.accessToken ?? process.env.HF_TOKEN;
   const common = {
     repo,

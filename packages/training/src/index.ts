@@ -68,6 +68,17 @@ export {
 export { type LoopService, loopService, runService, serviceClientFor } from './loop-service.js';
 export type { MessageEnv, MessageStepResult } from './message-env.js';
 export {
+  type ByteCountingTokenizer,
+  bitsPerByte,
+  computeMeanNll,
+  type DatumBatches,
+  datumTargetTokens,
+  datumWeights,
+  NLLEvaluator,
+  type NllTotals,
+  nllTotals,
+} from './nll-evaluator.js';
+export {
   loadCheckpointOptimizerField,
   type OpenTrainingClientOptions,
   openTrainingClient,

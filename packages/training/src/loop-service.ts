@@ -3,7 +3,8 @@
  * server that is down fails the run with nothing created and no old run deleted (pass `connect` to {@link runLoop}).
  */
 import { CookbookError } from '@cookbook/core';
-import { ServiceClient } from '@cookbook/tinker-client';
+import { ServiceClient, type ServiceClientOptions } from '@cookbook/tinker-client';
+import { embeddedServer } from './embedded-server.js';
 import type { Closeable, RunConfig } from './run.js';
 
 /** What {@link loopService} returns. */
@@ -50,11 +51,27 @@ export function loopService<S extends object>(given: S | undefined, create: () =
 }
 
 /**
- * The ServiceClient of a run, built from the run config in this one place: `baseUrl`, else `TINKER_BASE_URL`, the
- * hosted service with `TINKER_API_KEY`, or the embedded service (the client's own resolution).
+ * The service resolver: the one place that picks which Tinker service a client talks to, and the one place that may
+ * start the embedded service. In order: `config.baseUrl`; else `TINKER_BASE_URL` (with `TINKER_API_KEY` when set);
+ * else the hosted service when `TINKER_API_KEY` is set; else the embedded service (`@cookbook/local-tinker`, an
+ * optional peer loaded on demand, started in-process on 127.0.0.1 at the client's first contact and stopped when its
+ * last client closes). Nothing is contacted or started until the client's first request.
+ * @param clientOptions passed to the ServiceClient (timeouts, `warn`, …); `baseURL` and `server` are this
+ *   function's to choose.
+ * @example
+ * // a library user's one line for a client on whatever is configured, offline by default:
+ * const service = serviceClientFor();
  */
-export function serviceClientFor(config: Pick<RunConfig, 'baseUrl'>): ServiceClient {
-  return new ServiceClient(config.baseUrl ? { baseURL: config.baseUrl } : {});
+export function serviceClientFor(
+  config: Partial<Pick<RunConfig, 'baseUrl'>> = {},
+  clientOptions: Omit<ServiceClientOptions, 'baseURL' | 'server'> = {},
+): ServiceClient {
+  if (config.baseUrl) return new ServiceClient({ ...clientOptions, baseURL: config.baseUrl });
+  const env = process.env;
+  if (env.TINKER_BASE_URL || env.TINKER_API_KEY || clientOptions.apiKey !== undefined) {
+    return new ServiceClient(clientOptions);
+  }
+  return new ServiceClient({ ...clientOptions, server: embeddedServer });
 }
 
 /**

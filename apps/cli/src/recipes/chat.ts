@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { samplerPathFromRunFolder } from '@cookbook/eval';
 import { ModelResolver } from '@cookbook/openai-server';
-import { ServiceClient } from '@cookbook/tinker-client';
+import { serviceClientFor } from '@cookbook/training';
 import { z } from 'zod';
 import { CHAT_HELP, runChatLoop } from '../chat/chat-loop.js';
 import { ChatSession } from '../chat/chat-session.js';
@@ -48,7 +48,7 @@ export const chat = defineRecipe({
   notes:
     'Replies stream in chunks of chunk_tokens tokens, each one sampling request continuing the last. Thinking is shown dimmed. /save appends the conversation as one {"messages": [...]} JSONL line, the format sl_basic and sl_loop read.',
   async run(config, io) {
-    const client = new ServiceClient({ ...(config.baseUrl ? { baseURL: config.baseUrl } : {}), warn: io.err });
+    const client = serviceClientFor(config, { warn: io.err });
     try {
       const resolver = new ModelResolver(
         async () => client,

@@ -5,7 +5,8 @@
  * `--json` (json=true) for scripts.
  */
 import { CheckpointError, ConfigError } from '@cookbook/core';
-import { type Checkpoint, parseTinkerPath, type RestClient, ServiceClient } from '@cookbook/tinker-client';
+import { type Checkpoint, parseTinkerPath, type RestClient, type ServiceClient } from '@cookbook/tinker-client';
+import { serviceClientFor } from '@cookbook/training';
 import { formatBytes } from '@cookbook/weights';
 import { z } from 'zod';
 import { defineRecipe, type RecipeIO } from '../recipe.js';
@@ -205,7 +206,7 @@ export const checkpoint = defineRecipe({
     if (!['list'].includes(config.verb)) needPath(config);
     let client: ServiceClient | undefined;
     const rest = async () => {
-      client ??= new ServiceClient(config.baseUrl === null ? {} : { baseURL: config.baseUrl });
+      client ??= serviceClientFor(config);
       return client.createRestClient();
     };
     try {

@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path';
 import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
-import { computeMeanNll, datumWeights } from '@cookbook/eval';
 import { checkpointName, saveCheckpoint } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
 import {
@@ -15,7 +14,7 @@ import {
   seededPermutation,
 } from '@cookbook/supervised';
 import type { ServiceClient } from '@cookbook/tinker-client';
-import { loopService, openTrainingClient, runLoop } from '@cookbook/training';
+import { computeMeanNll, datumWeights, loopService, openTrainingClient, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';

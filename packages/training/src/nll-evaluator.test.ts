@@ -1,9 +1,9 @@
 import { datumFromTokensWeights } from '@cookbook/core';
 import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
-import type { EvalTrainingClient } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
-import { bitsPerByte, computeMeanNll, NLLEvaluator, nllTotals } from './nll.js';
+import type { EvalTrainingClient } from './evaluator.js';
+import { bitsPerByte, computeMeanNll, NLLEvaluator, nllTotals } from './nll-evaluator.js';
 
 describe('computeMeanNll', () => {
   it('is −Σ logprob·w / Σw over the batch, NaN without weight', () => {

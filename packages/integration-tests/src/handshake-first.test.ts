@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
+import { ServiceClient } from '@cookbook/tinker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceClient } from './service-client.js';
 
 const KEY = 'k-handshake';
 let served: LocalTinker;

@@ -5,7 +5,7 @@
  */
 import { type Datum, type TensorData, tensorToNumbers } from '@cookbook/core';
 import { deferred } from '@cookbook/logging';
-import type { EvalContext, EvalTrainingClient, TrainingClientEvaluator } from '@cookbook/training';
+import type { EvalContext, EvalTrainingClient, TrainingClientEvaluator } from './evaluator.js';
 
 /**
  * Mean negative log-likelihood over a batch: −Σ(logprob·weight) / Σweight, NaN when every weight is 0.
