@@ -1,6 +1,5 @@
 export type { AdamParams } from './adamw.js';
 export {
-  CheckpointError,
   EngineCancelledError,
   EngineError,
   EngineInputError,

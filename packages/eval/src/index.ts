@@ -62,10 +62,10 @@ export {
   CEVAL_SUBJECTS,
   ceval,
   gpqa,
+  keyedPermutation,
   MMLU_REDUX_SUBJECTS,
   mmluPro,
   mmluRedux,
-  seededPermutation,
   supergpqa,
 } from './native/choice-benchmarks.js';
 export { aime2025, aime2026, gsm8k, hmmtFeb2025, hmmtNov2025, math500 } from './native/math-benchmarks.js';

@@ -15,7 +15,6 @@ export type { Env, EnvInfo, ResetResult, StepResult } from './core/env.js';
 export { LanguageGameReward, TERMINAL_STATE } from './core/env.js';
 export type { EnvFactory, EnvOptions } from './core/registry.js';
 export { make, registerEnv, registeredEnvIds } from './core/registry.js';
-export { Rng } from './core/rng.js';
 export {
   CodeEnv,
   type CodeEnvOptions,

@@ -30,4 +30,3 @@ export { decodeForwardBackwardRequest, encodeResult } from './proto.js';
 export { LocalTinkerService } from './service.js';
 export type { ServiceOptions } from './service-state.js';
 export { type CheckpointRecord, ROOT_LOCK_FILE, type RunRecord, Storage } from './storage.js';
-export { tarFiles, untar } from './tar.js';

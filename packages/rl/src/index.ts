@@ -212,7 +212,6 @@ export {
   twentyQuestionsEnv,
 } from './envs/twenty-questions-env.js';
 export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators.js';
-export { deriveSeed } from './internal/random.js';
 export {
   aggregationWeights,
   applyLossAggregation,

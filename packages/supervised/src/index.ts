@@ -39,7 +39,6 @@ export {
   readConversationRecords,
   readParquetRecords,
 } from './hub-dataset.js';
-export { seededPermutation, seededRandom } from './prng.js';
 export {
   runSupervisedSteps,
   type SupervisedStepsDeps,

@@ -21,6 +21,7 @@ import {
   DataError,
   type Datum,
   type Message,
+  seededPermutation,
   tensorToNumbers,
 } from '@cookbook/core';
 import { progressBar, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
@@ -33,7 +34,6 @@ import {
 } from '@cookbook/tinker-client';
 import { LOOP_ADAM } from '@cookbook/training';
 import { conversationToDatum } from './conversation-to-datum.js';
-import { seededPermutation } from './prng.js';
 
 /** What a warm start trains on: conversations with the renderer that turns them into tokens, or ready datums. */
 export type WarmStartDemonstrations =

@@ -9,6 +9,7 @@ import {
   ConfigError,
   configToKeyStyle,
   type Datum,
+  deriveSeed,
   type Message,
   ModelInput,
   resolveLearningRate,
@@ -17,7 +18,6 @@ import {
 } from '@cookbook/core';
 import { appendCheckpointRecord, REPORT_FILE, readMetrics } from '@cookbook/logging';
 import {
-  deriveSeed,
   extractBoxed,
   fetchHubRows,
   generateArithmeticProblems,

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '@cookbook/core';
-import { resolveRendererName, TrainOnWhat } from '@cookbook/renderers';
+import { TrainOnWhat } from '@cookbook/renderers';
 import {
   type ChatDatasetCommonConfig,
   fromConversationFile,
@@ -44,11 +44,6 @@ export const slRecipeSchema = SupervisedTrainConfigSchema.omit({ recipeName: tru
 
 /** The shared supervised recipe fields, parsed. */
 export type SlRecipeConfig = z.infer<typeof slRecipeSchema>;
-
-/** The renderer name of a run: explicit, else the model's recommended one. */
-export function slRendererName(config: Pick<SlRecipeConfig, 'modelName' | 'rendererName'>): string {
-  return resolveRendererName(config.modelName, config.rendererName);
-}
 
 /**
  * The dataset named on the command line: `example` (the shipped file), a `.jsonl` / `.parquet` path, or
