@@ -1,4 +1,3 @@
-export { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
 export { isBuiltinModel, writeBuiltinModelFolder } from './builtin-folder.js';
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
 export {

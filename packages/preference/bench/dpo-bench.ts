@@ -5,12 +5,14 @@
  * up to the step (the training loop overlaps the next batch's reference logprobs with the current step).
  * Usage: pnpm --filter @cookbook/preference bench   (env BENCH_STEPS, BENCH_PAIRS, BENCH_RANK)
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRecommendedRendererName, getRenderer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import {
   dpoDataset,
   dpoLoss,

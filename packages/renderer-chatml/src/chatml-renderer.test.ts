@@ -1,5 +1,6 @@
 import { type Message, mulberry32 } from '@cookbook/core';
-import { getRenderer, getTokenizer, isRendererRegistered, TrainOnWhat, unregisterRenderer } from '@cookbook/renderers';
+import { getRenderer, isRendererRegistered, TrainOnWhat, unregisterRenderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { Template } from '@huggingface/jinja';
 import { describe, expect, it } from 'vitest';
 import { CHATML_RENDERER_NAME, ChatmlRenderer, registerChatmlRenderer } from './index.js';

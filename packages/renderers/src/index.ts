@@ -1,30 +1,4 @@
 export {
-  DEFAULT_MODEL_NAME,
-  findModel,
-  getModel,
-  listModels,
-  type ModelEntry,
-  type ModelFamily,
-  type TokenizerSource,
-} from '@cookbook/core';
-export {
-  type EncodeOptions,
-  getTokenizer,
-  HfTokenizer,
-  type LoadTokenizerOptions,
-  loadTokenizer,
-  readTokenizerFiles,
-  registerTokenizer,
-  TOKENIZER_FAMILIES,
-  type Tokenizer,
-  type TokenizerFactory,
-  type TokenizerFamily,
-  type TokenizerFiles,
-  tokenizerFamilyForModel,
-  tokenizerFromFolder,
-  unregisterTokenizer,
-} from '@cookbook/tokenizers';
-export {
   CHAT_TEMPLATE_TOOLS_ROLE,
   ChatTemplateRenderer,
   type ChatTemplateRendererOptions,

@@ -1,38 +1,3 @@
-/** The math graders are `@cookbook/eval`'s (one implementation); re-exported for RL env authors. */
-export { extractBoxed, extractGsm8kAnswer, gradeAnswer, normalizeAnswer } from '@cookbook/eval';
-/** Rollout limits are `@cookbook/training`'s (usable by every multi-turn env); re-exported for RL env authors. */
-export {
-  type Action,
-  type Clock,
-  type Env,
-  EnvFromMessageEnv,
-  type EnvFromMessageEnvOptions,
-  type EnvGroupBuilder,
-  type GroupReward,
-  type InitialObservation,
-  LimitedEnv,
-  type Logs,
-  limitDataset,
-  type MessageEnv,
-  type MessageStepResult,
-  type Metrics,
-  type Observation,
-  type RLDataset,
-  type RLDatasetBuilder,
-  type RolloutLimits,
-  RolloutLimitsSchema,
-  RolloutLimitTracker,
-  type SampleStopReason,
-  type StepResult,
-  TRUNCATION_REASONS,
-  type Trajectory,
-  TrajectoryGroup,
-  type Transition,
-  type TruncationReason,
-  truncationMetrics,
-  validateRolloutLimits,
-  withRolloutLimits,
-} from '@cookbook/training';
 export {
   ADVANTAGE_ESTIMATORS,
   ADVANTAGE_STD_EPS,

@@ -2,13 +2,15 @@
  * The warm start against the embedded service: trained once, then served from the cache; a pruned checkpoint or a
  * corrupt record is trained again; a change of data or settings is a new entry; bad settings are refused by name.
  */
+
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
 import { datumWeights } from '@cookbook/eval';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getRenderer, getTokenizer, TrainOnWhat } from '@cookbook/renderers';
+import { getRenderer, TrainOnWhat } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './__tests__/helpers.js';
 import { conversationToDatum } from './conversation-to-datum.js';

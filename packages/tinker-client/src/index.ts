@@ -1,13 +1,3 @@
-/** From the wire, their one owner: Adam's defaults, and the built-in loss declaration (for loops offering a loss choice). */
-export {
-  ADAM_PARAMS_DEFAULTS,
-  BUILTIN_LOSSES,
-  LOSS_FN_NAMES,
-  type LossDeclaration,
-  lossNeedsNoConfig,
-  POLICY_GRADIENT_LOSS_FNS,
-  type PolicyGradientLossFn,
-} from '@cookbook/tinker-wire';
 export { APIFuture, type PollOptions, type ResultOptions } from './api-future.js';
 export type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from './client-types.js';
 export {

@@ -5,7 +5,9 @@
  * answer a guessed digit without it: RL's climb is calling the tool (the `called_tool` metric). Hosted: any model with
  * a tool-calling renderer.
  */
-import { collectDemonstrations, LookupToolDataset, RolloutLimitsSchema } from '@cookbook/rl';
+
+import { collectDemonstrations, LookupToolDataset } from '@cookbook/rl';
+import { RolloutLimitsSchema } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { GAME_MAX_STEPS, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';

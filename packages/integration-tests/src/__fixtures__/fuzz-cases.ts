@@ -5,7 +5,8 @@
  * replaced by `..`, malformed percent-escapes and long strings; wrong methods and content types; signed archive
  * downloads with tampered signatures and expiries, traversal segments, and deleted checkpoints.
  */
-import { ForwardBackwardRequestProto } from '@cookbook/local-tinker';
+
+import { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
 import { mulberry32 } from '@cookbook/core';
 
 /** One request to send. */

@@ -3,8 +3,10 @@
  * and what the loop needs besides it. Non-serialisable inputs (dataset builder, evaluators, service client,
  * callbacks) are {@link RLTrainDeps}.
  */
+
 import type { Datum, TokenCompleter } from '@cookbook/core';
-import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-client';
+import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-wire';
+
 import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '@cookbook/training';
 import {
   checkpointConfigShape,

@@ -3,11 +3,13 @@
  * groups into datums (advantages, KL penalty), evaluations, the update and the next sampler, checkpoints, and the
  * per-step metrics line.
  */
+
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CheckpointError, type Datum, deriveSeed, iterationDir, type TokenCompleter } from '@cookbook/core';
 import { initTrace, scopeHeader } from '@cookbook/logging';
-import { getTokenizer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
+
 import type {
   CheckpointManager,
   EnvGroupBuilder,
