@@ -13,13 +13,10 @@ import { startLocalTinker } from '@cookbook/local-tinker';
 import { getRecommendedRendererName, getRenderer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { getTokenizer } from '@cookbook/tokenizers';
-import {
-  dpoDataset,
-  dpoLoss,
-  FORMAT_COMPARISONS_TRAIN,
-  readComparisonFile,
-  referenceSequenceLogprobs,
-} from '../src/index.js';
+import { dpoDataset } from '../src/dpo-data.js';
+import { referenceSequenceLogprobs } from '../src/dpo-evaluator.js';
+import { dpoLoss } from '../src/dpo-loss.js';
+import { FORMAT_COMPARISONS_TRAIN, readComparisonFile } from '../src/index.js';
 
 const steps = Number(process.env.BENCH_STEPS ?? 5);
 const pairs = Number(process.env.BENCH_PAIRS ?? 8);
