@@ -8,8 +8,7 @@
  * trains or grades: the games, arithmetic and preference data of the recipes are generated elsewhere, from their own
  * seeds.
  */
-import type { Message } from '@cookbook/core';
-import { Rng } from '@cookbook/gem';
+import { type Message, Sfc32Rng } from '@cookbook/core';
 import { type Cell, renderBoard, winnerOf } from '@cookbook/rl';
 
 const WORDS = (
@@ -17,20 +16,20 @@ const WORDS = (
   'forest bread ocean tiger yellow honey window simple bright happy little orange castle planet rabbit'
 ).split(' ');
 
-type Gen = (rng: Rng) => { prompt: string; answer: string };
+type Gen = (rng: Sfc32Rng) => { prompt: string; answer: string };
 
-const words = (rng: Rng, n: number) => Array.from({ length: n }, () => rng.choice(WORDS));
-const nums = (rng: Rng, n: number, hi: number) => Array.from({ length: n }, () => rng.int(0, hi));
+const words = (rng: Sfc32Rng, n: number) => Array.from({ length: n }, () => rng.choice(WORDS));
+const nums = (rng: Sfc32Rng, n: number, hi: number) => Array.from({ length: n }, () => rng.int(0, hi));
 
 /** A 3×3 grid in the tic-tac-toe layout (the env's own rendering): X, O, or the cell's number (1–9) when empty. */
-function grid(rng: Rng): { cells: Cell[]; text: string } {
+function grid(rng: Sfc32Rng): { cells: Cell[]; text: string } {
   const filled = rng.int(0, 8);
   const cells: Cell[] = new Array<Cell>(9).fill(null);
   for (const i of rng.shuffle([...Array(9).keys()]).slice(0, filled)) cells[i] = rng.random() < 0.5 ? 'X' : 'O';
   return { cells, text: renderBoard(cells) };
 }
 
-const distractor = (rng: Rng) =>
+const distractor = (rng: Sfc32Rng) =>
   rng.choice([`Example: [${rng.int(1, 9)}].\n`, `Earlier: [${rng.int(1, 9)}].\n`, `Not [${rng.int(1, 9)}].\n`, '']);
 
 const GENERATORS: Record<string, Gen> = {
@@ -106,7 +105,7 @@ const SINGLE_TURN = Object.keys(GENERATORS);
  * the model learns to read the last user message (however short) rather than the first. Half the time the last
  * message is "Again", answered with the previous answer: reading its own earlier turn.
  */
-function chat(rng: Rng): Message[] {
+function chat(rng: Sfc32Rng): Message[] {
   const out: Message[] = [];
   const turns = rng.int(2, 3);
   for (let t = 0; t < turns; t++) {
@@ -130,7 +129,7 @@ export const CORPUS_FAMILIES = [...SINGLE_TURN, 'chat'];
  * `chat` family) several such exchanges, each answer trainable.
  */
 export function standinCorpus(n: number, seed: number): { family: string; conversation: Message[] }[] {
-  const rng = new Rng(seed);
+  const rng = new Sfc32Rng(seed);
   const out: { family: string; conversation: Message[] }[] = [];
   for (let i = 0; i < n; i++) {
     const family = CORPUS_FAMILIES[i % CORPUS_FAMILIES.length]!;

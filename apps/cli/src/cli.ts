@@ -4,16 +4,19 @@
  * (snake_case, the Python cookbook's spelling) are mapped onto the recipes' schemas (camelCase, derived from the
  * library schemas).
  */
+
 import {
   ConfigError,
   clearInterruption,
   closestMatch,
   configHelp,
+  findModel,
   interruptionSignal,
   parseConfig,
   signalExitCode,
 } from '@cookbook/core';
-import { findModel, getRegisteredRendererNames, loadTokenizer } from '@cookbook/renderers';
+import { getRegisteredRendererNames } from '@cookbook/renderers';
+import { loadTokenizer } from '@cookbook/tokenizers';
 import { describeFailure } from './errors.js';
 import type { Recipe, RecipeIO } from './recipe.js';
 import { ensureRendererPlugin, extractRendererPackage } from './renderer-plugins.js';

@@ -1,3 +1,4 @@
+export { BoundedMap } from './bounded-map.js';
 export {
   type CompleteOptions,
   getLogprobs,
@@ -121,7 +122,14 @@ export {
   lockOwnerAlive,
   readLockOwner,
 } from './process-lock.js';
-export { PythonRandom } from './python-random.js';
+export { deriveSeed } from './random/derive-seed.js';
+export { Mulberry32Rng, mulberry32 } from './random/mulberry32.js';
+export { PythonRandom } from './random/python-random.js';
+export { Sfc32Rng } from './random/sfc32.js';
+export { seededPermutation, shuffleInPlace } from './random/shuffle.js';
+export { seededRandom, splitMix32 } from './random/splitmix32.js';
+export { randomSeed, Xoshiro128Rng } from './random/xoshiro128.js';
+export { type NumberedLine, readLinesSync } from './read-lines.js';
 export {
   isSparse,
   maybeSparse,

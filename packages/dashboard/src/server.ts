@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '@cookbook/core';
+import { BoundedMap, ConfigError } from '@cookbook/core';
 import { compareExamples, type EvalExample, readBenchmarks, readExample, readExamples } from './eval-folders.js';
 import { isLoopbackHost } from './host-check.js';
 import { MetricsStore } from './metrics-store.js';
@@ -101,7 +101,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const pollMs = options.pollMs ?? 1000;
   const runs = new Map<string, RunState>();
   const lives = new Map<string, Live>();
-  const evalCache = new Map<string, { examples: EvalExample[]; skipped: number; at: number }>();
+  const evalCache = new BoundedMap<string, { examples: EvalExample[]; skipped: number; at: number }>(16);
   let port = 0;
 
   const runDir = (id: string | null): string => {
@@ -319,7 +319,6 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     if (hit !== undefined && Date.now() - hit.at < 5000) return hit;
     const v = { ...(await readExamples(root, dir, benchmark)), at: Date.now() };
     evalCache.set(key, v);
-    if (evalCache.size > 16) evalCache.delete(evalCache.keys().next().value!);
     return v;
   };
 

@@ -5,13 +5,15 @@
  * shape the recipes use (≈ 30 tokens each). Figures depend on the machine and its load: report `uptime` with them.
  * Run: pnpm --filter @cookbook/distillation bench   (env: BENCH_SEQUENCES (default 64), BENCH_K (default 20))
  */
+
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
 import { conversationToDatum } from '@cookbook/supervised';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { mapLimit } from '../src/internal/concurrency.js';
 import { teacherTargets } from '../src/off-policy.js';
 import { fullSequence } from '../src/topk.js';

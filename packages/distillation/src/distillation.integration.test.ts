@@ -6,15 +6,17 @@
  * batches report each dataset's KL; a teacher with another
  * tokenizer is refused before the run writes anything; an off-policy run given more steps resumes where the last one ended.
  */
+
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type Message } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { readCheckpoints } from '@cookbook/logging';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
 import { datasetsFromConversationRows, warmStart } from '@cookbook/supervised';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import type { SamplingClientEvaluator } from '@cookbook/training';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trainOffPolicyDistillation } from './off-policy.js';

@@ -1,7 +1,8 @@
 import { type ModelInput, tensorToNumbers } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
 import { conversationToDatum } from '@cookbook/supervised';
 import type { SampleArgs } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { teacherNll, teacherTargets } from './off-policy.js';
 

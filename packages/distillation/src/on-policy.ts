@@ -4,17 +4,17 @@
  * rollouts (`adjustData`). Several prompt sets can be trained together, each scored by its own teacher; the metrics
  * are `teacher_kl` (mean reverse KL per sampled token, what the run drives down) and `teacher_kl/dataset_{i}`.
  */
+
 import { performance } from 'node:perf_hooks';
 import { ConfigError, configToKeyStyle } from '@cookbook/core';
 import {
-  type RLDataset,
-  type RLDatasetBuilder,
   type RLTrainConfigInput,
   RLTrainConfigSchema,
   type RLTrainDeps,
   type RLTrainResult,
   train,
 } from '@cookbook/rl';
+import type { RLDataset, RLDatasetBuilder } from '@cookbook/training';
 import { z } from 'zod';
 import { CompositeDataset, datasetIndexOf } from './prompt-env.js';
 import { incorporateTeacherKl } from './reverse-kl.js';

@@ -3,18 +3,12 @@
  * prompt once and earns 0 — the whole training signal is the teacher's reverse KL, added to the advantages after the
  * rollouts. Several prompt sets, each with its own teacher, are served together by {@link CompositeDataset}.
  */
+
 import { ConfigError, DataError, getTextContent, type Message, ModelInput } from '@cookbook/core';
 import { logText } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
-import {
-  type Action,
-  type Env,
-  type EnvGroupBuilder,
-  type InitialObservation,
-  type RLDataset,
-  type StepResult,
-  safeParseResponse,
-} from '@cookbook/rl';
+import { safeParseResponse } from '@cookbook/rl';
+import type { Action, Env, EnvGroupBuilder, InitialObservation, RLDataset, StepResult } from '@cookbook/training';
 
 /** One episode: the prompt's generation prompt, one sampled answer, reward 0. */
 export class PromptOnlyEnv implements Env {

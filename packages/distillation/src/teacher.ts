@@ -3,9 +3,10 @@
  * teacher's and the student's logprobs token by token, so both must share one tokenizer; {@link checkSameTokenizer}
  * refuses a pair that does not, before any sampling.
  */
+
 import { ConfigError } from '@cookbook/core';
-import { getTokenizer, type Tokenizer, tokenizerFamilyForModel } from '@cookbook/renderers';
 import type { SamplingClientLike, ServiceClientLike } from '@cookbook/tinker-client';
+import { getTokenizer, type Tokenizer, tokenizerFamilyForModel } from '@cookbook/tokenizers';
 import { z } from 'zod';
 
 /** The teacher fields of both distillation loops (and their recipes). */

@@ -2,7 +2,8 @@
 // decoded together vs one at a time, on local/qwen3-tiny and a SmolLM2-135M-shaped model (random weights).
 // Run: pnpm --filter @cookbook/engine bench   (env BENCH_BATCH_REQUESTS (32), BENCH_BATCH_TOKENS (32),
 // BENCH_BATCH_ALONE_135M (8): how many of the 135M-shape requests the one-at-a-time baseline runs)
-import { loadBaseModel, randomModel, Sampler } from '../src/index.js';
+import { loadBaseModel, Sampler } from '../src/index.js';
+import { randomModel } from '../src/model/base-model.js';
 import { SMOL_135M as smol } from './shapes.js';
 
 const nRequests = Number(process.env.BENCH_BATCH_REQUESTS ?? 32);

@@ -9,14 +9,9 @@
 // BENCH_DECODE_DEVIATION=0 skips the deviation part. Imports only the engine's public API, so the same file also
 // runs against an older engine (one without sampler weight formats: both samplers are then f32).
 import { loadavg } from 'node:os';
-import {
-  createLoraModel,
-  type EngineDatum,
-  kernelInfo,
-  randomModel,
-  Sampler,
-  type SamplerWeights,
-} from '../src/index.js';
+import { createLoraModel, type EngineDatum, kernelInfo, Sampler } from '../src/index.js';
+import { randomModel } from '../src/model/base-model.js';
+import type { SamplerWeights } from '../src/model/sampling-weights.js';
 import { SMOL_135M as smol } from './shapes.js';
 
 const ROUNDS = Number(process.env.BENCH_DECODE_ROUNDS ?? 5);

@@ -1,7 +1,9 @@
 // Engine benchmark: GEMM throughput per kernel and transpose, LoRA training and sampling speed for
 // local/qwen3-tiny and a SmolLM2-135M-shaped model (random weights in memory), peak RSS.
-import { createLoraModel, kernelInfo, loadBaseModel, type ModelConfig, randomModel, sgemmJs } from '../src/index.js';
+import { createLoraModel, kernelInfo, loadBaseModel, type ModelConfig } from '../src/index.js';
 import { nativeAddon } from '../src/kernels/kernel.js';
+import { sgemmJs } from '../src/kernels/sgemm-js.js';
+import { randomModel } from '../src/model/base-model.js';
 import { ceDatum, SMOL_135M as smol } from './shapes.js';
 
 let peakRss = 0;

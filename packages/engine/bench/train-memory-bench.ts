@@ -4,7 +4,8 @@
 // Run: node --conditions=@cookbook/source --import tsx bench/train-memory-bench.ts
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createLoraModel, randomModel } from '../src/index.js';
+import { createLoraModel } from '../src/index.js';
+import { randomModel } from '../src/model/base-model.js';
 import { ceDatum, SMOL_135M as smol } from './shapes.js';
 
 const MiB = (kib: number) => kib / 1024;

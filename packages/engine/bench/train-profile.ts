@@ -8,7 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLoraModel, randomModel } from '../src/index.js';
+import { createLoraModel } from '../src/index.js';
+import { randomModel } from '../src/model/base-model.js';
 import { ceDatum, SMOL_135M as smol } from './shapes.js';
 
 interface ProfileNode {

@@ -1,12 +1,12 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CheckpointError } from '@cookbook/core';
+import { sha256File, writeSafetensors } from '@cookbook/weights';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CheckpointError } from './errors.js';
 import { createLoraModel, loadSampler } from './lora-model.js';
 import type { EngineDatum } from './losses.js';
 import { randomModel } from './model/base-model.js';
-import { sha256File, writeSafetensors } from './model/safetensors.js';
 import { testAdam, tinyConfig } from './test-utils.js';
 
 const root = mkdtempSync(join(tmpdir(), 'engine-integrity-'));

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportMergedModel } from '@cookbook/weights';
+import { bf16ToF32, exportMergedModel, f16ToF32, f32ToBf16, f32ToF16, SafetensorsFile } from '@cookbook/weights';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLoraModel, loadSampler } from './lora-model.js';
 import type { EngineDatum } from './losses.js';
@@ -12,7 +12,6 @@ import {
   randomModel,
   saveHfCheckpoint,
 } from './model/base-model.js';
-import { bf16ToF32, f16ToF32, f32ToBf16, f32ToF16, SafetensorsFile } from './model/safetensors.js';
 import { hfTensors } from './model/weights.js';
 import { randn, testAdam, tinyConfig } from './test-utils.js';
 

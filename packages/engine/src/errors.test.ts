@@ -1,18 +1,11 @@
 import { CookbookError } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import {
-  CheckpointError,
-  EngineCancelledError,
-  EngineError,
-  EngineInputError,
-  KernelError,
-  ModelLoadError,
-} from './errors.js';
+import { EngineCancelledError, EngineError, EngineInputError, KernelError, ModelLoadError } from './errors.js';
 
 describe('engine errors', () => {
   it('sit under the one cookbook root and keep their own class names', () => {
     const cause = new Error('disk');
-    for (const Kind of [EngineInputError, ModelLoadError, CheckpointError, KernelError, EngineCancelledError]) {
+    for (const Kind of [EngineInputError, ModelLoadError, KernelError, EngineCancelledError]) {
       const e = new Kind('bad thing', { cause });
       expect(e).toBeInstanceOf(EngineError);
       expect(e).toBeInstanceOf(CookbookError);

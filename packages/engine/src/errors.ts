@@ -1,8 +1,10 @@
 import { CookbookError } from '@cookbook/core';
 
 /**
- * Base class of every error the engine throws, under the cookbook's one root (`CookbookError`); `name` is the
- * subclass name (the embedded service maps a worker's failure back to its kind by that name).
+ * Base class of the engine's own errors, under the cookbook's one root (`CookbookError`); `name` is the
+ * subclass name (the embedded service maps a worker's failure back to its kind by that name). A training state, sampler weights
+ * or adapter folder that cannot be read or written throws `@cookbook/core`'s `CheckpointError` (safetensors and
+ * archive failures `@cookbook/weights`' `SafetensorsError` / `WeightsError`, both `CheckpointError`s).
  */
 export class EngineError extends CookbookError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -16,9 +18,6 @@ export class EngineInputError extends EngineError {}
 
 /** A model folder, config.json or safetensors file that cannot be read or is not supported. */
 export class ModelLoadError extends EngineError {}
-
-/** A training state, sampler weights or adapter folder that cannot be read or written. */
-export class CheckpointError extends EngineError {}
 
 /** The requested compute kernel is unavailable (e.g. `COOKBOOK_KERNEL=native` without a built addon). */
 export class KernelError extends EngineError {}

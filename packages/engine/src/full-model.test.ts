@@ -1,16 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Xoshiro128Rng } from '@cookbook/core';
+import { SafetensorsFile } from '@cookbook/weights';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FullModel } from './full-model.js';
 import type { EngineDatum } from './losses.js';
 import { randomModel } from './model/base-model.js';
-import { SafetensorsFile } from './model/safetensors.js';
-import { Rng } from './prng.js';
 import { dot, fdDirectional, randn, testAdam, tinyConfig } from './test-utils.js';
 
 function ceData(V: number, seed: number, lengths: number[]): EngineDatum[] {
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128Rng(seed);
   return lengths.map((n) => {
     const toks = Array.from({ length: n + 1 }, () => Math.floor(rng.next() * V));
     return {

@@ -5,11 +5,11 @@
 // object, so the forward of any sampler built from the model afterwards sees the trained values.
 import { renameSync } from 'node:fs';
 import type { LossFnType } from '@cookbook/tinker-wire';
+import { writeSafetensors } from '@cookbook/weights';
 import { type AdamParams, adamwStep } from './adamw.js';
 import { allocBaseGrads, type BaseGrads, trainableTensors } from './base-grads.js';
 import type { EngineDatum } from './losses.js';
 import type { BaseModel } from './model/base-model.js';
-import { writeSafetensors } from './model/safetensors.js';
 import { hfTensors } from './model/weights.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
 import { TrainWorkspace } from './train-workspace.js';

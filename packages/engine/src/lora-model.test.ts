@@ -1,3 +1,4 @@
+import { Xoshiro128Rng } from '@cookbook/core';
 import { BUILTIN_LOSSES, type LossFnType } from '@cookbook/tinker-wire';
 import { describe, expect, it } from 'vitest';
 import { adamwStep } from './adamw.js';
@@ -5,13 +6,12 @@ import { EngineInputError } from './errors.js';
 import { createLoraModel, type LoraModel } from './lora-model.js';
 import type { EngineDatum, EngineTensor } from './losses.js';
 import { randomModel } from './model/base-model.js';
-import { Rng } from './prng.js';
 import { Sampler } from './sampler.js';
 import { dot, fdDirectional, randn, testAdam, tinyConfig } from './test-utils.js';
 import { headBlockRows } from './train-workspace.js';
 
 function makeData(V: number, seed: number, lengths: number[]): EngineDatum[] {
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128Rng(seed);
   return lengths.map((n) => {
     const toks = Array.from({ length: n + 1 }, () => Math.floor(rng.next() * V));
     const q = Array.from({ length: n }, () => -1 - rng.next() * 3);

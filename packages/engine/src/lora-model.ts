@@ -2,14 +2,14 @@
 // PEFT adapter export (merged exports: `@cookbook/weights`), and sampler snapshots.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CheckpointError } from '@cookbook/core';
 import type { LossFnType } from '@cookbook/tinker-wire';
+import { SafetensorsFile, sha256File, writeSafetensors } from '@cookbook/weights';
 import { type AdamParams, adamwStep } from './adamw.js';
-import { CheckpointError } from './errors.js';
 import { writeDirAtomic } from './fs-atomic.js';
 import { type LoraSpec, LoraWeights, type ResolvedLoraSpec, resolveLoraSpec } from './lora.js';
 import type { EngineDatum } from './losses.js';
 import type { BaseModel } from './model/base-model.js';
-import { SafetensorsFile, sha256File, writeSafetensors } from './model/safetensors.js';
 import { type ForwardBackwardResult, forwardBackwardData } from './pack.js';
 import type { SamplerOptions } from './sample-request.js';
 import { Sampler } from './sampler.js';

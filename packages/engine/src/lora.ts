@@ -1,9 +1,10 @@
 // LoRA adapters per Tinker's LoraConfig: A kaiming-uniform (seeded), B zero, scale alpha/rank with alpha = 32.
 // All adapter parameters live in one flat buffer (and gradients in another) so AdamW and clipping are one loop.
+
+import { Xoshiro128Rng } from '@cookbook/core';
 import { EngineInputError } from './errors.js';
 import type { LoraAdapter } from './layers/linear.js';
 import type { ModelConfig } from './model/config.js';
-import { Rng } from './prng.js';
 
 /** Tinker/SkyRL use a fixed LoRA alpha of 32: the adapter output is scaled by alpha / rank. */
 export const DEFAULT_LORA_ALPHA = 32;
@@ -108,7 +109,7 @@ export class LoraWeights {
       }
       this.params.set(params);
     }
-    const rng = new Rng(spec.seed);
+    const rng = new Xoshiro128Rng(spec.seed);
     const scale = spec.alpha / R;
     let off = 0;
     this.modules = plan.map((m) => {

@@ -1,10 +1,11 @@
 // One sample request, checked and resolved (prompt tokens, sampling parameters, stop rules) before anything is
 // allocated for it; the sampler's batch decodes from this. Every bad value is an EngineInputError naming it.
+
+import { randomSeed, Xoshiro128Rng } from '@cookbook/core';
 import { EngineInputError } from './errors.js';
 import type { BaseModel } from './model/base-model.js';
 import type { SamplerWeights } from './model/sampling-weights.js';
 import { loadTokenDecoder } from './model/token-decoder.js';
-import { Rng, randomSeed } from './prng.js';
 
 /** Options of one sample call (Tinker SamplingParams plus prompt-logprob flags). */
 export interface SampleOptions {
@@ -80,7 +81,7 @@ export interface SampleRequest {
   topP: number;
   topkPromptLogprobs: number;
   includePromptLogprobs: boolean;
-  rng: Rng;
+  rng: Xoshiro128Rng;
   stopTokens: Set<number>;
   stopStrings: string[];
   /** Length of the longest stop string. */
@@ -173,7 +174,7 @@ export function parseSampleRequest(
     topP,
     topkPromptLogprobs: k,
     includePromptLogprobs: opts.includePromptLogprobs === true,
-    rng: new Rng(opts.seed ?? randomSeed()),
+    rng: new Xoshiro128Rng(opts.seed ?? randomSeed()),
     stopTokens,
     stopStrings,
     maxStop: stopStrings.reduce((m, s) => Math.max(m, s.length), 0),

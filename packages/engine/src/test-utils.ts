@@ -1,7 +1,8 @@
 // Helpers shared by the engine's tests: small random configs and finite differences.
+
+import { Xoshiro128Rng } from '@cookbook/core';
 import type { AdamParams } from './adamw.js';
 import type { ModelConfig } from './model/config.js';
-import { Rng } from './prng.js';
 
 /** A tiny config (vocab 61, hidden 16) for fast finite-difference checks. */
 export function tinyConfig(arch: 'llama' | 'qwen3', tied: boolean): ModelConfig {
@@ -27,7 +28,7 @@ export function tinyConfig(arch: 'llama' | 'qwen3', tied: boolean): ModelConfig 
 
 /** Random f32 values N(0, std²). */
 export function randn(n: number, seed: number, std = 1): Float32Array {
-  return new Rng(seed).fillNormal(new Float32Array(n), std);
+  return new Xoshiro128Rng(seed).fillNormal(new Float32Array(n), std);
 }
 
 /** Σ a·b in f64. */

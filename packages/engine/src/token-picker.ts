@@ -1,6 +1,7 @@
 // Picking a token from a row of logits (temperature, top-k, top-p) and the top-k of a row, with reusable scratch.
+
+import type { Xoshiro128Rng } from '@cookbook/core';
 import { nativeOps } from './kernels/kernel.js';
-import type { Rng } from './prng.js';
 
 /** Up to this top-k, the k most likely tokens are found by one pass with a sorted insertion instead of a sort. */
 const SMALL_TOP_K = 256;
@@ -43,7 +44,7 @@ export class TokenPicker {
    * Picks a token from one row of logits under temperature / top-k / top-p: from {@link distribution}'s probabilities
    * (the native kernel draws the unfiltered tempered softmax itself, from the same `u`).
    */
-  pick(logits: Float32Array, V: number, temperature: number, topK: number, topP: number, rng: Rng): number {
+  pick(logits: Float32Array, V: number, temperature: number, topK: number, topP: number, rng: Xoshiro128Rng): number {
     const ops = temperature > 0 && topK <= 0 && topP >= 1 ? nativeOps() : null;
     if (ops) return ops.sampleRow(logits, V, 1 / temperature, rng.next());
     const best = argmax(logits, V);

@@ -3,7 +3,7 @@
  * earns 1 when the last integer of its reply is right. The whole env is this file — a message-level env, a group
  * builder, a seeded dataset and the `EnvSpec` the registry stores — and `index.ts` registers it.
  */
-import { getTextContent, type Message } from '@cookbook/core';
+import { getTextContent, type Message, mulberry32, shuffleInPlace } from '@cookbook/core';
 import {
   defineEnv,
   type Env,
@@ -92,20 +92,7 @@ export class LetterCountGroupBuilder implements EnvGroupBuilder {
 
 /** A seeded shuffle (mulberry32): the same seed gives the same order on every machine. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
+  return shuffleInPlace([...items], mulberry32(seed));
 }
 
 /** Batches of `groupsPerBatch` words, cycling through a seeded order of the word list. */

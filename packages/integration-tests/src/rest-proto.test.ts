@@ -2,8 +2,9 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { datumFromTokensWeights, tensorToNumbers } from '@cookbook/core';
-import { ForwardBackwardRequestProto, untar } from '@cookbook/local-tinker';
 import { ConflictError, NotFoundError } from '@cookbook/tinker-client';
+import { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
+import { extractTar } from '@cookbook/weights';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixedBatch, MODEL, startPair, tempRoot } from './helpers.js';
@@ -64,14 +65,13 @@ describe('REST: runs and checkpoints survive a restart', () => {
       expect(url.startsWith(`${await client.baseURL()}/`)).toBe(true);
       const dest = join(await mkdtemp(join(tmpdir(), 'cookbook-archive-')), 'w1.tar');
       const size = await rest.downloadCheckpointArchive(samplerPath, dest);
-      const entries = untar(await readFile(dest));
+      const unpacked = await mkdtemp(join(tmpdir(), 'cookbook-unpacked-'));
+      const entries = extractTar(dest, unpacked);
       expect(size).toBeGreaterThan(1000);
       expect(entries.map((e) => e.name)).toEqual(
         expect.arrayContaining(['adapter_config.json', 'adapter_model.safetensors', 'checkpoint_complete']),
       );
-      const cfg = JSON.parse(
-        Buffer.from(entries.find((e) => e.name === 'adapter_config.json')!.data).toString(),
-      ) as Record<string, unknown>;
+      const cfg = JSON.parse(await readFile(join(unpacked, 'adapter_config.json'), 'utf8')) as Record<string, unknown>;
       expect(cfg).toMatchObject({ peft_type: 'LORA', r: 4, lora_alpha: 32, base_model_name_or_path: MODEL });
       // A resumed download: the archive's bytes are the same on every request, and a Range request gets the rest.
       const whole = await readFile(dest);

@@ -4,8 +4,10 @@
  * `type`, `num_samples`, `optimizer`, `allow_metadata_only`, Adam and sampling defaults, …) and the SDK's headers.
  * Regression: the SDK's very first forward_backward got `400 … chunks[0].type: Invalid discriminator value`.
  */
+
 import { randomUUID } from 'node:crypto';
-import { ForwardBackwardRequestProto, type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
+import { type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
+import { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL, tempRoot } from './helpers.js';
 

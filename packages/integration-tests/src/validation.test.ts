@@ -287,7 +287,7 @@ describe('authentication and binding', () => {
       expect(await call('tml-secreT')).toBe(401);
       expect(await call('tml-secret')).toBe(200);
       // The protobuf forward_backward route is guarded the same way.
-      const { ForwardBackwardRequestProto } = await import('@cookbook/local-tinker');
+      const { ForwardBackwardRequestProto } = await import('@cookbook/tinker-wire');
       const proto = await fetch(`${svc.baseURL}/api/v1/forward_backward`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-protobuf' },

@@ -6,7 +6,7 @@
  * ({@link QueueLimitError}), so a client cannot park requests that hold memory forever.
  */
 import { createHash } from 'node:crypto';
-import { CookbookError } from '@cookbook/core';
+import { BoundedMap, CookbookError } from '@cookbook/core';
 
 /** A seq id reused with a different request body (answered 409). */
 export class SeqConflictError extends CookbookError {
@@ -59,7 +59,7 @@ export class ModelQueue {
   private next = 1;
   private highest = 0;
   private readonly waiting = new Map<number, Slot>();
-  private readonly seen = new Map<number, { hash: string; requestId: string }>();
+  private readonly seen = new BoundedMap<number, { hash: string; requestId: string }>(MAX_REMEMBERED);
   private draining = false;
   private settledWaiters: (() => void)[] = [];
   private readonly executor: <T>(fn: () => Promise<T>) => Promise<T>;
@@ -173,7 +173,6 @@ export class ModelQueue {
   /** Record a seq id's request; only the most recent {@link MAX_REMEMBERED} are kept for replays. */
   private remember(seqId: number, entry: { hash: string; requestId: string }): void {
     this.seen.set(seqId, entry);
-    if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value!);
   }
 
   private async drain(): Promise<void> {

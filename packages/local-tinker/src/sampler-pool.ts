@@ -5,11 +5,16 @@
  * used are unloaded (file-backed) or dropped with a 410 reason (ephemeral).
  */
 import { join } from 'node:path';
+import { BoundedMap } from '@cookbook/core';
 import type { BaseInfo } from './engine-protocol.js';
 import { HttpError, parseCheckpointPath } from './http-errors.js';
 import type { ModelState, ServiceState } from './service-state.js';
 
 /** Loaded samplers kept in memory; the least recently used beyond this are dropped (file-backed ones reload). */
+
+/** Sample requests remembered per sampler for idempotent replay (the oldest forgotten first). */
+const MAX_SAMPLE_REPLAYS = 10_000;
+
 export const MAX_LIVE_SAMPLERS = 16;
 
 export interface SamplerState {
@@ -25,7 +30,7 @@ export interface SamplerState {
   loading: Promise<BaseInfo> | undefined;
   info: BaseInfo | undefined;
   lastUsed: number;
-  sampleSeen: Map<number, { hash: string; requestId: string }>;
+  sampleSeen: BoundedMap<number, { hash: string; requestId: string }>;
   /** The create_sampling_session arguments it was made for (undefined: a snapshot or a direct sampler). */
   createdFor?: string;
   /** Largest slot count and sequence length its KV cache has held (the cache only grows). */
@@ -93,7 +98,7 @@ export class SamplerPool {
       loading: undefined,
       info: undefined,
       lastUsed: Date.now(),
-      sampleSeen: new Map(),
+      sampleSeen: new BoundedMap(MAX_SAMPLE_REPLAYS),
       cacheSlots: 0,
       cacheLen: 0,
     };
@@ -131,7 +136,7 @@ export class SamplerPool {
       loading: undefined,
       info,
       lastUsed: Date.now(),
-      sampleSeen: new Map(),
+      sampleSeen: new BoundedMap(MAX_SAMPLE_REPLAYS),
       cacheSlots: 0,
       cacheLen: 0,
     });

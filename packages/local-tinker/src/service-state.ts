@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
-import { findModel, isHubRepoId, listLocalModels } from '@cookbook/core';
+import { BoundedMap, findModel, isHubRepoId, listLocalModels } from '@cookbook/core';
 import type { WireLoraConfig } from '@cookbook/tinker-wire';
 import { formatBytes, pruneCache } from './cache.js';
 import { ClockCycle } from './clock-cycle.js';
@@ -38,6 +38,19 @@ function realOrResolved(path: string): string {
 }
 
 /** The service's shared state and the helpers the routes use. */
+
+/**
+ * Engine failures that are the request's fault (bad input, a model or checkpoint that cannot be read or written):
+ * answered as user errors, by the failure's class name (a worker's error crosses the thread boundary by name).
+ */
+const USER_ERROR_KINDS = new Set([
+  'EngineInputError',
+  'ModelLoadError',
+  'CheckpointError',
+  'SafetensorsError',
+  'WeightsError',
+]);
+
 export class ServiceState {
   readonly storage: Storage;
   readonly futures: FutureTable;
@@ -54,7 +67,7 @@ export class ServiceState {
   /** Models being created: their create request, for replays. */
   readonly creating = new Map<string, { requestId: string; hash: string }>();
   /** Why a session, model or sampler that existed is gone (answered 410), most recent last. */
-  private readonly gone = new Map<string, string>();
+  private readonly gone = new BoundedMap<string, string>(10_000);
   /** Keys the HMACs of signed download URLs and of the constant-time API-key check; new per process. */
   readonly secret = randomBytes(32);
   private readonly rootPaths: string[];
@@ -181,7 +194,6 @@ export class ServiceState {
   markGone(id: string, reason: string): void {
     this.gone.delete(id);
     this.gone.set(id, reason);
-    if (this.gone.size > 10_000) this.gone.delete(this.gone.keys().next().value!);
   }
 
   /** A 410 for something that was unloaded, or a 404 naming what is unknown. */
@@ -299,7 +311,7 @@ export class ServiceState {
         const id = 'modelId' in op ? op.modelId : 'samplerId' in op ? op.samplerId : '';
         return userError(this.gone.get(id) ?? msg);
       }
-      if (['EngineInputError', 'CheckpointError', 'ModelLoadError'].includes(err.failure.name)) return userError(msg);
+      if (USER_ERROR_KINDS.has(err.failure.name)) return userError(msg);
       return new FutureFailure(`${err.failure.name}: ${msg}`, 'server');
     }
     return new FutureFailure(this.scrub(err instanceof Error ? err.message : String(err)), 'server');

@@ -5,6 +5,7 @@
  * table, authentication and idempotency; the routes live in `routes/*`, the shared state in `service-state.ts`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { BoundedMap } from '@cookbook/core';
 import { listBuiltinModels } from '@cookbook/engine';
 import { FutureFailure } from './futures.js';
 import { HttpError, ok, type ServiceReply, type ServiceRequest } from './http-errors.js';
@@ -71,7 +72,7 @@ const PUBLIC: Record<string, Route> = {
 
 export class LocalTinkerService {
   private readonly state: ServiceState;
-  private readonly idempotent = new Map<string, { hash: string; reply: ServiceReply }>();
+  private readonly idempotent = new BoundedMap<string, { hash: string; reply: ServiceReply }>(10_000);
   private readonly clientFlags: Record<string, unknown>;
   private readonly jwt: JwtIssuer | undefined;
   private readonly dynamicRefreshIntervalS: number;
@@ -261,7 +262,6 @@ export class LocalTinkerService {
     const reply = await this.dispatch(req);
     if (reply.status < 500) {
       this.idempotent.set(idemKey, { hash, reply });
-      if (this.idempotent.size > 10_000) this.idempotent.delete(this.idempotent.keys().next().value!);
     }
     return reply;
   }

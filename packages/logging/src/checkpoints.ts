@@ -6,8 +6,8 @@
  * and `epoch`/`batch` name the NEXT batch to train, so a resume replays nothing; and a resumed run drops the
  * metrics rows written past its checkpoint ({@link truncateMetricsFrom}), so metrics.jsonl never holds a step twice.
  *
- * The training client is structural ({@link CheckpointClient}): `@cookbook/tinker-client`'s TrainingClient fits it,
- * and so do test fakes; this package does not depend on the client.
+ * The training client is structural ({@link CheckpointClient}, picked from `@cookbook/tinker-client`'s one
+ * `TrainingClientLike` definition, a type-only import): the client's TrainingClient fits it, and so do test fakes.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { mulberry32 } from '@cookbook/core';
 import { writeFileAtomicSync } from './atomic-write.js';
 
 /** Default bounds of one step's rollout log. */
@@ -33,15 +34,7 @@ export interface RolloutLogOptions {
 export function sampleIndices(n: number, max: number, seed: number): number[] {
   const idx = Array.from({ length: n }, (_, i) => i);
   if (n <= max) return idx;
-  let s = seed >>> 0 || 0x9e3779b9;
-  const next = () => {
-    // mulberry32
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed >>> 0 || 0x9e3779b9);
   for (let i = 0; i < max; i++) {
     const j = i + Math.floor(next() * (n - i));
     const tmp = idx[i]!;

@@ -4,6 +4,8 @@
  * when several runs have one by that name), or a base model the service serves. The renderer is the base model's
  * catalogued one (`loadModelSetup`). Resolved models are cached (a bounded number, least recently used dropped).
  */
+
+import { BoundedMap } from '@cookbook/core';
 import type { ModelSetup } from '@cookbook/renderers';
 import { loadModelSetup } from '@cookbook/renderers';
 import type { Checkpoint, SampleArgs, SampleResponse, SupportedModel } from '@cookbook/tinker-client';
@@ -44,7 +46,7 @@ const CACHE_SIZE = 16;
 
 /** Resolves and caches models for the routes. */
 export class ModelResolver {
-  private readonly cache = new Map<string, Promise<ResolvedModel>>();
+  private readonly cache = new BoundedMap<string, Promise<ResolvedModel>>(CACHE_SIZE);
   constructor(
     private readonly backend: () => Promise<OpenAIBackend>,
     private readonly options: { rendererName?: string } = {},
@@ -52,19 +54,10 @@ export class ModelResolver {
 
   /** The model a request names, or a 404 `model_not_found` naming it. */
   resolve(model: string): Promise<ResolvedModel> {
-    const hit = this.cache.get(model);
-    if (hit !== undefined) {
-      this.cache.delete(model);
-      this.cache.set(model, hit);
-      return hit;
-    }
+    const hit = this.cache.touch(model);
+    if (hit !== undefined) return hit;
     const p = this.load(model);
     this.cache.set(model, p);
-    while (this.cache.size > CACHE_SIZE) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest === undefined) break;
-      this.cache.delete(oldest);
-    }
     p.catch(() => {
       if (this.cache.get(model) === p) this.cache.delete(model);
     });

@@ -5,19 +5,18 @@
  * up to the step (the training loop overlaps the next batch's reference logprobs with the current step).
  * Usage: pnpm --filter @cookbook/preference bench   (env BENCH_STEPS, BENCH_PAIRS, BENCH_RANK)
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getRecommendedRendererName, getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRecommendedRendererName, getRenderer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
-import {
-  dpoDataset,
-  dpoLoss,
-  FORMAT_COMPARISONS_TRAIN,
-  readComparisonFile,
-  referenceSequenceLogprobs,
-} from '../src/index.js';
+import { getTokenizer } from '@cookbook/tokenizers';
+import { dpoDataset } from '../src/dpo-data.js';
+import { referenceSequenceLogprobs } from '../src/dpo-evaluator.js';
+import { dpoLoss } from '../src/dpo-loss.js';
+import { FORMAT_COMPARISONS_TRAIN, readComparisonFile } from '../src/index.js';
 
 const steps = Number(process.env.BENCH_STEPS ?? 5);
 const pairs = Number(process.env.BENCH_PAIRS ?? 8);

@@ -5,9 +5,8 @@
  * so a bad line fails before training with its file, line and field.
  */
 import { existsSync, statSync } from 'node:fs';
-import { DataError, type Message } from '@cookbook/core';
+import { DataError, type Message, readLinesSync } from '@cookbook/core';
 import { parseMessages, type RecordLocation } from '@cookbook/supervised';
-import { readLinesSync } from './internal/lines.js';
 
 /** Two completions of one prompt conversation. */
 export interface Comparison {

@@ -1,6 +1,8 @@
 import { type Message, ModelInput, type StopCondition, type TokenCompleter } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
-import { doGroupRollout, type RLDataset, type Trajectory } from '@cookbook/rl';
+import { getRenderer } from '@cookbook/renderers';
+import { doGroupRollout } from '@cookbook/rl';
+import { getTokenizer } from '@cookbook/tokenizers';
+import type { RLDataset, Trajectory } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import {
   PairwisePreferenceDataset,

@@ -9,9 +9,8 @@
  * rl, and rl's `train` accepts a {@link PairwisePreferenceDataset} as its dataset (a test passes one to rl's own
  * rollout code).
  */
-import { DataError, type Message } from '@cookbook/core';
+import { DataError, type Message, seededPermutation } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
-import { seededPermutation } from '@cookbook/supervised';
 import {
   EnvFromMessageEnv,
   type EnvGroupBuilder,

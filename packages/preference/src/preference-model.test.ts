@@ -1,5 +1,6 @@
 import { type Message, tensorToNumbers } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import type { LabeledComparison } from './comparison.js';
 import {

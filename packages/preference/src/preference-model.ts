@@ -6,9 +6,16 @@
  * only the first label token is trained. Trained with the ordinary SFT loop; scored by sampling one token at
  * temperature 0 (A → −1, B → +1, anything else → 0).
  */
-import { DataError, type Datum, datumFromModelInputWeights, type Message, ModelInput } from '@cookbook/core';
+import {
+  DataError,
+  type Datum,
+  datumFromModelInputWeights,
+  type Message,
+  ModelInput,
+  seededRandom,
+} from '@cookbook/core';
 import { type Renderer, TrainOnWhat } from '@cookbook/renderers';
-import { SupervisedDatasetFromRows, type SupervisedDatasets, seededRandom } from '@cookbook/supervised';
+import { SupervisedDatasetFromRows, type SupervisedDatasets } from '@cookbook/supervised';
 import type { SamplingClientLike } from '@cookbook/tinker-client';
 import type { SamplingClientEvaluator } from '@cookbook/training';
 import { type Comparison, type LabeledComparison, swapLabeled } from './comparison.js';

@@ -1,5 +1,6 @@
-import type { Message } from '@cookbook/core';
-import { getRenderer, getTokenizer, isRendererRegistered, TrainOnWhat, unregisterRenderer } from '@cookbook/renderers';
+import { type Message, mulberry32 } from '@cookbook/core';
+import { getRenderer, isRendererRegistered, TrainOnWhat, unregisterRenderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { Template } from '@huggingface/jinja';
 import { describe, expect, it } from 'vitest';
 import { CHATML_RENDERER_NAME, ChatmlRenderer, registerChatmlRenderer } from './index.js';
@@ -49,13 +50,7 @@ describe('chatml: message text never becomes a control token', () => {
   const controlIds = new Set(tok.controlTokens.map((t) => tok.convertTokenToId(t)));
   const controls = (ids: readonly number[]) => ids.filter((t) => controlIds.has(t));
   // A seeded PRNG (mulberry32), so the battery is the same on every run.
-  let seed = 5;
-  const next = () => {
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(5);
   const words = ['hi', 'Grüße', '数学 ', '🙂', '\n', '  ', 'x'];
 
   it('every added token of the tokenizer, quoted anywhere in any message, stays text', () => {

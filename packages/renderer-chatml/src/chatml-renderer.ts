@@ -7,6 +7,7 @@
  * template + tokenizer would produce the token). Control tokens come only from the `<|im_start|>` / `<|im_end|>`
  * framing.
  */
+
 import { type Message, RendererError } from '@cookbook/core';
 import {
   BaseRenderer,
@@ -14,8 +15,8 @@ import {
   parseResponseForStopToken,
   type RenderContext,
   type RenderedMessage,
-  type Tokenizer,
 } from '@cookbook/renderers';
+import type { Tokenizer } from '@cookbook/tokenizers';
 
 /** ChatML renderer; needs a tokenizer with `<|im_start|>` and `<|im_end|>` tokens (Qwen and many others). */
 export class ChatmlRenderer extends BaseRenderer {

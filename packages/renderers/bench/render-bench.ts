@@ -3,7 +3,8 @@
  * Prints one line per figure. Run: pnpm --filter @cookbook/renderers bench
  */
 import type { Message } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '../src/index.js';
+import { getTokenizer } from '@cookbook/tokenizers';
+import { getRenderer } from '../src/index.js';
 
 const WORDS =
   'the model learns to answer questions about weather, code, maths and history in short clear sentences; émigré naïve 東京 😀'.split(

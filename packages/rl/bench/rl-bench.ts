@@ -6,12 +6,13 @@
  * Run: pnpm --filter @cookbook/rl bench   (env: BENCH_STEPS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MAX_TOKENS,
  * BENCH_CLOCK_CYCLE_MS, BENCH_NUM_SUBSTEPS)
  */
+
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { digitTask, evenDigitDataset, warmStartOnDigits } from '../src/__fixtures__/digit-task.js';
 import type { RLTrainConfigInput } from '../src/train/config.js';
 import { train } from '../src/train/train.js';

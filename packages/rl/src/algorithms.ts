@@ -5,8 +5,10 @@
  * is not GSPO): those are refused. {@link resolveAlgorithm} returns the knobs used and the preset's values, so
  * `config.json` records both.
  */
+
 import { ConfigError } from '@cookbook/core';
-import type { PolicyGradientLossFn } from '@cookbook/tinker-client';
+import type { PolicyGradientLossFn } from '@cookbook/tinker-wire';
+
 import type { AdvantageEstimator } from './advantages.js';
 import type { ImportanceRatioLevel, LossAggregation } from './loss-variants.js';
 

@@ -2,8 +2,10 @@
  * Demonstrations are what the env would show and reward: replaying a demonstration's assistant turns through the
  * env reproduces its prompts token for token and earns the expert's reward.
  */
+
 import { getTextContent, type Message } from '@cookbook/core';
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { getRenderer, type Renderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import type { Env, RLDataset } from '@cookbook/training';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectDemonstrations } from './demonstrations.js';

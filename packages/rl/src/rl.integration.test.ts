@@ -3,12 +3,13 @@
  * so it answers with digits, learns by RL to prefer even digits; the same run with every advantage negated
  * (reward × −1) must not.
  */
+
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DigitTask, digitTask, evenDigitDataset, warmStartOnDigits } from './__fixtures__/digit-task.js';
 import { train } from './train/train.js';

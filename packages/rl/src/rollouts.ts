@@ -5,7 +5,7 @@
  */
 
 import type { TokenCompleter } from '@cookbook/core';
-import { TrainingError } from '@cookbook/core';
+import { deriveSeed, TrainingError } from '@cookbook/core';
 import { logTable, scopeHeader } from '@cookbook/logging';
 import {
   type Env,
@@ -16,7 +16,6 @@ import {
   type Transition,
 } from '@cookbook/training';
 import { mapWithConcurrency } from './internal/concurrency.js';
-import { deriveSeed } from './internal/random.js';
 
 /** Options of {@link doSingleRollout}. */
 export interface SingleRolloutOptions {

@@ -6,7 +6,8 @@
  *
  *   pnpm --filter @cookbook/sandbox bench            (BENCH_SUBMISSIONS=N to change the 40 submissions per cell)
  */
-import { BubblewrapSandbox, gradeWithPool, SandboxPool, UnsafeLocalSandbox } from '../src/index.js';
+import { BubblewrapSandbox, gradeWithPool, SandboxPool } from '../src/index.js';
+import { UnsafeLocalSandbox } from '../src/unsafe-local.js';
 
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 40);
 const tests = {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { ServiceClient } from '@cookbook/tinker-client';
-import { fromConversationFile, type SupervisedServiceClient, trainSupervised } from '../src/index.js';
+import { fromConversationFile, trainSupervised } from '../src/index.js';
+import type { SupervisedServiceClient } from '../src/types.js';
 
 const steps = Number(process.env.BENCH_STEPS ?? 36);
 const batchSize = Number(process.env.BENCH_BATCH_SIZE ?? 4);

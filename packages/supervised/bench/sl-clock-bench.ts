@@ -11,12 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { ServiceClient } from '@cookbook/tinker-client';
-import {
-  fromConversationFile,
-  type SupervisedServiceClient,
-  type SupervisedTrainingClient,
-  trainSupervised,
-} from '../src/index.js';
+import { fromConversationFile, trainSupervised } from '../src/index.js';
+import type { SupervisedServiceClient, SupervisedTrainingClient } from '../src/types.js';
 
 const cycleMs = Number(process.env.BENCH_CLOCK_CYCLE_MS ?? 300);
 const steps = Number(process.env.BENCH_CLOCK_STEPS ?? 12);

@@ -1,12 +1,11 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataError, tensorToNumbers } from '@cookbook/core';
+import { DataError, readLinesSync, tensorToNumbers } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
 import { FakeService } from './__tests__/fake-service.js';
 import { arithmeticLines, common, tempDir, writeLines } from './__tests__/helpers.js';
 import { runSft } from './__tests__/run-helpers.js';
 import { fromConversationFile, readConversationFile, streamConversationFile } from './conversation-file.js';
-import { readLinesSync } from './internal/lines.js';
 
 function expectDataError(fn: () => unknown, line: number, pattern: RegExp): DataError {
   let caught: unknown;

@@ -4,7 +4,7 @@
  * with its file and line before a run writes anything. The streaming variant holds only one shuffle buffer in
  * memory: a first pass validates and counts the lines (skip it by giving `numRows`).
  */
-import { CookbookError, DataError, type Datum, type Message } from '@cookbook/core';
+import { CookbookError, DataError, type Datum, type Message, readLinesSync, seededPermutation } from '@cookbook/core';
 import { type ChatDatasetCommonConfig, conversationDatumFn } from './chat-dataset.js';
 import { parseConversationLine } from './conversation.js';
 import {
@@ -13,8 +13,6 @@ import {
   SupervisedDatasetFromRows,
   type SupervisedDatasets,
 } from './dataset.js';
-import { readLinesSync } from './internal/lines.js';
-import { seededPermutation } from './prng.js';
 
 /** A conversation and where it came from. */
 export interface ConversationRow {

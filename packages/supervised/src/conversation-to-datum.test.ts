@@ -1,5 +1,6 @@
 import { tensorToNumbers } from '@cookbook/core';
-import { getRenderer, getTokenizer, TrainOnWhat } from '@cookbook/renderers';
+import { getRenderer, TrainOnWhat } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { conversationToDatum } from './conversation-to-datum.js';
 

@@ -4,8 +4,7 @@
  * the epoch's order; the last partial batch is dropped. Shuffles use a seeded PRNG, so an epoch's order depends on
  * the seed alone (what exact resume needs). The streaming variant reads forward only.
  */
-import { DataError, type Datum } from '@cookbook/core';
-import { seededPermutation, seededRandom } from './prng.js';
+import { DataError, type Datum, seededPermutation, seededRandom } from '@cookbook/core';
 
 /** Batches of datums for supervised learning. */
 export interface SupervisedDataset {

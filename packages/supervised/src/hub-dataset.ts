@@ -3,12 +3,11 @@
  * `datasets.load_dataset(name)`; here the Hub's data files are downloaded with `@huggingface/hub` into its cache and
  * read with `hyparquet`). The Hub path needs the network; everything after the download is the local-file path.
  */
-import { DataError, loadOptionalPeer } from '@cookbook/core';
+import { DataError, loadOptionalPeer, readLinesSync } from '@cookbook/core';
 import type { ChatDatasetCommonConfig } from './chat-dataset.js';
 import { conversationFromRecord } from './conversation.js';
 import { type ConversationRow, datasetsFromConversationRows } from './conversation-file.js';
 import type { SupervisedDatasetBuilder } from './dataset.js';
-import { readLinesSync } from './internal/lines.js';
 
 /** Every row of a Parquet file as a plain object (nested lists and structs included). */
 export async function readParquetRecords(path: string): Promise<Record<string, unknown>[]> {

@@ -1,28 +1,17 @@
 export { type AdamConfig, adamConfigShape, adamParams } from './adam.js';
-export { type ChatDatasetCommonConfig, conversationDatumFn, rendererForConfig } from './chat-dataset.js';
-export {
-  conversationFromRecord,
-  KNOWN_ROLES,
-  MessageSchema,
-  parseConversationLine,
-  parseMessages,
-  type RecordLocation,
-} from './conversation.js';
+export { type ChatDatasetCommonConfig, conversationDatumFn } from './chat-dataset.js';
+export { parseMessages, type RecordLocation } from './conversation.js';
 export {
   type ConversationFileOptions,
   type ConversationRow,
   datasetsFromConversationRows,
   fromConversationFile,
-  iterateConversationFile,
   readConversationFile,
-  rowToDatum,
   type StreamingConversationFileOptions,
   streamConversationFile,
 } from './conversation-file.js';
 export { conversationToDatum } from './conversation-to-datum.js';
 export {
-  type RowToDatums,
-  StreamingSupervisedDataset,
   type StreamingSupervisedDatasetOptions,
   type SupervisedDataset,
   type SupervisedDatasetBuilder,
@@ -34,12 +23,8 @@ export {
   fromHubDataset,
   fromParquetFile,
   type HubDatasetOptions,
-  hubFileMatches,
   type ParquetFileOptions,
-  readConversationRecords,
-  readParquetRecords,
 } from './hub-dataset.js';
-export { seededPermutation, seededRandom } from './prng.js';
 export {
   runSupervisedSteps,
   type SupervisedStepsDeps,
@@ -50,15 +35,9 @@ export {
   type SupervisedTrainResult,
   trainSupervised,
 } from './train.js';
-export type { SupervisedServiceClient, SupervisedTrainingClient } from './types.js';
 export {
-  defaultWarmStartDir,
-  hashDatums,
-  type WarmStartDemonstrations,
   type WarmStartOptions,
   type WarmStartResult,
   type WarmStartServiceClient,
-  type WarmStartSft,
   warmStart,
-  warmStartDatums,
 } from './warm-start.js';

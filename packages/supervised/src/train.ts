@@ -12,11 +12,12 @@
  *   every metrics row at or past the checkpoint's step before appending, so metrics.jsonl never holds a step twice,
  *   whenever the previous process died.
  */
+
 import { join } from 'node:path';
 import { DataError, type Datum, timed } from '@cookbook/core';
 import { checkpointName, deferred, Transcript } from '@cookbook/logging';
-import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import {
   checkpointStoreFor,
   computeMeanNll,

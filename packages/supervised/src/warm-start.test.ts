@@ -2,12 +2,14 @@
  * The warm start against the embedded service: trained once, then served from the cache; a pruned checkpoint or a
  * corrupt record is trained again; a change of data or settings is a new entry; bad settings are refused by name.
  */
+
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getRenderer, getTokenizer, TrainOnWhat } from '@cookbook/renderers';
+import { getRenderer, TrainOnWhat } from '@cookbook/renderers';
 import { ServiceClient } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { datumWeights } from '@cookbook/training';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './__tests__/helpers.js';

@@ -15,7 +15,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ConfigError, DataError, type Datum, type Message, tensorToNumbers } from '@cookbook/core';
+import {
+  ConfigError,
+  computeScheduleLrMultiplier,
+  DataError,
+  type Datum,
+  type Message,
+  seededPermutation,
+  tensorToNumbers,
+} from '@cookbook/core';
 import { type ProgressBar, progressBar, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { type Renderer, TrainOnWhat } from '@cookbook/renderers';
 import {
@@ -26,7 +34,6 @@ import {
 } from '@cookbook/tinker-client';
 import { type EpochPlan, LOOP_ADAM, type RunContext, runEpochs } from '@cookbook/training';
 import { conversationToDatum } from './conversation-to-datum.js';
-import { seededPermutation } from './prng.js';
 
 /** What a warm start trains on: conversations with the renderer that turns them into tokens, or ready datums. */
 export type WarmStartDemonstrations =

@@ -1,39 +1,16 @@
-/** From the wire, their one owner: Adam's defaults, and the built-in loss declaration (for loops offering a loss choice). */
-export {
-  ADAM_PARAMS_DEFAULTS,
-  BUILTIN_LOSSES,
-  LOSS_FN_NAMES,
-  type LossDeclaration,
-  lossNeedsNoConfig,
-  POLICY_GRADIENT_LOSS_FNS,
-  type PolicyGradientLossFn,
-} from '@cookbook/tinker-wire';
-export { APIFuture, type PollOptions, type ResultOptions } from './api-future.js';
+export type { PollOptions, ResultOptions } from './api-future.js';
 export type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from './client-types.js';
 export {
   APIConnectionError,
   APIError,
-  APITimeoutError,
-  AuthenticationError,
   BadRequestError,
   ConflictError,
-  FutureExpiredError,
-  FutureTimeoutError,
-  InternalServerError,
   NotFoundError,
-  PaymentRequiredError,
-  PermissionDeniedError,
-  RateLimitError,
-  RESUME_HINT,
   RequestFailedError,
-  TinkerError,
-  UnprocessableEntityError,
 } from './errors.js';
 export { SDK_VERSION } from './http.js';
 export {
   type Checkpoint,
-  type Cursor,
-  type ParsedTinkerPath,
   parseTinkerPath,
   RestClient,
   type TrainingRun,
@@ -47,15 +24,12 @@ export {
   type ServiceClientOptions,
   type SupportedModel,
 } from './service-client.js';
-export { type CustomLossFn, type CustomLossResult, TrainingClient, type TrainingModelInfo } from './training-client.js';
+export { type CustomLossFn, type CustomLossResult, TrainingClient } from './training-client.js';
 export type {
   AdamParams,
-  ForwardBackwardEncoder,
   ForwardBackwardOutput,
-  ForwardBackwardWireRequest,
   LoraConfig,
   LossFnType,
   SampledSequence,
   SampleResponse,
-  SamplingParams,
 } from './types.js';

@@ -125,7 +125,6 @@ export const ModelInputChunkSchema = z.preprocess(
 );
 
 export const ModelInputSchema = z.object({ chunks: z.array(ModelInputChunkSchema) });
-export type WireModelInput = z.infer<typeof ModelInputSchema>;
 
 // ---------------------------------------------------------------- tensors and datums (§3.2–3.3)
 

@@ -18,8 +18,6 @@ import {
 
 // ---------------------------------------------------------------- service / session (§2.1)
 
-export const ClientConfigRequestSchema = z.object({ sdk_version: z.string() });
-
 /**
  * Feature flags resolved for the caller's `sdk_version`, each with the SDK's default (SDK 0.25.0
  * `types/client_config_response.py`); a server may return `{}`, and flags this client does not know are ignored.
@@ -65,7 +63,6 @@ export const HealthzResponseSchema = z.looseObject({ status: z.string() });
 export const ServerCapabilitiesSchema = z.looseObject({
   supported_models: z.array(z.looseObject({ model_name: opt(z.string()), max_context_length: opt(z.number().int()) })),
 });
-export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
 
 export const CreateSessionRequestSchema = z.object({
   tags: z.array(z.string()).default([]),
@@ -98,13 +95,10 @@ export const CreateSamplingSessionRequestSchema = z.object({
 
 export const CreateSamplingSessionResponseSchema = z.looseObject({ sampling_session_id: z.string() });
 
-export const TelemetryRequestSchema = z.looseObject({ events: z.array(z.unknown()).default([]) });
-
 // ---------------------------------------------------------------- models and training (§2.2)
 
 /** What every future-returning endpoint answers at once. */
 export const UntypedAPIFutureSchema = z.looseObject({ request_id: z.string(), model_id: opt(z.string()) });
-export type UntypedAPIFuture = z.infer<typeof UntypedAPIFutureSchema>;
 
 export const CreateModelRequestSchema = z.object({
   session_id: z.string(),
@@ -366,9 +360,6 @@ export const SessionInfoSchema = z.looseObject({
   sampler_ids: z.array(z.string()),
 });
 
-/** `PUT /api/v1/sessions/{id}/project` body (SDK 0.25.0 `rest_client.py` `assign_session_project`). */
-export const SessionProjectRequestSchema = z.object({ project_id: z.string().min(1) });
-
 /** `GET /api/v1/sessions/{id}/trace_export`, polled until `ready` or `failed` (SDK 0.25.0 `rest_client.py`). */
 export const TraceExportResponseSchema = z.looseObject({
   status: z.enum(['pending', 'ready', 'failed']),
@@ -383,6 +374,3 @@ export const AuditLogResponseSchema = z.looseObject({ entries: z.array(z.record(
 export const BillingUsageResponseSchema = z.looseObject({
   data: z.array(z.record(z.string(), z.unknown())),
 });
-
-/** Error body: FastAPI-style `{detail}` (a string or anything JSON). */
-export const ErrorBodySchema = z.looseObject({ detail: z.unknown() });

@@ -1,11 +1,8 @@
 export {
   CheckpointManager,
   type CheckpointManagerOptions,
-  type CheckpointPolicy,
-  type CheckpointStore,
   checkpointConfigShape,
   checkpointStoreFor,
-  type QueuedSave,
   type SaveKind,
 } from './checkpoint-manager.js';
 export {
@@ -14,9 +11,7 @@ export {
   type EnvGroupBuilder,
   type GroupReward,
   type InitialObservation,
-  type Logs,
   type Metrics,
-  type Observation,
   type RLDataset,
   type RLDatasetBuilder,
   type SampleStopReason,
@@ -29,7 +24,6 @@ export { EnvFromMessageEnv, type EnvFromMessageEnvOptions } from './env-from-mes
 export {
   defineEnv,
   type EnvBuildContext,
-  type EnvSource,
   type EnvSpec,
   envPackageSuffix,
   getEnvSpec,
@@ -39,33 +33,19 @@ export {
   parseEnvConfig,
   registerEnv,
 } from './env-registry.js';
-export {
-  type EpochClient,
-  type EpochLoop,
-  type EpochPlan,
-  type EpochStep,
-  runEpochs,
-  type SubmittedWork,
-  totalStepsOf,
-} from './epoch-driver.js';
+export { type EpochLoop, type EpochPlan, runEpochs } from './epoch-driver.js';
 export {
   type EvalContext,
   type EvalTrainingClient,
-  type Evaluator,
-  type EvaluatorBuilder,
-  type EvaluatorClients,
   type EvaluatorOrBuilder,
   infrequentEvalEveryField,
   type RunEvaluatorsOptions,
   resolveEvaluators,
   runEvaluators,
   type SamplingClientEvaluator,
-  type SamplingClientEvaluatorBuilder,
   type TrainingClientEvaluator,
-  type TrainingClientEvaluatorBuilder,
-  trainingClientEvaluation,
 } from './evaluator.js';
-export { type LoopService, loopService, runService, serviceClientFor } from './loop-service.js';
+export { loopService, runService, serviceClientFor } from './loop-service.js';
 export type { MessageEnv, MessageStepResult } from './message-env.js';
 export {
   type ByteCountingTokenizer,
@@ -82,8 +62,6 @@ export {
   loadCheckpointOptimizerField,
   type OpenTrainingClientOptions,
   openTrainingClient,
-  type TrainingClientOrigin,
-  type TrainingClientSource,
 } from './open-training-client.js';
 export {
   type Clock,
@@ -92,22 +70,18 @@ export {
   type RolloutLimits,
   RolloutLimitsSchema,
   RolloutLimitTracker,
-  TRUNCATION_REASONS,
   type TruncationReason,
   truncationMetrics,
   validateRolloutLimits,
   withRolloutLimits,
 } from './rollout-limits.js';
 export {
-  type Closeable,
   type LoopOutcome,
   type RunConfig,
   RunConfigSchema,
   type RunContext,
   type RunLoopOptions,
   type RunResult,
-  type RunStatus,
-  resumeStepOf,
   runConfigShape,
   runLoop,
 } from './run.js';
@@ -124,7 +98,6 @@ export {
   LOOP_ADAM,
   runUserMetadata,
   type TrainingConfig,
-  TrainingConfigSchema,
   type TrainingLoopDeps,
   trainingConfigShape,
 } from './training-config.js';

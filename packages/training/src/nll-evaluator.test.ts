@@ -1,6 +1,6 @@
 import { datumFromTokensWeights } from '@cookbook/core';
-import { getTokenizer } from '@cookbook/renderers';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import type { EvalTrainingClient } from './evaluator.js';
 import { bitsPerByte, computeMeanNll, NLLEvaluator, nllTotals } from './nll-evaluator.js';

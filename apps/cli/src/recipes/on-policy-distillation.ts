@@ -9,11 +9,10 @@
  */
 
 import { join } from 'node:path';
-import { configToKeyStyle, type Message } from '@cookbook/core';
+import { configToKeyStyle, type Message, seededPermutation } from '@cookbook/core';
 import { OnPolicyDistillationConfigSchema, PromptDataset, trainOnPolicyDistillation } from '@cookbook/distillation';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
-import { seededPermutation } from '@cookbook/supervised';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';

@@ -3,18 +3,13 @@
  * `@cookbook/rl`'s `RLTrainConfigSchema` (library fields keep their description; a recipe only adds its own fields
  * and derives its offline defaults), the renderer, and a runner that prints one line per step and the reward curve.
  */
+
 import { join } from 'node:path';
 import { ConfigError, configToKeyStyle, type Message } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
-import {
-  type RLDatasetBuilder,
-  type RLTrainConfigInput,
-  RLTrainConfigSchema,
-  type RLTrainDeps,
-  resolveAlgorithm,
-  train,
-} from '@cookbook/rl';
+import { type RLTrainConfigInput, RLTrainConfigSchema, type RLTrainDeps, resolveAlgorithm, train } from '@cookbook/rl';
+import type { RLDatasetBuilder } from '@cookbook/training';
 import { z } from 'zod';
 import type { RecipeIO } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';

@@ -4,24 +4,24 @@
  * centre rewards per group, build importance-sampling datums, one forward_backward + optim_step per batch.
  * Offline by default: arithmetic problems on `local/qwen3-tiny`; hosted: env=gsm8k online=true.
  */
+
 import { join } from 'node:path';
 import {
   ConfigError,
   configToKeyStyle,
   type Datum,
+  deriveSeed,
   type Message,
   ModelInput,
   resolveLearningRate,
   tensorFromFloat32,
   tensorFromInt64,
 } from '@cookbook/core';
+import { extractBoxed, gradeAnswer } from '@cookbook/eval';
 import { appendCheckpointRecord, REPORT_FILE, readMetrics } from '@cookbook/logging';
 import {
-  deriveSeed,
-  extractBoxed,
   fetchHubRows,
   generateArithmeticProblems,
-  gradeAnswer,
   lastInteger,
   loadGsm8kJsonl,
   type MathProblem,

@@ -6,8 +6,9 @@
  * (tool declaration, calls, results, limits, rewards, metrics) end to end, not learning.
  */
 
-import { collectDemonstrations, RolloutLimitsSchema, SearchQaDataset } from '@cookbook/rl';
+import { collectDemonstrations, SearchQaDataset } from '@cookbook/rl';
 import { loadSearchCollection } from '@cookbook/tools';
+import { RolloutLimitsSchema } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';

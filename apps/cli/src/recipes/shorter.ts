@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
+import { seededRandom } from '@cookbook/core';
 import { readMetrics } from '@cookbook/logging';
 import {
   chosenRejected,
@@ -15,7 +16,7 @@ import {
   preferShorter,
   readComparisonFile,
 } from '@cookbook/preference';
-import { seededRandom, warmStart } from '@cookbook/supervised';
+import { warmStart } from '@cookbook/supervised';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';

@@ -45,11 +45,6 @@ export const slRecipeSchema = SupervisedTrainConfigSchema.omit({ recipeName: tru
 /** The shared supervised recipe fields, parsed. */
 export type SlRecipeConfig = z.infer<typeof slRecipeSchema>;
 
-/** The renderer name of a run: explicit, else the model's recommended one. */
-export function slRendererName(config: Pick<SlRecipeConfig, 'modelName' | 'rendererName'>): string {
-  return resolveRendererName(config.modelName, config.rendererName);
-}
-
 /**
  * The dataset named on the command line: `example` (the shipped file), a `.jsonl` / `.parquet` path, or
  * `hf:<org>/<name>[:<split>]` for a Hugging Face Hub dataset (needs the network).

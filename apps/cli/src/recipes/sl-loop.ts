@@ -4,15 +4,16 @@
  * checkpoint at the exact next batch, like `sl_basic`. Use `sl_basic` for real runs.
  */
 import { join } from 'node:path';
-import { computeScheduleLrMultiplier, configToKeyStyle, DataError, resolveLearningRate } from '@cookbook/core';
+import {
+  computeScheduleLrMultiplier,
+  configToKeyStyle,
+  DataError,
+  resolveLearningRate,
+  seededPermutation,
+} from '@cookbook/core';
 import { checkpointName, saveCheckpoint } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
-import {
-  type ConversationRow,
-  conversationToDatum,
-  readConversationFile,
-  seededPermutation,
-} from '@cookbook/supervised';
+import { type ConversationRow, conversationToDatum, readConversationFile } from '@cookbook/supervised';
 import type { ServiceClient } from '@cookbook/tinker-client';
 import { computeMeanNll, datumWeights, loopService, openTrainingClient, runLoop } from '@cookbook/training';
 import { z } from 'zod';

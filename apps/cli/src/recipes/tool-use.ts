@@ -6,7 +6,8 @@
  * a tool-calling renderer.
  */
 import { resolveModelRef } from '@cookbook/core';
-import { collectDemonstrations, LookupToolDataset, RolloutLimitsSchema } from '@cookbook/rl';
+import { collectDemonstrations, LookupToolDataset } from '@cookbook/rl';
+import { RolloutLimitsSchema } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { GAME_MAX_STEPS, numBatches, rlRecipeSchema, rlRenderer, runRlRecipe } from './rl-common.js';

@@ -3,10 +3,9 @@
  * seed draws the same pictures), and a Hugging Face image-classification dataset read through the Hub rows API
  * (online only; images fetched and loaded with `@cookbook/images`).
  */
-import { ConfigError, DataError, type LoadedImage } from '@cookbook/core';
+import { ConfigError, DataError, type LoadedImage, seededRandom } from '@cookbook/core';
 import { fetchHubRows, type LabelledImage } from '@cookbook/eval';
 import { encodePng, imagePartWhere, loadImage } from '@cookbook/images';
-import { seededRandom } from '@cookbook/supervised';
 
 /** The generated set's colours (name → RGB). */
 export const SHAPE_COLOURS: Readonly<Record<string, readonly [number, number, number]>> = Object.freeze({

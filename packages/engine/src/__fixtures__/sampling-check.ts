@@ -1,7 +1,7 @@
 // Shared by the sampler-distribution tests: the transformers fixture and a statistical check of seeded draws.
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { Rng } from '../prng.js';
+import { Xoshiro128Rng } from '@cookbook/core';
 import { TokenPicker } from '../token-picker.js';
 
 interface WarperCase {
@@ -36,7 +36,7 @@ export function expectDrawsMatch(c: WarperCase, n: number, seed: number): void {
   const row = Float32Array.from(WARPERS.rows[c.row]!);
   const V = row.length;
   const picker = new TokenPicker();
-  const rng = new Rng(seed);
+  const rng = new Xoshiro128Rng(seed);
   const counts = new Float64Array(V);
   for (let i = 0; i < n; i++) counts[picker.pick(row, V, c.temperature, c.top_k, c.top_p, rng)]!++;
   const off: string[] = [];

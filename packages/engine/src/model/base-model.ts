@@ -4,11 +4,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findModel, listLocalModels, OFFLINE_TOKENIZERS } from '@cookbook/core';
+import { type SafetensorsDtype, SafetensorsFile, writeSafetensors } from '@cookbook/weights';
 import { ModelLoadError } from '../errors.js';
 import { writeDirAtomic } from '../fs-atomic.js';
 import { RopeTable } from '../layers/rope.js';
 import { type ModelConfig, parseHfConfig, ropeInvFreq, toHfConfig } from './config.js';
-import { type SafetensorsDtype, SafetensorsFile, writeSafetensors } from './safetensors.js';
 import { tokenizerEosIds } from './token-decoder.js';
 import { allocWeights, hfTensors, type ModelWeights, type NamedTensor, randomWeights } from './weights.js';
 

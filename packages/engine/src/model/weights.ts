@@ -1,6 +1,6 @@
 // In-memory weights of a Llama 3 / Qwen3 model in f32, with q/k/v and gate/up fused row-wise so one GEMM
 // computes them; the HF per-module tensors are row ranges (subarray views) of the fused matrices.
-import { Rng } from '../prng.js';
+import { Xoshiro128Rng } from '@cookbook/core';
 import type { ModelConfig } from './config.js';
 
 /** Weights of one decoder block (HF layout: out × in). */
@@ -96,7 +96,7 @@ export function randomWeights(c: ModelConfig, seed: number, std = 0.02): ModelWe
   const w = allocWeights(c);
   for (const t of hfTensors(c, w)) {
     if (t.shape.length < 2) continue;
-    new Rng(nameSeed(seed, t.name)).fillNormal(t.data, std);
+    new Xoshiro128Rng(nameSeed(seed, t.name)).fillNormal(t.data, std);
   }
   return w;
 }

@@ -2,8 +2,9 @@
  * A sampler double for runner tests: it reads the conversation from the prompt tokens and answers with a function of
  * the conversation and the sample's seed, optionally after a delay; it counts calls and the most calls in flight.
  */
+import { getTokenizer } from '@cookbook/tokenizers';
 import type { ModelInput } from '@cookbook/core';
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { getRenderer, type Renderer } from '@cookbook/renderers';
 import type { SampleArgs, SampleResponse } from '@cookbook/tinker-client';
 import type { Benchmark } from '../benchmark.js';
 import { benchmarkFromExamples } from '../tasks/jsonl-tasks.js';

@@ -141,7 +141,7 @@ export const mmluRedux: NativeBenchmarkSpec = {
 };
 
 /** A permutation of 0..n-1 drawn from sha256(`key`), the same on every machine. */
-export function seededPermutation(n: number, key: string): number[] {
+export function keyedPermutation(n: number, key: string): number[] {
   const order = Array.from({ length: n }, (_, i) => i);
   let block = createHash('sha256').update(key).digest();
   let used = 0;
@@ -172,7 +172,7 @@ export const gpqa: NativeBenchmarkSpec = {
     const wrong = [1, 2, 3].map((i) => stringField(row, `Incorrect Answer ${i}`)).filter((c) => c !== '');
     const id = makeExampleId('gpqa', question);
     const listed = [correct, ...wrong];
-    const order = seededPermutation(listed.length, `gpqa-choices|${id}`);
+    const order = keyedPermutation(listed.length, `gpqa-choices|${id}`);
     const choices = order.map((i) => listed[i]!);
     const prompt = `${question}\n\n${formatMcqChoices(choices)}\n\n${THINK_LETTER}`;
     return {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { gpqa, seededPermutation } from './choice-benchmarks.js';
+import { gpqa, keyedPermutation } from './choice-benchmarks.js';
 import { BOXED_SYSTEM_PROMPT } from './native-benchmark.js';
 import { loadNativeBenchmark, NATIVE_BENCHMARKS, readNativeSample } from './registry.js';
 
@@ -82,7 +82,7 @@ describe('native benchmarks build upstream examples', () => {
   });
 
   it('gpqa shuffles choices by a seed: the same order every run, the correct one not always first', () => {
-    expect(seededPermutation(4, 'k')).toEqual(seededPermutation(4, 'k'));
+    expect(keyedPermutation(4, 'k')).toEqual(keyedPermutation(4, 'k'));
     const firsts = new Set<string>();
     for (let i = 0; i < 40; i++) {
       const ex = gpqa.toExample(

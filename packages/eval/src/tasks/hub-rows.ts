@@ -1,6 +1,8 @@
 /**
- * Rows of a Hugging Face Hub dataset through the datasets-server rows API — the one Hub reader of the cookbook
- * (benchmarks here, the math RL recipes of `@cookbook/rl`, the comparison data sets of `@cookbook/preference`).
+ * Rows of a Hugging Face Hub dataset through the datasets-server rows API, page by page: the benchmarks here, the
+ * math RL recipes of `@cookbook/rl`, the comparison data sets of `@cookbook/preference` and distillation's data read
+ * through it. (`@cookbook/supervised` reads whole Hub data files instead: it downloads Parquet / JSONL files with
+ * `@huggingface/hub`; model weights and tokenizers come from the Hub through their own packages.)
  * Failures are {@link HubRowsError}s whose `reason` says what went wrong in a phrase, so a caller can name its own
  * data set and its offline alternative around it.
  */

@@ -3,9 +3,11 @@
  * splitter, the self-verification and number tests, the seeded perturbation, and the per-chain computation — the
  * prefixes scored, in order, and the scores — with the confidence a fixed function of the prefix on both sides.
  */
+
 import { readFileSync } from 'node:fs';
 import { type ModelInput, PythonRandom } from '@cookbook/core';
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { getRenderer, type Renderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EARLY_EXIT_CUE, ttsForCot, ttsProblemSummary } from './tts-score.js';
 import { hasNumbers, isSelfVerificationStep, perturbNumbers, segmentCotSteps } from './tts-steps.js';

@@ -3,13 +3,15 @@
  * gives, a reasoning without numbers is skipped and counted, and the run writes its per-problem JSONL, summary,
  * metrics and the coloured page.
  */
+
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelInput } from '@cookbook/core';
 import { PythonRandom } from '@cookbook/core';
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { getRenderer, type Renderer } from '@cookbook/renderers';
 import type { ServiceClientLike } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runTrueThinkingScore } from './tts-run.js';
 import { EARLY_EXIT_CUE, ttsForStep } from './tts-score.js';

@@ -1,11 +1,11 @@
 /** A tiny game for tests: guess a secret in 1..3 within `maxTurns`, GEM-style rewards and suffix. */
 import { lastBoxed } from '../core/boxed.js';
 import { type Env, LanguageGameReward, type ResetResult, type StepResult } from '../core/env.js';
-import { Rng } from '../core/rng.js';
+import { Sfc32Rng } from '@cookbook/core';
 
 export class PickEnv implements Env {
   envId?: string;
-  readonly rng: Rng;
+  readonly rng: Sfc32Rng;
   secret = 0;
   turn = 0;
   resets = 0;
@@ -14,7 +14,7 @@ export class PickEnv implements Env {
     seed = 0,
     readonly maxTurns = 2,
   ) {
-    this.rng = new Rng(seed);
+    this.rng = new Sfc32Rng(seed);
   }
 
   async reset(seed?: number): Promise<ResetResult> {

@@ -2,9 +2,11 @@
  * Rollout limits on GEM games: `GemAdapterOptions.limits` cuts an episode (through rl's own rollout code) and the cut
  * is reported in the last step's metrics and logs, as for every multi-turn env.
  */
+
 import { ConfigError, type ModelInput, type StopCondition, type TokenCompleter } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
 import { doGroupRollout, rolloutSummaries } from '@cookbook/rl';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { make } from '../core/registry.js';
 import { applyWrappers, getWrapperFns } from '../wrappers/factory.js';

@@ -2,9 +2,12 @@
  * GEM games through `@cookbook/rl`'s own rollout code: the adapter's dataset is an rl `RLDataset` (checked by the
  * compiler here) and rl's `doGroupRollout` plays it; groups share one seeded game; demonstrations come from a player.
  */
+
 import { type ModelInput, type StopCondition, type TokenCompleter, TrainingError } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
-import { collectDemonstrations, doGroupRollout, type RLDataset } from '@cookbook/rl';
+import { getRenderer } from '@cookbook/renderers';
+import { collectDemonstrations, doGroupRollout } from '@cookbook/rl';
+import { getTokenizer } from '@cookbook/tokenizers';
+import type { RLDataset } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import { make } from '../core/registry.js';
 import { guessTheNumberPlayer } from '../games/players.js';

@@ -1,22 +1,21 @@
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, Sfc32Rng } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
 import { lastBoxed, pyList, pyRound } from './boxed.js';
 import type { Env } from './env.js';
 import { make, registerEnv } from './registry.js';
-import { Rng } from './rng.js';
 
-describe('Rng', () => {
+describe('Sfc32Rng', () => {
   it('reproduces a stream from its seed and differs across seeds', () => {
-    const a = new Rng(7);
-    const b = new Rng(7);
-    const c = new Rng(8);
+    const a = new Sfc32Rng(7);
+    const b = new Sfc32Rng(7);
+    const c = new Sfc32Rng(8);
     const xs = Array.from({ length: 20 }, () => a.int(1, 100));
     expect(Array.from({ length: 20 }, () => b.int(1, 100))).toEqual(xs);
     expect(Array.from({ length: 20 }, () => c.int(1, 100))).not.toEqual(xs);
   });
 
   it('draws every value of a small range, inside the bounds', () => {
-    const r = new Rng(1);
+    const r = new Sfc32Rng(1);
     const seen = new Set<number>();
     for (let i = 0; i < 500; i++) {
       const x = r.int(3, 6);
@@ -28,7 +27,7 @@ describe('Rng', () => {
   });
 
   it('samples distinct items', () => {
-    const s = new Rng(3).sample([1, 2, 3, 4, 5], 5);
+    const s = new Sfc32Rng(3).sample([1, 2, 3, 4, 5], 5);
     expect([...s].sort()).toEqual([1, 2, 3, 4, 5]);
   });
 });

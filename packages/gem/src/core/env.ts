@@ -1,7 +1,7 @@
 /**
  * The GEM env API: text in, text out, gym-like (GEM `gem/core.py`).
  *
- * Invariant: an env owns its randomness. `reset(seed)` re-seeds the env's own {@link Rng} (never a global one),
+ * Invariant: an env owns its randomness. `reset(seed)` re-seeds the env's own `Sfc32Rng` (`@cookbook/core`) (never a global one),
  * so the same seed reproduces the same episode whatever other envs in the process do; `reset()` without a seed
  * continues the env's current stream.
  */

@@ -15,10 +15,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ConfigError, DataError } from '@cookbook/core';
+import { ConfigError, DataError, Sfc32Rng } from '@cookbook/core';
 import type { Env, ResetResult, StepResult } from '../core/env.js';
 import { TERMINAL_STATE } from '../core/env.js';
-import { Rng } from '../core/rng.js';
 import { defaultSandboxMaker, runSandboxedPython, type SandboxMaker } from '../core/sandboxed-python.js';
 
 /** One problem and its tests (stdin inputs and expected stdouts, pairwise). */
@@ -227,7 +226,7 @@ export class CodeEnv implements Env {
   }
 
   private reshuffle(): void {
-    this.order = new Rng(this.seed + this.epoch).shuffle(this.dataset.map((_, i) => i));
+    this.order = new Sfc32Rng(this.seed + this.epoch).shuffle(this.dataset.map((_, i) => i));
     this.cursor = 0;
   }
 
@@ -238,7 +237,7 @@ export class CodeEnv implements Env {
 
   async reset(seed?: number): Promise<ResetResult> {
     let index: number;
-    if (seed !== undefined) index = new Rng(seed).int(0, this.dataset.length - 1);
+    if (seed !== undefined) index = new Sfc32Rng(seed).int(0, this.dataset.length - 1);
     else {
       if (this.cursor >= this.order.length) {
         this.epoch++;

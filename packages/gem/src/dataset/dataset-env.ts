@@ -7,10 +7,9 @@
  * graded by `@cookbook/eval`'s boxed-answer grader — the one implementation `@cookbook/rl` uses too.
  */
 import { readFileSync } from 'node:fs';
-import { DataError } from '@cookbook/core';
+import { DataError, Sfc32Rng } from '@cookbook/core';
 import { extractBoxed, gradeAnswer } from '@cookbook/eval';
 import { type Env, LanguageGameReward, type ResetResult, type StepResult, TERMINAL_STATE } from '../core/env.js';
-import { Rng } from '../core/rng.js';
 
 /** One question with its acceptable answers. */
 export interface DatasetItem {
@@ -113,7 +112,7 @@ export abstract class DatasetEnv implements Env {
   }
 
   private reshuffle(): void {
-    this.order = new Rng(this.seed + this.epoch).shuffle(this.dataset.map((_, i) => i));
+    this.order = new Sfc32Rng(this.seed + this.epoch).shuffle(this.dataset.map((_, i) => i));
     this.cursor = 0;
   }
 
@@ -128,7 +127,7 @@ export abstract class DatasetEnv implements Env {
   async reset(seed?: number): Promise<ResetResult> {
     let index: number;
     if (seed !== undefined) {
-      index = new Rng(seed).int(0, this.dataset.length - 1);
+      index = new Sfc32Rng(seed).int(0, this.dataset.length - 1);
     } else {
       if (this.cursor >= this.order.length) {
         this.epoch++;

@@ -1,6 +1,5 @@
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, Sfc32Rng } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../core/rng.js';
 import { BOX, BOX_ON_TARGET, generateRoom, PLAYER, TARGET, WALL } from './internal/sokoban-room.js';
 import { Sokoban } from './sokoban.js';
 
@@ -39,7 +38,7 @@ function solveLength(fixed: Uint8Array, state: Uint8Array, cols: number, limit =
 
 describe('Sokoban rooms', () => {
   it('generates walled rooms with the boxes off their targets, and every room is solvable', () => {
-    const rng = new Rng(11);
+    const rng = new Sfc32Rng(11);
     for (let i = 0; i < 15; i++) {
       const room = generateRoom(6, 6, 2, Math.floor(1.7 * 12), rng)!;
       const { cells } = room.state;

@@ -1,5 +1,5 @@
+import { Sfc32Rng } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../core/rng.js';
 import { countSudokuSolutions, randomFullGrid } from './internal/sudoku-grid.js';
 import { Sudoku } from './sudoku.js';
 
@@ -21,7 +21,7 @@ function isValidFull(grid: number[][]): boolean {
 
 describe('sudoku grids', () => {
   it('fills valid grids and counts solutions up to the limit', () => {
-    const rng = new Rng(1);
+    const rng = new Sfc32Rng(1);
     const g = randomFullGrid(9, rng);
     expect(isValidFull(g)).toBe(true);
     expect(countSudokuSolutions(g)).toBe(1);

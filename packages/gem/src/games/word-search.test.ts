@@ -1,6 +1,6 @@
+import { Sfc32Rng } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
 import type { StepResult } from '../core/env.js';
-import { Rng } from '../core/rng.js';
 import { nltkEnWords } from './internal/nltk-en-words.js';
 import { placeWords, wordEnds } from './internal/word-placement.js';
 import { WordSearch } from './word-search.js';
@@ -13,7 +13,7 @@ describe('placeWords', () => {
       ['NAB', 'down' as const],
       ['ANT', 'across' as const],
     ]);
-    const { grid, placed } = placeWords(words, dirs, new Rng(3));
+    const { grid, placed } = placeWords(words, dirs, new Sfc32Rng(3));
     expect(grid).toHaveLength(9);
     expect(placed.get('BANANA')).toEqual({ row: 4, col: 1, direction: 'across' });
     for (const [w, p] of placed) {
@@ -28,8 +28,8 @@ describe('placeWords', () => {
   });
 
   it('uses Python rounding for the grid side (len 5 -> round(7.5) = 8, len 3 -> round(4.5) = 4)', () => {
-    expect(placeWords(['ABCDE'], new Map([['ABCDE', 'down' as const]]), new Rng(1)).grid).toHaveLength(8);
-    expect(placeWords(['ABC'], new Map([['ABC', 'down' as const]]), new Rng(1)).grid).toHaveLength(4);
+    expect(placeWords(['ABCDE'], new Map([['ABCDE', 'down' as const]]), new Sfc32Rng(1)).grid).toHaveLength(8);
+    expect(placeWords(['ABC'], new Map([['ABC', 'down' as const]]), new Sfc32Rng(1)).grid).toHaveLength(4);
   });
 });
 

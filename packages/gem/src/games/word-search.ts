@@ -7,12 +7,13 @@
  * invalid (0); matching a placed word's ends in either order pays `1 / placed words`; finding all wins. GEM quirk
  * kept: the reversed coordinates of a found word are a new attempt and pay again.
  */
+
+import type { Sfc32Rng } from '@cookbook/core';
 import { z } from 'zod';
 import type { ResetResult, StepResult } from '../core/env.js';
 import { LanguageGameReward } from '../core/env.js';
 import { pyIndex, pyInt, pyLastMatch, pyRegExp } from '../core/python-text.js';
 import type { EnvOptions } from '../core/registry.js';
-import type { Rng } from '../core/rng.js';
 import { EN_BASIC_WORDS } from './internal/en-basic-words.js';
 import { GameEnv } from './internal/game-env.js';
 import { nltkEnWords } from './internal/nltk-en-words.js';
@@ -40,7 +41,7 @@ const GUESS = pyRegExp(String.raw`\\boxed\{(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\}`);
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** `k` distinct items in random order, without copying a large list (NLTK's en has 235,886 words). */
-function sampleDistinct<T>(rng: Rng, items: readonly T[], k: number): T[] {
+function sampleDistinct<T>(rng: Sfc32Rng, items: readonly T[], k: number): T[] {
   if (items.length <= 4 * k + 64) return rng.sample(items, k);
   const picked = new Set<number>();
   while (picked.size < k) picked.add(rng.int(0, items.length - 1));

@@ -7,9 +7,8 @@
  * Differences from the seed, on purpose: ReBN of a single transition (or of returns that are all equal) gives
  * advantage 0 instead of NaN; subsampling draws from a seeded RNG instead of numpy's global one.
  */
-import { DataError, type Datum, ModelInput } from '@cookbook/core';
+import { DataError, type Datum, ModelInput, type Sfc32Rng } from '@cookbook/core';
 import { computeKlSampleTrain, trajectoryToData } from '@cookbook/rl';
-import type { Rng } from '../core/rng.js';
 
 /** One turn of an episode, as the trainer stores it. */
 export interface GemTransition {
@@ -52,7 +51,7 @@ export function rebn(returns: readonly number[]): number[] {
 }
 
 /** `k` distinct items drawn uniformly with `rng` (all of them, in order, when there are at most `k`). */
-export function subsample<T>(items: readonly T[], k: number, rng: Rng): T[] {
+export function subsample<T>(items: readonly T[], k: number, rng: Sfc32Rng): T[] {
   if (items.length <= k) return [...items];
   const idx = rng.sample(
     items.map((_, i) => i),

@@ -5,12 +5,8 @@
  */
 
 import type { Renderer } from '@cookbook/renderers';
-import {
-  lossNeedsNoConfig,
-  POLICY_GRADIENT_LOSS_FNS,
-  type PolicyGradientLossFn,
-  type ServiceClientLike,
-} from '@cookbook/tinker-client';
+import type { ServiceClientLike } from '@cookbook/tinker-client';
+import { lossNeedsNoConfig, POLICY_GRADIENT_LOSS_FNS, type PolicyGradientLossFn } from '@cookbook/tinker-wire';
 import type { RunOutputDeps } from '@cookbook/training';
 import {
   checkpointConfigShape,

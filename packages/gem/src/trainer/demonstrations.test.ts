@@ -1,5 +1,6 @@
 import { tensorToNumbers } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { make } from '../core/registry.js';
 import { guessTheNumberPlayer } from '../games/players.js';

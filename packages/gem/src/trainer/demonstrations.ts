@@ -5,10 +5,9 @@
  * (`env.sampleRandomAction()`) that often, so the demonstrations are imperfect and leave RL room to improve. With
  * `maxPromptTokens` each prompt is cut from the left to its last N tokens (cheaper SFT; the move's context stays).
  */
-import { ConfigError, type Datum, datumFromTokensWeights } from '@cookbook/core';
+import { ConfigError, type Datum, datumFromTokensWeights, Sfc32Rng } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import type { Env } from '../core/env.js';
-import { Rng } from '../core/rng.js';
 import { promptTokens, stopCondition, type TemplateName } from './templates.js';
 
 /** Options of {@link gemDemonstrationDatums}. */
@@ -47,7 +46,7 @@ export async function gemDemonstrationDatums(options: GemDemonstrationOptions): 
   const stop = stopCondition(options.renderer);
   const tokenizer = options.renderer.tokenizer;
   const stopTokens = typeof stop[0] === 'number' ? [stop[0]] : tokenizer.encode(String(stop[0] ?? ''));
-  const rng = new Rng(options.seed);
+  const rng = new Sfc32Rng(options.seed);
   const datums: Datum[] = [];
   let total = 0;
   for (let e = 0; e < options.episodes; e++) {

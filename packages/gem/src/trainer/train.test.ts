@@ -3,13 +3,14 @@
  * checkpoints of the run contract, resume at the next step (that the resumed run repeats the uninterrupted one digit
  * for digit is train-repeat.test.ts), and sampling failures retried then counted (a fake service).
  */
+
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TrainingError } from '@cookbook/core';
 import { startLocalTinker } from '@cookbook/local-tinker';
-import { getTokenizer } from '@cookbook/renderers';
 import { ServiceClient, type TrainingClientLike } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PickEnv } from '../__fixtures__/pick-env.js';
 import type { GemTrainConfigInput, GemTrainDeps } from './config.js';

@@ -13,7 +13,7 @@
  * (`train/skipped_no_signal`).
  */
 import { performance } from 'node:perf_hooks';
-import { configToKeyStyle } from '@cookbook/core';
+import { configToKeyStyle, Sfc32Rng as Rng } from '@cookbook/core';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { collectTrainStep, rlAdamParams, submitForwardBackward, transformAdvantages } from '@cookbook/rl';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
@@ -28,7 +28,6 @@ import {
 } from '@cookbook/training';
 import type { Env } from '../core/env.js';
 import { make } from '../core/registry.js';
-import { Rng } from '../core/rng.js';
 import { applyWrappers, getWrapperFns, type WrapperDeps } from '../wrappers/factory.js';
 import {
   discountedReturns,

@@ -1,5 +1,6 @@
 import { ConfigError } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { PickEnv } from '../__fixtures__/pick-env.js';
 import { make } from '../core/registry.js';

@@ -5,7 +5,9 @@
  * replaced by `..`, malformed percent-escapes and long strings; wrong methods and content types; signed archive
  * downloads with tampered signatures and expiries, traversal segments, and deleted checkpoints.
  */
-import { ForwardBackwardRequestProto } from '@cookbook/local-tinker';
+
+import { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
+import { mulberry32 } from '@cookbook/core';
 
 /** One request to send. */
 export interface FuzzCase {
@@ -34,17 +36,8 @@ export interface FuzzIds {
   downloadDeleted: string;
 }
 
-/** mulberry32: the same cases on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (`@cookbook/core`'s): the same cases on every run. */
+export const rng = mulberry32;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

@@ -9,7 +9,7 @@ import { HttpError, ok, parseBody, type ServiceReply, type ServiceRequest } from
 import { checkTtlSeconds } from '../limits.js';
 import type { ServiceState } from '../service-state.js';
 import type { CheckpointRecord, RunRecord } from '../storage.js';
-import { tarDirectory } from '../tar.js';
+import { tarDirectory } from '../tar-writer.js';
 
 /** `limit` / `offset` query parameters: non-negative integers (limit at most 1000), or a 400 naming the bad one. */
 function page(q: URLSearchParams, defaultLimit: number): { limit: number; offset: number } {

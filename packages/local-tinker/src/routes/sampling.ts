@@ -3,6 +3,7 @@
  * num_samples, max_tokens, topk_prompt_logprobs and the sampler's working memory bounded first) and retrieve_future
  * (long-poll of any future).
  */
+
 import type { SampleOptions } from '@cookbook/engine';
 import {
   CreateSamplingSessionRequestSchema,
@@ -165,7 +166,6 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
   state.sampleRequests.track(requestId, sampler.sessionId, work);
   if (b.seq_id !== undefined) {
     sampler.sampleSeen.set(b.seq_id, { hash, requestId });
-    if (sampler.sampleSeen.size > 10_000) sampler.sampleSeen.delete(sampler.sampleSeen.keys().next().value!);
   }
   return futureReply(requestId);
 }

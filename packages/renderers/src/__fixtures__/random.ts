@@ -1,17 +1,9 @@
 /** Seeded random conversations for the generated batteries (the same on every run). */
 import type { Message } from '@cookbook/core';
+import { mulberry32 } from '@cookbook/core';
 
-/** A small seeded PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG (mulberry32, `@cookbook/core`'s). */
+export const rng = mulberry32;
 
 const WORDS = [
   'hello',

@@ -4,7 +4,7 @@
  * token — generation prompt and supervised example — and each difference classified as one of the documented,
  * deliberate ones or as a real difference. Used by the conformance test and the `check-template` script.
  */
-import { type Message, RendererError, type ToolCall, type ToolSpec } from '@cookbook/core';
+import { type Message, mulberry32, RendererError, type ToolCall, type ToolSpec } from '@cookbook/core';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import type { Renderer } from '../renderer.js';
 import { CompiledTemplate } from './jinja-sandbox.js';
@@ -83,18 +83,6 @@ const TOOLS: ToolSpec[] = [
 ];
 
 const WORDS = ['hello', 'Grüße', '数学', 'café', '🙂', 'x=1;', 'naïve', 'ok.', '"quoted"', '<b>', '42', 'Ω≈ç', 'a\tb'];
-
-/** A small seeded PRNG (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A seeded conversation: an optional system prompt, tools (when `features.tools`), 1–3 turns of a user message and
@@ -351,7 +339,7 @@ export interface ConformanceCounts {
 
 /** Runs `count` seeded conversations through {@link TemplateConformance.check}. */
 export function runConformance(conf: TemplateConformance, count: number, seed: number): ConformanceCounts {
-  const next = seededRandom(seed);
+  const next = mulberry32(seed);
   const out: ConformanceCounts = { conversations: 0, identical: 0, deliberate: {}, different: 0 };
   for (let i = 0; i < count; i++) {
     const c = conf.conversation(next, i);

@@ -4,8 +4,9 @@
  * `warmStartOnDigits` makes a random-init model answer with digits at all (a few cross-entropy steps on all ten
  * digits, uniformly), so RL starts near 50 % reward and has room to move either way.
  */
+import { type Tokenizer } from '@cookbook/tokenizers';
 import { datumFromTokensWeights, ModelInput } from '@cookbook/core';
-import type { Tokenizer } from '@cookbook/renderers';
+
 import type { TrainingClient } from '@cookbook/tinker-client';
 import type { Action, Env, EnvGroupBuilder, RLDataset, StepResult } from '@cookbook/training';
 

@@ -7,7 +7,7 @@
 import { type Datum, ModelInput, tensorFromFloat32, tensorToNumbers } from '@cookbook/core';
 import type { AdamParams, CustomLossFn, ForwardBackwardOutput, LossFnType } from '@cookbook/tinker-client';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
-import { Rng } from '../internal/random.js';
+import { Mulberry32Rng } from '@cookbook/core';
 
 export const GOOD = 1;
 export const BAD = 2;
@@ -28,7 +28,7 @@ function dlogprob(theta: number, token: number): number {
 }
 
 export class FakeSampler implements RLSamplingClient {
-  private readonly rng: Rng;
+  private readonly rng: Mulberry32Rng;
   sampleCalls = 0;
 
   constructor(
@@ -36,7 +36,7 @@ export class FakeSampler implements RLSamplingClient {
     seed: number,
     readonly delayMs = 0,
   ) {
-    this.rng = new Rng(seed);
+    this.rng = new Mulberry32Rng(seed);
   }
 
   async sample(req: { prompt: ModelInput; numSamples: number; samplingParams: { maxTokens?: number } }) {

@@ -1,5 +1,6 @@
 import { getTextContent, type Message } from '@cookbook/core';
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { getRenderer, type Renderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { defineTool } from '@cookbook/tools';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';

@@ -3,8 +3,10 @@
  * renderer's own rendering of an assistant turn with that call, as a trained model samples it), parse it in the agent
  * env, run the tool, and check that the next prompt shows the tool's result and the call to the model.
  */
+
 import { getTextContent, type Message, RendererError } from '@cookbook/core';
-import { BUILT_IN_RENDERER_NAMES, getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+import { BUILT_IN_RENDERER_NAMES, getRenderer, type Renderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { defineTool } from '@cookbook/tools';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

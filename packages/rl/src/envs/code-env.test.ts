@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { DataError } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
 import { BubblewrapSandbox, gradeWithPool, probeBubblewrap, SandboxPool } from '@cookbook/sandbox';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import {
   buildCodeDatasets,

@@ -11,12 +11,11 @@
  * Difference from upstream: the episode is single-turn. Upstream's agent variant (a `check_solution(code)` tool, at
  * most 2 turns, a trajectory token cap, −0.1 for overflow) is not built here.
  */
-import { DataError, type Message } from '@cookbook/core';
+import { DataError, type Message, Mulberry32Rng } from '@cookbook/core';
 import { type FetchHubRowsOptions, fetchHubRows } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
 import { type CodeTests, extractCode, type Grade, parseCodeTests } from '@cookbook/sandbox';
 import type { RLDataset } from '@cookbook/training';
-import { Rng } from '../internal/random.js';
 import { ProblemDataset } from '../problem-dataset.js';
 import { ProblemEnv, type ProblemEnvOptions } from '../problem-env.js';
 
@@ -105,7 +104,7 @@ export const OFFLINE_CODE_TESTS = 3;
  * a short prompt, and every step samples it 32 times); online tasks get upstream's LiveCodeBench prompt.
  */
 export function generateCodeTasks(count: number, seed: number): CodeTask[] {
-  const rng = new Rng(seed);
+  const rng = new Mulberry32Rng(seed);
   return Array.from({ length: count }, () => {
     const { op, apply } = OPS[rng.int(0, OPS.length - 1)]!;
     const k = rng.int(1, 9);
@@ -235,7 +234,7 @@ export async function buildCodeDatasets(options: CodeDatasetsOptions): Promise<{
   let train: CodeTask[];
   let test: CodeTask[];
   if (options.online === true) {
-    const rng = new Rng(options.seed);
+    const rng = new Mulberry32Rng(options.seed);
     train = rng.shuffle(await loadDeepcoderTasks('train', options.rowsPerSubset ?? 1000, options.fetch));
     test = nTest > 0 ? (await loadDeepcoderTasks('test', nTest, options.fetch)).slice(0, nTest) : [];
   } else {

@@ -4,12 +4,11 @@
  * episode ends on a correct guess or after `maxTurns` guesses. A reply without an integer counts as a wasted turn.
  */
 import type { Message } from '@cookbook/core';
-import { getTextContent } from '@cookbook/core';
+import { getTextContent, Mulberry32Rng } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import type { Env, EnvGroupBuilder, RLDataset } from '@cookbook/training';
 import { defineEnv, EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '@cookbook/training';
 import { z } from 'zod';
-import { Rng } from '../internal/random.js';
 import { lastInteger } from './math-env.js';
 import { maxTurnsField } from './max-turns-field.js';
 
@@ -87,11 +86,11 @@ export class GuessNumberMessageEnv implements MessageEnv {
  */
 export async function playBisection(
   env: GuessNumberMessageEnv,
-  options: { epsilon?: number; rng?: Rng } = {},
+  options: { epsilon?: number; rng?: Mulberry32Rng } = {},
 ): Promise<Message[]> {
   const messages: Message[] = (await env.initialMessages()).map((m) => ({ ...m, trainable: false }));
   const epsilon = options.epsilon ?? 0;
-  const rng = options.rng ?? new Rng(0);
+  const rng = options.rng ?? new Mulberry32Rng(0);
   let low = env.low;
   let high = env.high;
   for (let turn = 0; turn < env.maxTurns; turn++) {
@@ -135,7 +134,7 @@ export class GuessNumberGroupBuilder implements EnvGroupBuilder {
   async demonstrations(): Promise<Message[][]> {
     const env = new GuessNumberMessageEnv(this.secret, this.options);
     const epsilon = this.options.demonstrationEpsilon ?? 0;
-    return [await playBisection(env, { epsilon, rng: new Rng(this.demonstrationSeed) })];
+    return [await playBisection(env, { epsilon, rng: new Mulberry32Rng(this.demonstrationSeed) })];
   }
 }
 
@@ -169,12 +168,12 @@ export class GuessNumberDataset implements RLDataset {
     const low = this.options.low ?? 0;
     const high = this.options.high ?? 1024;
     const count = high - low + 1;
-    if (count > BALANCED_SECRETS_LIMIT) return new Rng(this.seed * 1_000_003 + k).int(low, high);
+    if (count > BALANCED_SECRETS_LIMIT) return new Mulberry32Rng(this.seed * 1_000_003 + k).int(low, high);
     const pass = Math.floor(k / count);
     // A batch's groups read the same pass (or two): shuffle each pass once, not once per group.
     if (this.passOrder?.pass !== pass) {
       const values = Array.from({ length: count }, (_, i) => low + i);
-      this.passOrder = { pass, order: new Rng(this.seed * 1_000_003 + pass).shuffle(values) };
+      this.passOrder = { pass, order: new Mulberry32Rng(this.seed * 1_000_003 + pass).shuffle(values) };
     }
     return this.passOrder.order[k % count]!;
   }

@@ -1,5 +1,6 @@
 import { ConfigError, getTextContent, type Message } from '@cookbook/core';
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import type { AgentToolGroupBuilder } from './agent-tool-env.js';
 import { type LookupProblem, LookupToolDataset, lookupEnv, lookupProblem } from './lookup-tool-env.js';

@@ -7,12 +7,11 @@
  * tool in about that share of episodes and RL's climb is learning to call it. The metric `called_tool` is the share
  * of episodes that called the tool at least once.
  */
-import { ConfigError, getTextContent, type Message } from '@cookbook/core';
+import { ConfigError, deriveSeed, getTextContent, type Message, Mulberry32Rng } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { defineTool, type Tool, toolSpecs } from '@cookbook/tools';
 import type { EnvGroupBuilder, RLDataset, RolloutLimits } from '@cookbook/training';
 import { z } from 'zod';
-import { deriveSeed, Rng } from '../internal/random.js';
 import { AgentToolEnv, AgentToolGroupBuilder } from './agent-tool-env.js';
 import { lastInteger } from './math-env.js';
 
@@ -53,7 +52,7 @@ export function lookupProblem(seed: number, numKeys = 4, maxValue = 9, key?: str
   if (!Number.isInteger(maxValue) || maxValue < 1) {
     throw new ConfigError(`lookup max_value must be a positive integer, got ${maxValue}`, { key: 'max_value' });
   }
-  const rng = new Rng(seed);
+  const rng = new Mulberry32Rng(seed);
   const keys = LOOKUP_KEYS.slice(0, numKeys);
   const table: Record<string, number> = {};
   for (const k of keys) table[k] = rng.int(0, maxValue);
@@ -166,7 +165,7 @@ export class LookupToolDataset implements RLDataset {
    */
   getBatch(index: number): EnvGroupBuilder[] {
     const numKeys = this.options.numKeys ?? 4;
-    const order = new Rng(deriveSeed(this.seed, index, 2)).shuffle(LOOKUP_KEYS.slice(0, numKeys));
+    const order = new Mulberry32Rng(deriveSeed(this.seed, index, 2)).shuffle(LOOKUP_KEYS.slice(0, numKeys));
     return Array.from({ length: this.groupsPerBatch }, (_, g) => {
       const problem = lookupProblem(
         deriveSeed(this.seed, index, g),
@@ -189,7 +188,7 @@ export class LookupToolDataset implements RLDataset {
    * else a uniform digit in [0, maxValue].
    */
   private demoGuess(index: number, g: number): number | undefined {
-    const rng = new Rng(deriveSeed(this.seed, index, g, 1));
+    const rng = new Mulberry32Rng(deriveSeed(this.seed, index, g, 1));
     if (rng.next() < (this.options.demoToolRate ?? 1)) return undefined;
     return rng.int(0, this.options.maxValue ?? 9);
   }

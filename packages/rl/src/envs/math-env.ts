@@ -5,11 +5,10 @@
  * from a local JSONL file.
  */
 import { readFile } from 'node:fs/promises';
-import { ConfigError, DataError, type Message } from '@cookbook/core';
+import { ConfigError, DataError, type Message, Mulberry32Rng } from '@cookbook/core';
 import { extractBoxed, extractGsm8kAnswer, type FetchHubRowsOptions, fetchHubRows, gradeAnswer } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
 import type { RLDataset } from '@cookbook/training';
-import { Rng } from '../internal/random.js';
 import { ProblemDataset } from '../problem-dataset.js';
 import { ProblemEnv, type ProblemEnvOptions } from '../problem-env.js';
 
@@ -104,7 +103,7 @@ export class MathEnv extends ProblemEnv {
 
 /** Arithmetic problems `x + y` with x, y drawn from [0, maxOperand] by a seeded generator. */
 export function generateArithmeticProblems(count: number, seed: number, maxOperand = 100): { x: number; y: number }[] {
-  const rng = new Rng(seed);
+  const rng = new Mulberry32Rng(seed);
   return Array.from({ length: count }, () => ({ x: rng.int(0, maxOperand), y: rng.int(0, maxOperand) }));
 }
 
@@ -113,7 +112,7 @@ export function generateArithmeticProblems(count: number, seed: number, maxOpera
  * exercise the normaliser (`\frac{a}{b}`).
  */
 export function generateMathProblems(count: number, seed: number): MathProblem[] {
-  const rng = new Rng(seed);
+  const rng = new Mulberry32Rng(seed);
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
   return Array.from({ length: count }, () => {
     const kind = rng.int(0, 3);

@@ -4,9 +4,8 @@
  * answer needs two or three documents (the product's maker, then the maker's founder, …). Names are invented so no
  * model knows the answers without searching. Deterministic in the seed.
  */
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, Mulberry32Rng } from '@cookbook/core';
 import type { SearchDocument } from '@cookbook/tools';
-import { Rng } from '../internal/random.js';
 
 /** One question with its answer and the documents (ids) that lead to it, in order. */
 export interface MultiHopQuestion {
@@ -78,7 +77,7 @@ export function generateMultiHopWorld(seed: number, options: MultiHopWorldOption
   for (const [k, v] of Object.entries(n)) {
     if (!Number.isInteger(v) || v < 1 || v > 500) throw new ConfigError(`world ${k} must be in [1, 500], got ${v}`);
   }
-  const rng = new Rng(seed);
+  const rng = new Mulberry32Rng(seed);
   const used = new Set<string>();
   const word = (syllables: number) => {
     for (let attempt = 0; attempt < 10_000; attempt++) {

@@ -3,7 +3,9 @@
  * game family is cut by a limit through rl's rollout code, and the cut is reported in the last step's metrics and
  * logs (rollout summaries, transcripts). Self-play seats share a game: cutting one ends the game for the other.
  */
-import { getRenderer, getTokenizer, type Renderer } from '@cookbook/renderers';
+
+import { getRenderer, type Renderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { limitDataset, withRolloutLimits } from '@cookbook/training';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedPolicy } from '../__fixtures__/fakes.js';

@@ -1,4 +1,5 @@
-import { getRenderer, getTokenizer } from '@cookbook/renderers';
+import { getRenderer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { Bm25Index, searchTool } from '@cookbook/tools';
 import { describe, expect, it } from 'vitest';
 import { generateMultiHopWorld } from './multi-hop-world.js';

@@ -4,11 +4,10 @@
  * name. Reward 1 when the normalised answer contains the normalised reference (upstream's substring match), else 0;
  * `format` metric: the episode ended with an answer rather than a limit.
  */
-import { getTextContent, type Message } from '@cookbook/core';
+import { deriveSeed, getTextContent, type Message, Mulberry32Rng } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
 import { Bm25Index, formatSearchHits, type SearchDocument, searchTool, type Tool, toolSpecs } from '@cookbook/tools';
 import type { EnvGroupBuilder, RLDataset, RolloutLimits } from '@cookbook/training';
-import { deriveSeed, Rng } from '../internal/random.js';
 import { AgentToolEnv, AgentToolGroupBuilder } from './agent-tool-env.js';
 import type { MultiHopQuestion } from './multi-hop-world.js';
 
@@ -113,7 +112,7 @@ export class SearchQaDataset implements RLDataset {
   }
 
   getBatch(index: number): EnvGroupBuilder[] {
-    const rng = new Rng(deriveSeed(this.seed, index));
+    const rng = new Mulberry32Rng(deriveSeed(this.seed, index));
     return Array.from({ length: this.groupsPerBatch }, () => {
       const q = rng.choice(this.questions);
       return new AgentToolGroupBuilder(() => searchQaEnv(this.renderer, this.tool, q, this.options), this.groupSize, {

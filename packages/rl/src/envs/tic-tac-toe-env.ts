@@ -5,7 +5,7 @@
  * offender (0 for the other player). With `opponent: 'random'` the second seat is a seeded random legal mover
  * (useful for evaluation against a fixed opponent).
  */
-import { getTextContent, type Message, ModelInput, TrainingError } from '@cookbook/core';
+import { getTextContent, type Message, ModelInput, Mulberry32Rng, TrainingError } from '@cookbook/core';
 import { ConversationFormatter, logFormatter, logText } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
 import {
@@ -20,7 +20,6 @@ import {
   truncationMetrics,
 } from '@cookbook/training';
 import { z } from 'zod';
-import { Rng } from '../internal/random.js';
 import { safeParseResponse } from '../problem-env.js';
 
 /** A player mark. */
@@ -80,11 +79,11 @@ export class TicTacToeGame {
   outcome: GameOutcome | undefined;
   lastMove: number | undefined;
   private waiters: (() => void)[] = [];
-  private readonly randomOpponent: { player: Player; rng: Rng } | undefined;
+  private readonly randomOpponent: { player: Player; rng: Mulberry32Rng } | undefined;
 
   constructor(options: { randomOpponent?: { player: Player; seed: number } } = {}) {
     const r = options.randomOpponent;
-    this.randomOpponent = r === undefined ? undefined : { player: r.player, rng: new Rng(r.seed) };
+    this.randomOpponent = r === undefined ? undefined : { player: r.player, rng: new Mulberry32Rng(r.seed) };
     this.maybeRandomMove();
   }
 
@@ -184,7 +183,7 @@ export function ticTacToeBoardPrompt(player: Player, game: Pick<TicTacToeGame, '
  * The rule player's move (a cell 0–8): complete its own line if it can, else block the opponent's, else the centre,
  * else a corner, else a side; `rng` breaks ties (default: the first in order).
  */
-export function ruleMove(cells: readonly Cell[], player: Player, rng?: Rng): number {
+export function ruleMove(cells: readonly Cell[], player: Player, rng?: Mulberry32Rng): number {
   const other: Player = player === 'X' ? 'O' : 'X';
   const legal = cells.flatMap((c, i) => (c === null ? [i] : []));
   if (legal.length === 0) throw new TrainingError('no legal move: the board is full');
@@ -216,7 +215,7 @@ export function ruleGameConversations(
   seed: number,
   options: { epsilon?: number; opponent?: 'self' | 'random'; observation?: TicTacToeObservation } = {},
 ): Message[][] {
-  const rng = new Rng(seed);
+  const rng = new Mulberry32Rng(seed);
   const epsilon = options.epsilon ?? 0.2;
   const seats: Player[] = options.opponent === 'random' ? ['X'] : ['X', 'O'];
   const game = new TicTacToeGame();

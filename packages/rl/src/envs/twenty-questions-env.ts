@@ -4,12 +4,11 @@
  * a system prompt with the secret and the latest question only. Offline, {@link RuleBasedAnswerer} answers from a
  * small attribute table. Reward 1 on a correct guess; the game ends on a correct guess or after `maxQuestions`.
  */
-import { getTextContent, type Message, type MessageCompleter } from '@cookbook/core';
+import { getTextContent, type Message, type MessageCompleter, Mulberry32Rng } from '@cookbook/core';
 import { type Renderer, TinkerMessageCompleter } from '@cookbook/renderers';
 import type { Env, EnvGroupBuilder, RLDataset } from '@cookbook/training';
 import { defineEnv, EnvFromMessageEnv, type MessageEnv, type MessageStepResult } from '@cookbook/training';
 import { z } from 'zod';
-import { Rng } from '../internal/random.js';
 import { maxTurnsField } from './max-turns-field.js';
 
 /** A noun and the attributes that are true of it. */
@@ -196,7 +195,7 @@ export class TwentyQuestionsDataset implements RLDataset {
     words: readonly string[] = NOUNS.map((n) => n.word),
   ) {
     this.length = numBatches;
-    this.words = new Rng(seed).shuffle(words);
+    this.words = new Mulberry32Rng(seed).shuffle(words);
   }
 
   getBatch(index: number): EnvGroupBuilder[] {

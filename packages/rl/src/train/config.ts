@@ -4,7 +4,7 @@
  * callbacks) are {@link RLTrainDeps}.
  */
 import { BUILT_IN_LEARNING_RATES, type Datum, type TokenCompleter } from '@cookbook/core';
-import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-client';
+import { POLICY_GRADIENT_LOSS_FNS } from '@cookbook/tinker-wire';
 import type { EnvGroupBuilder, RLDatasetBuilder, TrajectoryGroup } from '@cookbook/training';
 import {
   checkpointConfigShape,

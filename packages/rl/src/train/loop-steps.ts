@@ -3,11 +3,13 @@
  * groups into datums (advantages, KL penalty), evaluations, the update and the next sampler, checkpoints, and the
  * per-step metrics line.
  */
+
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CheckpointError, type Datum, iterationDir, type TokenCompleter } from '@cookbook/core';
+import { CheckpointError, type Datum, deriveSeed, iterationDir, type TokenCompleter } from '@cookbook/core';
 import { initTrace, scopeHeader } from '@cookbook/logging';
-import { getTokenizer } from '@cookbook/renderers';
+import { getTokenizer } from '@cookbook/tokenizers';
+
 import type {
   CheckpointManager,
   EnvGroupBuilder,
@@ -28,7 +30,6 @@ import {
   transformAdvantages,
 } from '../data-processing.js';
 import { Semaphore } from '../internal/concurrency.js';
-import { deriveSeed } from '../internal/random.js';
 import { applyLossAggregation } from '../loss-variants.js';
 import { computeKlSampleTrain, computePostKl } from '../metrics.js';
 import { type DecodeTokens, rolloutSummaries, writeRolloutSummaries } from '../rollout-summaries.js';

@@ -1,9 +1,8 @@
 /** The synchronous on-policy loop (upstream `do_sync_training`): sample the batch with the current policy, train. */
 import { performance } from 'node:perf_hooks';
-import { type TokenCompleter, TrainingError } from '@cookbook/core';
+import { deriveSeed, type TokenCompleter, TrainingError } from '@cookbook/core';
 import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
-import { deriveSeed } from '../internal/random.js';
 import { computeTrajectoryMetrics } from '../metrics.js';
 import {
   baseMetrics,

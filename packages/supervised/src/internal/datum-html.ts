@@ -1,6 +1,6 @@
 import { type Datum, tensorToNumbers } from '@cookbook/core';
 import type { HtmlFormatter } from '@cookbook/logging';
-import type { Tokenizer } from '@cookbook/renderers';
+import type { Tokenizer } from '@cookbook/tokenizers';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -1,14 +1,15 @@
 /**
- * The base every GEM game shares: its own {@link Rng}, the turn counter, and the fixed step messages of GEM's
+ * The base every GEM game shares: its own {@link Sfc32Rng}, the turn counter, and the fixed step messages of GEM's
  * language games (format error ends the episode with -0.1; the turn limit ends it with terminated and truncated
  * both true).
  *
  * Invariant: a game is playable right after construction (GEM resets in `__init__`), `reset(seed)` re-seeds only
  * this env's RNG, and every step's info carries the current state text in `info.suffix`.
  */
+
+import { Sfc32Rng } from '@cookbook/core';
 import type { Env, EnvInfo, ResetResult, StepResult } from '../../core/env.js';
 import { LanguageGameReward } from '../../core/env.js';
-import { Rng } from '../../core/rng.js';
 
 /** GEM's observation when a step reaches the turn limit. */
 export const MAX_TURNS_OBSERVATION = 'You have reached the maximum number of turns.';
@@ -21,14 +22,14 @@ function freshSeed(): number {
 export abstract class GameEnv implements Env {
   envId?: string;
   /** The env's own random stream; `reset(seed)` re-seeds it. */
-  protected readonly rng: Rng;
+  protected readonly rng: Sfc32Rng;
   /** Steps taken this episode, counting invalid and format-error steps. */
   turnCount = 0;
   /** The turn limit of the current episode (random variants redraw it each reset). */
   abstract maxTurns: number;
 
   constructor(seed: number | undefined) {
-    this.rng = new Rng(seed ?? freshSeed());
+    this.rng = new Sfc32Rng(seed ?? freshSeed());
   }
 
   async reset(seed?: number): Promise<ResetResult> {

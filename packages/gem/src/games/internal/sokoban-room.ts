@@ -13,7 +13,7 @@
  *
  * Cells: 0 wall, 1 floor, 2 target, 3 box on target, 4 box, 5 player.
  */
-import type { Rng } from '../../core/rng.js';
+import type { Sfc32Rng } from '@cookbook/core';
 
 export const WALL = 0;
 export const FLOOR = 1;
@@ -51,7 +51,7 @@ const MASKS: readonly (readonly number[])[] = [
   [0, 0, 0, 0, 1, 1, 0, 1, 0],
 ];
 
-function topology(rows: number, cols: number, pChange: number, numSteps: number, rng: Rng): Uint8Array {
+function topology(rows: number, cols: number, pChange: number, numSteps: number, rng: Sfc32Rng): Uint8Array {
   const level = new Uint8Array(rows * cols);
   let dir = rng.choice(MOVES);
   let r = rng.int(1, rows - 1);
@@ -238,7 +238,7 @@ export function generateRoom(
   cols: number,
   numBoxes: number,
   numSteps: number,
-  rng: Rng,
+  rng: Sfc32Rng,
   tries = 1000,
 ): GeneratedRoom | undefined {
   for (let t = 0; t < tries; t++) {

@@ -3,7 +3,7 @@
  * candidate digits shuffled, as GEM), and a solution counter with a limit (bitmask candidates, fewest-candidates
  * cell first: the count is the same whatever the search order, just faster).
  */
-import type { Rng } from '../../core/rng.js';
+import type { Sfc32Rng } from '@cookbook/core';
 
 /** 0 = empty. */
 export type SudokuGrid = number[][];
@@ -26,7 +26,7 @@ export function sudokuSafe(grid: SudokuGrid, row: number, col: number, num: numb
 }
 
 /** A uniformly-shuffled backtracking fill of an empty `scale` x `scale` grid. */
-export function randomFullGrid(scale: number, rng: Rng): SudokuGrid {
+export function randomFullGrid(scale: number, rng: Sfc32Rng): SudokuGrid {
   const grid: SudokuGrid = Array.from({ length: scale }, () => new Array<number>(scale).fill(0));
   const fill = (cell: number): boolean => {
     if (cell === scale * scale) return true;

@@ -5,8 +5,9 @@
  * down an `across` one), else at the first free position scanning rows then columns; a word that fits nowhere is
  * dropped. Letters may overlap only where they agree.
  */
+
+import type { Sfc32Rng } from '@cookbook/core';
 import { pyRound } from '../../core/boxed.js';
-import type { Rng } from '../../core/rng.js';
 
 export type WordDirection = 'across' | 'down';
 
@@ -43,7 +44,7 @@ function place(grid: LetterGrid, word: string, direction: WordDirection, row: nu
 export function placeWords(
   words: readonly string[],
   directions: ReadonlyMap<string, WordDirection>,
-  rng: Rng,
+  rng: Sfc32Rng,
 ): { grid: LetterGrid; placed: Map<string, WordPlacement> } {
   const size = pyRound(Math.max(...words.map((w) => w.length)) * 1.5);
   const grid: LetterGrid = Array.from({ length: size }, () => new Array<string>(size).fill('.'));

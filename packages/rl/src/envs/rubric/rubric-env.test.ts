@@ -3,12 +3,14 @@
  * completer the recipe uses), and the rollouts' rewards equal the scores it returns plus the format term. Also the
  * data file's bad inputs.
  */
+
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataError, type ModelInput } from '@cookbook/core';
-import { getRenderer, getTokenizer, type Renderer, TinkerMessageCompleter } from '@cookbook/renderers';
+import { getRenderer, type Renderer, TinkerMessageCompleter } from '@cookbook/renderers';
 import type { SampleArgs, SampleResponse } from '@cookbook/tinker-client';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedPolicy } from '../../__fixtures__/fakes.js';
 import { doGroupRollout } from '../../rollouts.js';

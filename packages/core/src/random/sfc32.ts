@@ -1,12 +1,13 @@
-import { ConfigError } from '@cookbook/core';
+import { ConfigError } from '../errors.js';
+import { splitMix32 } from './splitmix32.js';
 
 /**
- * A small seeded PRNG (sfc32 seeded through splitmix32) so every env owns its random stream.
+ * A small seeded PRNG (sfc32 seeded through SplitMix32) so every GEM env owns its random stream.
  *
  * Invariant: the same seed yields the same sequence on every platform; no global state is read or written.
  * GEM uses Python's global Mersenne Twister; this port matches GEM's distributions, not its exact streams.
  */
-export class Rng {
+export class Sfc32Rng {
   private a = 0;
   private b = 0;
   private c = 0;
@@ -18,14 +19,7 @@ export class Rng {
 
   /** Re-seeds the stream. Any finite number works; fractional parts are folded in. */
   seed(seed: number): void {
-    let s = (Math.floor(seed) ^ Math.floor((seed % 1) * 0x100000000)) >>> 0;
-    const next = (): number => {
-      s = (s + 0x9e3779b9) >>> 0;
-      let z = s;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-      return (z ^ (z >>> 16)) >>> 0;
-    };
+    const next = splitMix32(Math.floor(seed) ^ Math.floor((seed % 1) * 0x100000000));
     this.a = next();
     this.b = next();
     this.c = next();
@@ -52,7 +46,7 @@ export class Rng {
   /** A uniform integer in [lo, hi] (both inclusive), without modulo bias. */
   int(lo: number, hi: number): number {
     if (!Number.isInteger(lo) || !Number.isInteger(hi) || hi < lo) {
-      throw new ConfigError(`Rng.int: need integers lo <= hi, got ${lo}, ${hi}`);
+      throw new ConfigError(`Sfc32Rng.int: need integers lo <= hi, got ${lo}, ${hi}`);
     }
     const span = hi - lo + 1;
     if (span > 0x100000000) return lo + Math.floor(this.random() * span);
@@ -64,7 +58,7 @@ export class Rng {
 
   /** One element, uniformly. Throws on an empty array. */
   choice<T>(items: readonly T[]): T {
-    if (items.length === 0) throw new ConfigError('Rng.choice: empty array');
+    if (items.length === 0) throw new ConfigError('Sfc32Rng.choice: empty array');
     return items[this.int(0, items.length - 1)] as T;
   }
 
@@ -81,7 +75,7 @@ export class Rng {
 
   /** `k` distinct elements in random order (Python's `random.sample`). */
   sample<T>(items: readonly T[], k: number): T[] {
-    if (k > items.length) throw new ConfigError(`Rng.sample: k=${k} > ${items.length} items`);
+    if (k > items.length) throw new ConfigError(`Sfc32Rng.sample: k=${k} > ${items.length} items`);
     return this.shuffle([...items]).slice(0, k);
   }
 }

@@ -4,7 +4,7 @@
  * draws (the rubric data generator's operands, the true-thinking score's perturbation offsets), so a data file or a
  * perturbed step can be compared with upstream's byte for byte.
  */
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 const N = 624;
 const M = 397;

@@ -1,19 +1,10 @@
-// Seeded pseudo-random numbers (splitmix64 seeding a xoshiro128** generator): deterministic across runs and
-// platforms, cheap enough to initialise millions of weights.
+import { splitMix32 } from './splitmix32.js';
 
-function splitmix32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-}
+// Seeded pseudo-random numbers (SplitMix32 seeding a xoshiro128** generator): deterministic across runs and
+// platforms, cheap enough to initialise millions of weights. The engine's generator (weight init, sampling).
 
-/** Deterministic random generator: same seed, same stream. */
-export class Rng {
+/** Deterministic random generator (xoshiro128**): same seed, same stream; 64-bit seeds are folded in. */
+export class Xoshiro128Rng {
   private a: number;
   private b: number;
   private c: number;
@@ -24,7 +15,7 @@ export class Rng {
     const big = BigInt.asUintN(64, BigInt(seed));
     const lo = Number(big & 0xffffffffn);
     const hi = Number(big >> 32n);
-    const sm = splitmix32((lo ^ Math.imul(hi, 0x27d4eb2d)) >>> 0);
+    const sm = splitMix32((lo ^ Math.imul(hi, 0x27d4eb2d)) >>> 0);
     this.a = sm();
     this.b = sm() ^ hi;
     this.c = sm();

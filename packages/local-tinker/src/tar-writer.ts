@@ -1,5 +1,6 @@
 /**
- * A minimal POSIX ustar writer for checkpoint archives (regular files only, names ≤ 100 bytes).
+ * A minimal POSIX ustar writer for checkpoint archives (regular files only, names ≤ 100 bytes). Reading one back is
+ * `@cookbook/weights`' `extractTar` (the one tar reader).
  */
 
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -28,7 +29,7 @@ function header(name: string, size: number, mtime: number): Buffer {
 }
 
 /** A tar archive holding `files` (name → bytes). */
-export function tarFiles(files: { name: string; data: Uint8Array; mtime?: number }[]): Buffer {
+function tarFiles(files: { name: string; data: Uint8Array; mtime?: number }[]): Buffer {
   const parts: Buffer[] = [];
   for (const f of files) {
     parts.push(header(f.name, f.data.length, f.mtime ?? Date.now()));
@@ -52,19 +53,4 @@ export async function tarDirectory(
     files.push({ name: entry.name, data: await readFile(p), mtime: (await stat(p)).mtimeMs });
   }
   return tarFiles([...files, ...extra.map((e) => ({ ...e, mtime: e.mtime ?? Date.now() }))]);
-}
-
-/** Read a tar back into entries (used by tests and tools). */
-export function untar(buf: Uint8Array): { name: string; data: Uint8Array }[] {
-  const out: { name: string; data: Uint8Array }[] = [];
-  let off = 0;
-  while (off + 512 <= buf.length) {
-    const h = Buffer.from(buf.subarray(off, off + 512));
-    if (h.every((b) => b === 0)) break;
-    const name = h.toString('utf8', 0, 100).replace(/\0.*$/, '');
-    const size = Number.parseInt(h.toString('ascii', 124, 136).replace(/\0.*$/, '').trim(), 8);
-    out.push({ name, data: buf.subarray(off + 512, off + 512 + size) });
-    off += 512 + Math.ceil(size / 512) * 512;
-  }
-  return out;
 }
