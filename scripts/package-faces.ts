@@ -3,7 +3,8 @@
  * export and every named subpath of its `package.json` `exports`, resolved through `export *` with the TypeScript
  * checker) and how many of them no other workspace package or app imports (tests and benches of other packages count
  * as importers; a package's own files do not).
- * Run: node --import tsx scripts/package-faces.ts   (add `--json` for one JSON object per package)
+ * Run: node --import tsx scripts/package-faces.ts   (add `--json` for one JSON object per package, `--unused
+ *   @cookbook/core` to list that package's names no other package imports)
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -131,6 +132,8 @@ for (const p of pkgs) {
 }
 
 const json = process.argv.includes('--json');
+/** `--unused NAME`: also print the names of package NAME that no other package imports. */
+const listFor = process.argv.includes('--unused') ? process.argv[process.argv.indexOf('--unused') + 1] : undefined;
 let total = 0;
 let totalUnused = 0;
 const rows: { package: string; entries: number; exported: number; importedByNoOther: number }[] = [];
@@ -143,7 +146,11 @@ for (const p of pkgs.sort((a, b) => a.name.localeCompare(b.name))) {
     const importers = used.get(spec) ?? new Set();
     exported += names.size;
     if (importers.has('*')) continue;
-    for (const n of names) if (!importers.has(n)) unused++;
+    for (const n of names)
+      if (!importers.has(n)) {
+        unused++;
+        if (listFor === p.name) console.log(`${spec}: ${n}`);
+      }
   }
   total += exported;
   totalUnused += unused;
