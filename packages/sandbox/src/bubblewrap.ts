@@ -252,6 +252,19 @@ function bwrapArgs(
 
 let nextId = 0;
 
+/**
+ * Whether model-written Python can run in the local sandbox here: bubblewrap works (see {@link probeBubblewrap}) and a
+ * `python3` runs. For skipping tests and demos on machines without isolation; never a reason to run code unconfined.
+ */
+export function isolatedPythonAvailable(options: BubblewrapOptions = {}): boolean {
+  try {
+    probeBubblewrap(options);
+  } catch {
+    return false;
+  }
+  return spawnSync('python3', ['--version']).status === 0;
+}
+
 /** A local sandbox isolated with bubblewrap; see the module comment for what it guarantees. */
 export class BubblewrapSandbox implements Sandbox {
   readonly backend = 'bubblewrap';

@@ -2,11 +2,10 @@
  * Our harness against upstream's: every case in the fixture carries the verdict upstream's LiveCodeBench `run_test`
  * harness gave it (`scripts/make-grading-fixture.py`); grading the same program on the same tests here must agree.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { DataError } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { BubblewrapSandbox, probeBubblewrap } from './bubblewrap.js';
+import { BubblewrapSandbox, isolatedPythonAvailable } from './bubblewrap.js';
 import { extractCode, gradeCode, gradeWithPool, parseCodeTests, totalTimeoutSeconds } from './grading.js';
 import { SandboxPool } from './pool.js';
 
@@ -19,15 +18,7 @@ interface Case {
 }
 const CASES = JSON.parse(readFileSync(new URL('./__fixtures__/grading-cases.json', import.meta.url), 'utf8')) as Case[];
 
-function bubblewrapWorks(): boolean {
-  try {
-    probeBubblewrap();
-    return true;
-  } catch {
-    return false;
-  }
-}
-const run = (bubblewrapWorks() && spawnSync('python3', ['--version']).status === 0) || process.env.CI === 'true';
+const run = isolatedPythonAvailable() || process.env.CI === 'true';
 
 describe('grading inputs', () => {
   it("takes the last fenced block (upstream's extract_code_from_model); none is undefined", () => {

@@ -1,4 +1,4 @@
-export { type BubblewrapOptions, BubblewrapSandbox, probeBubblewrap } from './bubblewrap.js';
+export { type BubblewrapOptions, BubblewrapSandbox, isolatedPythonAvailable, probeBubblewrap } from './bubblewrap.js';
 export { createSandboxPool, SANDBOX_BACKENDS, type SandboxFactoryOptions } from './create-sandbox.js';
 export {
   type CodeTests,

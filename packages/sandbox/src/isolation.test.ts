@@ -6,31 +6,22 @@
  * (`COOKBOOK_SANDBOX_TEST_BACKEND=unsafe_local`) and the isolation tests fail — the connect, lookup, reads, writes,
  * forks, allocation and the escaped background child all succeed there.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BubblewrapSandbox, probeBubblewrap } from './bubblewrap.js';
+import { BubblewrapSandbox, isolatedPythonAvailable } from './bubblewrap.js';
 import type { Sandbox } from './sandbox.js';
 import { UnsafeLocalSandbox } from './unsafe-local.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const BACKEND = process.env.COOKBOOK_SANDBOX_TEST_BACKEND ?? 'bubblewrap';
 
-function bubblewrapWorks(): boolean {
-  try {
-    probeBubblewrap();
-    return true;
-  } catch {
-    return false;
-  }
-}
 // Without bubblewrap (or user namespaces) these skip locally (their names say "[bubblewrap]"); under CI=true they
 // run, and fail: CI installs bubblewrap.
-const run = (bubblewrapWorks() && spawnSync('python3', ['--version']).status === 0) || process.env.CI === 'true';
+const run = isolatedPythonAvailable() || process.env.CI === 'true';
 
 function makeSandbox(): Sandbox {
   return BACKEND === 'unsafe_local' ? new UnsafeLocalSandbox({ log: () => {} }) : new BubblewrapSandbox();

@@ -15,15 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  ConfigError,
-  computeScheduleLrMultiplier,
-  DataError,
-  type Datum,
-  type Message,
-  seededPermutation,
-  tensorToNumbers,
-} from '@cookbook/core';
+import { ConfigError, DataError, type Datum, type Message, seededPermutation, tensorToNumbers } from '@cookbook/core';
 import { type ProgressBar, progressBar, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { type Renderer, TrainOnWhat } from '@cookbook/renderers';
 import {

@@ -1,19 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { BubblewrapSandbox, probeBubblewrap, SandboxPool } from '@cookbook/sandbox';
+import { BubblewrapSandbox, isolatedPythonAvailable, SandboxPool } from '@cookbook/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeToolCall, toolMap } from './execute.js';
 import { pythonTool } from './python-tool.js';
 
-function works(): boolean {
-  try {
-    probeBubblewrap();
-    return spawnSync('python3', ['--version']).status === 0;
-  } catch {
-    return false;
-  }
-}
-const run = works() || process.env.CI === 'true';
+const run = isolatedPythonAvailable() || process.env.CI === 'true';
 
 describe.runIf(run)('python tool: calls run in the sandbox [bubblewrap]', () => {
   let server: Server;

@@ -4,24 +4,15 @@
  * `<benchmark>/result.json`; then replies replaced by correct programs and graded again (`regrade=true`), so the
  * scores are shown to come from running the code.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { probeBubblewrap } from '@cookbook/sandbox';
+import { isolatedPythonAvailable } from '@cookbook/sandbox';
 import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../cli.js';
 import { evalRecipe } from './eval.js';
 
-function works(): boolean {
-  try {
-    probeBubblewrap();
-    return spawnSync('python3', ['--version']).status === 0;
-  } catch {
-    return false;
-  }
-}
-const run = works() || process.env.CI === 'true';
+const run = isolatedPythonAvailable() || process.env.CI === 'true';
 
 function capture() {
   const out: string[] = [];

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, isRepoId } from '@cookbook/core';
-import { resolveRendererName, TrainOnWhat } from '@cookbook/renderers';
+import { TrainOnWhat } from '@cookbook/renderers';
 import {
   type ChatDatasetCommonConfig,
   fromConversationFile,

@@ -4,14 +4,13 @@
  * MBPP env on a set of replies, upstream's `extract_python_code`), and their grading in the local sandbox: correct,
  * wrong, crashing, timing-out and network-attempting programs.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { Message } from '@cookbook/core';
-import { BubblewrapSandbox, type CodeTests, probeBubblewrap, SandboxPool } from '@cookbook/sandbox';
+import { BubblewrapSandbox, type CodeTests, isolatedPythonAvailable, SandboxPool } from '@cookbook/sandbox';
 import { describe, expect, it } from 'vitest';
 import type { Benchmark } from '../benchmark.js';
 import {
@@ -38,15 +37,7 @@ const upstream = (
   (await import('./__fixtures__/upstream-code-verdicts.json', { with: { type: 'json' } })) as { default: Fixture }
 ).default;
 
-function works(): boolean {
-  try {
-    probeBubblewrap();
-    return spawnSync('python3', ['--version']).status === 0;
-  } catch {
-    return false;
-  }
-}
-const run = works() || process.env.CI === 'true';
+const run = isolatedPythonAvailable() || process.env.CI === 'true';
 
 /** A pool that refuses to make sandboxes: for loading samples where no code runs. */
 const noSandbox = new SandboxPool({

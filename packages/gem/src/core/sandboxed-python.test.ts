@@ -3,23 +3,14 @@
  * interpreter, which the in-process socket guard does not patch) reaching a listener on 127.0.0.1, and a forked child
  * that outlived its program.
  */
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { probeBubblewrap } from '@cookbook/sandbox';
+import { isolatedPythonAvailable } from '@cookbook/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPythonProgram } from '../dataset/code-env.js';
 import { PythonCodeTool } from '../wrappers/python-tool.js';
 
-function works(): boolean {
-  try {
-    probeBubblewrap();
-    return spawnSync('python3', ['--version']).status === 0;
-  } catch {
-    return false;
-  }
-}
-const run = works() || process.env.CI === 'true';
+const run = isolatedPythonAvailable() || process.env.CI === 'true';
 
 describe.runIf(run)('GEM code execution runs in the sandbox [bubblewrap] [python3]', () => {
   let server: Server;

@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { DataError } from '@cookbook/core';
 import { getRenderer } from '@cookbook/renderers';
-import { BubblewrapSandbox, gradeWithPool, probeBubblewrap, SandboxPool } from '@cookbook/sandbox';
+import { BubblewrapSandbox, gradeWithPool, isolatedPythonAvailable, SandboxPool } from '@cookbook/sandbox';
 import { getTokenizer } from '@cookbook/tokenizers';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,15 +12,7 @@ import {
   loadDeepcoderTasks,
 } from './code-env.js';
 
-function works(): boolean {
-  try {
-    probeBubblewrap();
-    return spawnSync('python3', ['--version']).status === 0;
-  } catch {
-    return false;
-  }
-}
-const run = works() || process.env.CI === 'true';
+const run = isolatedPythonAvailable() || process.env.CI === 'true';
 
 describe('code RL tasks and prompt', () => {
   it("builds upstream's LiveCodeBench prompt, with and without starter code", () => {
