@@ -19,6 +19,7 @@ import {
   type EpochLoop,
   type EvaluatorOrBuilder,
   openTrainingClient,
+  type RunPlan,
   type RunResult,
   resolveRunPlan,
   runEpochs,
@@ -146,7 +147,7 @@ export type OffPolicyDistillationResult = RunResult;
  * steps; resumes from the last checkpoint when the log dir exists and the behaviour is `resume`.
  */
 export async function trainOffPolicyDistillation(
-  input: OffPolicyDistillationConfigInput,
+  input: OffPolicyDistillationConfigInput | RunPlan<OffPolicyDistillationConfig>,
   deps: OffPolicyDistillationDeps,
 ): Promise<OffPolicyDistillationResult> {
   const plan = resolveRunPlan(OffPolicyDistillationConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });

@@ -256,7 +256,7 @@ export {
   StreamMinibatchConfigSchema,
   TINY_MODEL_RL_LR,
 } from './train/config.js';
-export { train } from './train/train.js';
+export { rlPlanOptions, train } from './train/train.js';
 export {
   collectTrainStep,
   outputLogprobs,

@@ -14,6 +14,7 @@ import { OnPolicyDistillationConfigSchema, PromptDataset, trainOnPolicyDistillat
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
 import { seededPermutation } from '@cookbook/supervised';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -76,7 +77,18 @@ export const onPolicyDistillation = defineRecipe({
       const teacher = await resolveTeacher(service, config, conversations, renderer, io);
       const loadCheckpointPath = await resolveStudentStart(service, config, conversations, renderer, io);
       const resolved = { ...config, ...teacher, loadCheckpointPath, rendererName, samplingSeed: config.seed };
-      const result = await trainOnPolicyDistillation(resolved, {
+      // The plan comes from the command line's parse (the recipe schema extends the loop's fields): no second parse.
+      const plan = planRun(OnPolicyDistillationConfigSchema, resolved, {
+        loop: 'rl',
+        hparams: {
+          ...(configToKeyStyle(onPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }) as Record<
+            string,
+            unknown
+          >),
+          sampling_seed: config.seed,
+        },
+      });
+      const result = await trainOnPolicyDistillation(plan, {
         datasets: [
           {
             builder: async () =>
@@ -92,13 +104,6 @@ export const onPolicyDistillation = defineRecipe({
         serviceClient: service,
         console: false,
         log: io.err,
-        hparams: {
-          ...(configToKeyStyle(onPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }) as Record<
-            string,
-            unknown
-          >),
-          sampling_seed: config.seed,
-        },
         onStep: (step, m) =>
           io.out(
             `step ${String(step).padStart(4)}  teacher_kl ${(m.teacher_kl ?? 0).toFixed(4)}` +

@@ -19,9 +19,10 @@ import {
   readConversationFile,
   runSupervisedSteps,
   SampleTranscriptEvaluator,
+  SupervisedTrainConfigSchema,
 } from '@cookbook/supervised';
 import type { ServiceClient, ServiceClientLike } from '@cookbook/tinker-client';
-import { loopService, runLoop } from '@cookbook/training';
+import { loopService, planRun, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -189,7 +190,13 @@ export const promptDistillation = defineRecipe({
           },
           testSize: config.testSize,
         })();
-        return runSupervisedSteps(run, { ...config, rendererName, recipeName: 'prompt_distillation' }, datasets, {
+        // The SFT plan comes from the command line's parse (the recipe schema extends the SFT fields): no second parse.
+        const plan = planRun(
+          SupervisedTrainConfigSchema,
+          { ...config, rendererName, recipeName: 'prompt_distillation' },
+          { loop: 'supervised' },
+        );
+        return runSupervisedSteps(run, plan, datasets, {
           evaluators: [
             new SampleTranscriptEvaluator({
               prompts: samplePrompts,
