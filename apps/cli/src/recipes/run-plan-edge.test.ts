@@ -21,12 +21,16 @@ import { promptDistillationSchema } from './prompt-distillation.js';
 import { rlBasicSchema } from './rl-basic.js';
 import { sdftSchema } from './sdft.js';
 import { slBasicSchema } from './sl-basic.js';
+import { slLoopSchema } from './sl-loop.js';
+import { vlmClassifierSchema } from './vlm-classifier.js';
 
 // Each recipe hands its library loop a plan built from the command line's parse (`planRun`, no second parse). That is
 // only sound while the recipe's schema declares the loop's fields as the loop does: the plan of the command line's
 // values must equal what the loop's own parse of them would give.
 const pairs: [string, z.ZodType, z.ZodType<PlannedFields>, readonly string[]][] = [
   ['sl_basic', slBasicSchema, SupervisedTrainConfigSchema, ['learning_rate=3e-4', 'renderer_name=role_colon']],
+  ['vlm_classifier', vlmClassifierSchema, SupervisedTrainConfigSchema, ['batch_size=2']],
+  ['sl_loop (its own plan: no loop schema of its own)', slLoopSchema, slLoopSchema, ['learning_rate=1e-3']],
   ['prompt_distillation', promptDistillationSchema, SupervisedTrainConfigSchema, ['batch_size=2']],
   ['dpo', dpoSchema, DpoTrainConfigSchema, ['dpo_beta=0.5', 'max_length=64']],
   ['sdft', sdftSchema, SdftConfigSchema, ['topk=0', 'learning_rate=1e-4']],
