@@ -21,6 +21,7 @@ import {
   type EvaluatorOrBuilder,
   NLLEvaluator,
   openTrainingClient,
+  type RunPlan,
   type RunResult,
   resolveRunPlan,
   runEpochs,
@@ -148,7 +149,7 @@ export type OffPolicyDistillationResult = RunResult;
  * steps; resumes from the last checkpoint when the log dir exists and the behaviour is `resume`.
  */
 export async function trainOffPolicyDistillation(
-  input: OffPolicyDistillationConfigInput,
+  input: OffPolicyDistillationConfigInput | RunPlan<OffPolicyDistillationConfig>,
   deps: OffPolicyDistillationDeps,
 ): Promise<OffPolicyDistillationResult> {
   const plan = resolveRunPlan(OffPolicyDistillationConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });

@@ -6,15 +6,16 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { ConfigError, configToKeyStyle } from '@cookbook/core';
+import { ConfigError } from '@cookbook/core';
 import {
-  type RLTrainConfigInput,
+  type RLTrainConfig,
   RLTrainConfigSchema,
   type RLTrainDeps,
   type RLTrainResult,
+  rlPlanOptions,
   train,
 } from '@cookbook/rl';
-import type { RLDataset, RLDatasetBuilder } from '@cookbook/training';
+import { planRun, type RLDataset, type RLDatasetBuilder, type RunPlan, resolveRunPlan } from '@cookbook/training';
 import { z } from 'zod';
 import { CompositeDataset, datasetIndexOf } from './prompt-env.js';
 import { incorporateTeacherKl } from './reverse-kl.js';
@@ -66,10 +67,11 @@ export interface OnPolicyDistillationDeps extends Omit<RLTrainDeps, 'datasetBuil
  * @throws ConfigError when a teacher's tokenizer differs from the student's.
  */
 export async function trainOnPolicyDistillation(
-  input: OnPolicyDistillationConfigInput,
+  input: OnPolicyDistillationConfigInput | RunPlan<OnPolicyDistillationConfig>,
   deps: OnPolicyDistillationDeps,
 ): Promise<RLTrainResult> {
-  const config = OnPolicyDistillationConfigSchema.parse(input);
+  const plan = resolveRunPlan(OnPolicyDistillationConfigSchema, input, { loop: 'rl', hparams: deps.hparams });
+  const config = plan.config;
   const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const specs: TeacherSpec[] = deps.datasets.map(
     (d) => d.teacher ?? { baseModel: config.teacherModel, checkpoint: config.teacherCheckpoint },
@@ -87,16 +89,19 @@ export async function trainOnPolicyDistillation(
     return t;
   };
   const { datasets: _datasets, ...rest } = deps;
-  const rlConfig: RLTrainConfigInput = {
-    ...config,
+  // The RL loop's plan, from this one (already parsed: RL's own fields, the KL aimed at the teacher turned off).
+  const rlFields = Object.fromEntries(
+    Object.keys(RLTrainConfigSchema.shape).map((key) => [key, (config as Record<string, unknown>)[key]]),
+  ) as RLTrainConfig;
+  const rlConfig: RLTrainConfig = {
+    ...rlFields,
     klPenaltyCoef: 0,
     klDiscountFactor: 0,
     klReferenceModel: null,
     removeConstantRewardGroups: false,
   };
-  return train(rlConfig, {
+  return train(planRun(RLTrainConfigSchema, rlConfig, rlPlanOptions(plan.recorded)), {
     ...rest,
-    hparams: deps.hparams ?? configToKeyStyle(OnPolicyDistillationConfigSchema, config, { keyStyle: 'snake_case' }),
     datasetBuilder: async () => {
       if (deps.datasets.length === 0) throw new ConfigError('on-policy distillation needs at least one dataset');
       // A named teacher model is checked before anything is written; a checkpoint's base model at the first step.

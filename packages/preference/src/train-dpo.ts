@@ -19,6 +19,7 @@ import {
   type EvaluatorOrBuilder,
   NLLEvaluator,
   openTrainingClient,
+  type RunPlan,
   type RunResult,
   resolveRunPlan,
   runEpochs,
@@ -102,16 +103,19 @@ export interface DpoTrainDeps extends TrainingLoopDeps<DpoServiceClient> {
 export type DpoTrainResult = RunResult<{ trainingClient: DpoTrainingClient; referencePath: string | undefined }>;
 
 /** The renderer of a run: `deps.renderer`, else `rendererName` or the model's recommended one. */
-function rendererOf(config: DpoTrainConfig, deps: DpoTrainDeps): Renderer {
+function rendererOf(plan: RunPlan<DpoTrainConfig>, deps: DpoTrainDeps): Renderer {
   if (deps.renderer) return deps.renderer;
-  return resolveModelSetup(config).renderer;
+  return resolveModelSetup({ modelName: plan.config.modelName, rendererName: plan.rendererName }).renderer;
 }
 
 /**
  * Trains `modelName` with DPO on `deps.dataset`, logging to `logPath`; resumes from the last checkpoint when the log
  * dir exists and the behaviour is `resume`.
  */
-export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): Promise<DpoTrainResult> {
+export async function trainDpo(
+  input: DpoTrainConfigInput | RunPlan<DpoTrainConfig>,
+  deps: DpoTrainDeps,
+): Promise<DpoTrainResult> {
   const plan = resolveRunPlan(DpoTrainConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });
   const { config, adam } = plan;
   const { ttlSeconds, dpoBeta: beta } = config;
@@ -119,7 +123,7 @@ export async function trainDpo(input: DpoTrainConfigInput, deps: DpoTrainDeps): 
   let testDatums: Datum[] | undefined;
   let renderer: Renderer | undefined;
   const prepare = async () => {
-    renderer = rendererOf(config, deps);
+    renderer = rendererOf(plan, deps);
     const data = typeof deps.dataset === 'function' ? await deps.dataset() : deps.dataset;
     train = dpoDataset(data.train, config.batchSize, renderer, config.maxLength);
     if (data.test !== undefined && data.test.length > 0) testDatums = dpoDatums(data.test, renderer, config.maxLength);

@@ -16,8 +16,6 @@ export { GuessNumberMessageEnv, type GuessNumberOptions } from './envs/guess-num
 export { LookupToolDataset, type LookupToolOptions } from './envs/lookup-tool-env.js';
 export {
   buildMathDatasets,
-  type FetchHubRowsOptions,
-  fetchHubRows,
   generateArithmeticProblems,
   lastInteger,
   loadGsm8kJsonl,
@@ -74,7 +72,7 @@ export {
   StreamMinibatchConfigSchema,
   TINY_MODEL_RL_LR,
 } from './train/config.js';
-export { train } from './train/train.js';
+export { rlPlanOptions, train } from './train/train.js';
 export {
   collectTrainStep,
   rlAdamParams,

@@ -83,7 +83,7 @@ function checkDatasets(datasets: SupervisedDatasets): void {
  * prompt).
  */
 export async function trainSupervised(
-  input: SupervisedTrainConfigInput,
+  input: SupervisedTrainConfigInput | RunPlan<SupervisedTrainConfig>,
   deps: SupervisedTrainDeps,
 ): Promise<SupervisedTrainResult> {
   const plan = resolveRunPlan(SupervisedTrainConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });
@@ -117,7 +117,7 @@ export type SupervisedStepsDeps = Pick<
  */
 export async function runSupervisedSteps(
   run: RunContext,
-  input: SupervisedTrainConfigInput,
+  input: SupervisedTrainConfigInput | RunPlan<SupervisedTrainConfig>,
   datasets: SupervisedDatasets,
   deps: SupervisedStepsDeps = {},
 ): Promise<LoopOutcome<{ trainingClient: SupervisedTrainingClient }>> {

@@ -88,7 +88,10 @@ export {
 export { type RunOutputDeps, runOutputOptions } from './run-output.js';
 export {
   type AdamSettings,
+  isRunPlan,
+  type ParsedFields,
   type PlannedFields,
+  planRun,
   type ResolvedConfig,
   type RunPlan,
   type RunPlanOptions,

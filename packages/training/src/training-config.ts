@@ -13,8 +13,8 @@ import type { RunOutputDeps } from './run-output.js';
 /**
  * The Adam settings every cookbook loop trains with (the upstream cookbook's: β1 0.9, β2 0.95, ε 1e-8), owned here.
  * The wire's `ADAM_PARAMS_DEFAULTS` (ε 1e-12, the official SDK's) are what a caller who leaves a field out gets; the
- * loops send these values explicitly, as upstream does. The two minimal-loop recipes (`sl_loop`, `rl_loop`) spell
- * them out on purpose, as upstream's do.
+ * loops send these values explicitly, as upstream does (the run plan's `adam`, which the two minimal-loop recipes
+ * `sl_loop` and `rl_loop` read too).
  */
 export const LOOP_ADAM = { beta1: 0.9, beta2: 0.95, eps: 1e-8 } as const;
 

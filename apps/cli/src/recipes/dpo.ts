@@ -19,6 +19,7 @@ import {
   readComparisonFile,
   trainDpo,
 } from '@cookbook/preference';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe, type RecipeIO } from '../recipe.js';
 import { connectService } from './common.js';
@@ -101,23 +102,25 @@ export const dpo = defineRecipe({
     const dataset = comparisonsFromArg(config, io);
     const service = await connectService(config.baseUrl);
     try {
-      const result = await trainDpo(
+      // The plan comes from the command line's parse (dpoSchema extends the DPO fields): no second parse.
+      const plan = planRun(
+        DpoTrainConfigSchema,
         { ...config, recipeName: 'dpo' },
-        {
-          dataset,
-          serviceClient: service,
-          hparams: configToKeyStyle(dpoSchema, config, { keyStyle: 'snake_case' }),
-          console: false,
-          log: io.err,
-          onStepLogged: (step, m) =>
-            io.out(
-              `step ${String(step).padStart(4)}  dpo_loss ${m.dpo_loss?.toFixed(4)}  accuracy ${m.accuracy?.toFixed(2)}` +
-                `  margin ${m.margin?.toFixed(3)}` +
-                `${m['test/pair_accuracy'] === undefined ? '' : `  test/pair_accuracy ${m['test/pair_accuracy'].toFixed(3)}`}` +
-                `  ${(m['time/total'] ?? 0).toFixed(2)}s`,
-            ),
-        },
+        { loop: 'supervised', hparams: configToKeyStyle(dpoSchema, config, { keyStyle: 'snake_case' }) },
       );
+      const result = await trainDpo(plan, {
+        dataset,
+        serviceClient: service,
+        console: false,
+        log: io.err,
+        onStepLogged: (step, m) =>
+          io.out(
+            `step ${String(step).padStart(4)}  dpo_loss ${m.dpo_loss?.toFixed(4)}  accuracy ${m.accuracy?.toFixed(2)}` +
+              `  margin ${m.margin?.toFixed(3)}` +
+              `${m['test/pair_accuracy'] === undefined ? '' : `  test/pair_accuracy ${m['test/pair_accuracy'].toFixed(3)}`}` +
+              `  ${(m['time/total'] ?? 0).toFixed(2)}s`,
+          ),
+      });
       if (result.status !== 'completed') return;
       const { rows } = await readMetrics(join(config.logPath, 'metrics.jsonl'));
       const acc = rows.map((r) => r['test/pair_accuracy']).filter((v): v is number => typeof v === 'number');

@@ -34,6 +34,7 @@ import {
 } from '@cookbook/gem';
 import { REPORT_FILE } from '@cookbook/logging';
 import { warmStart } from '@cookbook/supervised';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -152,29 +153,34 @@ export const gem = defineRecipe({
       }
       // One episode of each step is shown before its step line (the seed prints two per step).
       let shownStep = -1;
-      const result = await trainGem(
+      // The plan comes from the command line's parse (gemSchema extends the trainer's fields): no second parse.
+      const plan = planRun(
+        GemTrainConfigSchema,
         { ...config, loadCheckpointPath },
         {
-          serviceClient: service,
-          renderer,
-          console: false,
-          log: io.err,
+          loop: 'rl',
           hparams: configToKeyStyle(gemSchema, { ...config, loadCheckpointPath }, { keyStyle: 'snake_case' }),
-          onEpisode: (e) => {
-            if (e.step === shownStep) return;
-            shownStep = e.step;
-            const acts = JSON.stringify(e.actions.map((a) => a.slice(0, 40))).slice(0, 160);
-            io.out(`      episode: ${acts} → rewards ${JSON.stringify(e.rewards.map((r) => +r.toFixed(3)))}`);
-          },
-          onStep: (step, m) =>
-            io.out(
-              `step ${String(step).padStart(4)}  return ${(m['sampler/episode_return'] ?? 0).toFixed(3)}` +
-                `  turns ${(m['sampler/num_turns_per_episode'] ?? 0).toFixed(2)}` +
-                `  entropy ${(m['sampler/token_entropy'] ?? 0).toFixed(3)}` +
-                `  sample ${(m['time/sample'] ?? 0).toFixed(1)}s  train ${(m['time/train'] ?? 0).toFixed(1)}s`,
-            ),
         },
       );
+      const result = await trainGem(plan, {
+        serviceClient: service,
+        renderer,
+        console: false,
+        log: io.err,
+        onEpisode: (e) => {
+          if (e.step === shownStep) return;
+          shownStep = e.step;
+          const acts = JSON.stringify(e.actions.map((a) => a.slice(0, 40))).slice(0, 160);
+          io.out(`      episode: ${acts} → rewards ${JSON.stringify(e.rewards.map((r) => +r.toFixed(3)))}`);
+        },
+        onStep: (step, m) =>
+          io.out(
+            `step ${String(step).padStart(4)}  return ${(m['sampler/episode_return'] ?? 0).toFixed(3)}` +
+              `  turns ${(m['sampler/num_turns_per_episode'] ?? 0).toFixed(2)}` +
+              `  entropy ${(m['sampler/token_entropy'] ?? 0).toFixed(3)}` +
+              `  sample ${(m['time/sample'] ?? 0).toFixed(1)}s  train ${(m['time/train'] ?? 0).toFixed(1)}s`,
+          ),
+      });
       const returns = result.value?.episodeReturns ?? [];
       if (returns.length >= 3) {
         const third = Math.floor(returns.length / 3);

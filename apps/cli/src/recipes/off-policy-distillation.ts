@@ -10,6 +10,7 @@
 import { configToKeyStyle } from '@cookbook/core';
 import { OffPolicyDistillationConfigSchema, trainOffPolicyDistillation } from '@cookbook/distillation';
 import { loadModelSetup } from '@cookbook/renderers';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -46,7 +47,12 @@ export const offPolicyDistillation = defineRecipe({
     try {
       const teacher = await resolveTeacher(service, config, conversations, renderer, io);
       const resolved = { ...config, ...teacher, rendererName };
-      await trainOffPolicyDistillation(resolved, {
+      // The plan comes from the command line's parse (the recipe schema extends the loop's fields): no second parse.
+      const plan = planRun(OffPolicyDistillationConfigSchema, resolved, {
+        loop: 'supervised',
+        hparams: configToKeyStyle(offPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }),
+      });
+      await trainOffPolicyDistillation(plan, {
         dataset: datasetFromArg(
           config.dataset,
           {
@@ -60,7 +66,6 @@ export const offPolicyDistillation = defineRecipe({
         serviceClient: service,
         console: false,
         log: io.err,
-        hparams: configToKeyStyle(offPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }),
         onStep: (step, m) =>
           io.out(
             `step ${String(step).padStart(4)}` +

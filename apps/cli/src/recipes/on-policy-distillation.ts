@@ -13,6 +13,7 @@ import { configToKeyStyle, type Message, seededPermutation } from '@cookbook/cor
 import { OnPolicyDistillationConfigSchema, PromptDataset, trainOnPolicyDistillation } from '@cookbook/distillation';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -75,7 +76,18 @@ export const onPolicyDistillation = defineRecipe({
       const teacher = await resolveTeacher(service, config, conversations, renderer, io);
       const loadCheckpointPath = await resolveStudentStart(service, config, conversations, renderer, io);
       const resolved = { ...config, ...teacher, loadCheckpointPath, rendererName, samplingSeed: config.seed };
-      const result = await trainOnPolicyDistillation(resolved, {
+      // The plan comes from the command line's parse (the recipe schema extends the loop's fields): no second parse.
+      const plan = planRun(OnPolicyDistillationConfigSchema, resolved, {
+        loop: 'rl',
+        hparams: {
+          ...(configToKeyStyle(onPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }) as Record<
+            string,
+            unknown
+          >),
+          sampling_seed: config.seed,
+        },
+      });
+      const result = await trainOnPolicyDistillation(plan, {
         datasets: [
           {
             builder: async () =>
@@ -91,13 +103,6 @@ export const onPolicyDistillation = defineRecipe({
         serviceClient: service,
         console: false,
         log: io.err,
-        hparams: {
-          ...(configToKeyStyle(onPolicyDistillationSchema, resolved, { keyStyle: 'snake_case' }) as Record<
-            string,
-            unknown
-          >),
-          sampling_seed: config.seed,
-        },
         onStep: (step, m) =>
           io.out(
             `step ${String(step).padStart(4)}  teacher_kl ${(m.teacher_kl ?? 0).toFixed(4)}` +

@@ -19,9 +19,10 @@ import {
   readConversationFile,
   runSupervisedSteps,
   SampleTranscriptEvaluator,
+  SupervisedTrainConfigSchema,
 } from '@cookbook/supervised';
 import type { ServiceClient, ServiceClientLike } from '@cookbook/tinker-client';
-import { loopService, runLoop } from '@cookbook/training';
+import { loopService, planRun, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -146,12 +147,14 @@ export const promptDistillation = defineRecipe({
     // One run: the log-dir policy (a resumed run reuses its teacher data, a deleted one relabels), config.json,
     // teacher labelling, then SFT on the labels; the lifecycle closes the service at the end. The server is contacted
     // before the log dir is touched.
-    const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));
-    await runLoop(
+    // The SFT plan comes from the command line's parse (the recipe schema extends the SFT fields): no second parse.
+    // config.json records it: the recipe's fields with the renderer and the learning rate resolved.
+    const plan = planRun(
+      SupervisedTrainConfigSchema,
+      { ...config, rendererName, recipeName: 'prompt_distillation' },
       {
-        connect: connection.connect,
-        ...config,
-        config: {
+        loop: 'supervised',
+        hparams: {
           ...(configToKeyStyle(
             promptDistillationSchema,
             { ...config, rendererName },
@@ -159,6 +162,14 @@ export const promptDistillation = defineRecipe({
           ) as object),
           teacher_prompt: TEACHER_PROMPT,
         },
+      },
+    );
+    const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));
+    await runLoop(
+      {
+        connect: connection.connect,
+        ...config,
+        config: plan.recorded,
         console: false,
         log: io.err,
       },
@@ -189,7 +200,7 @@ export const promptDistillation = defineRecipe({
           },
           testSize: config.testSize,
         })();
-        return runSupervisedSteps(run, { ...config, rendererName, recipeName: 'prompt_distillation' }, datasets, {
+        return runSupervisedSteps(run, plan, datasets, {
           evaluators: [
             new SampleTranscriptEvaluator({
               prompts: samplePrompts,

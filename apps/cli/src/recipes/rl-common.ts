@@ -8,8 +8,15 @@ import { join } from 'node:path';
 import { ConfigError, configToKeyStyle, type Message } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
-import { type RLTrainConfigInput, RLTrainConfigSchema, type RLTrainDeps, resolveAlgorithm, train } from '@cookbook/rl';
-import type { RLDatasetBuilder } from '@cookbook/training';
+import {
+  type RLTrainConfigInput,
+  RLTrainConfigSchema,
+  type RLTrainDeps,
+  resolveAlgorithm,
+  rlPlanOptions,
+  train,
+} from '@cookbook/rl';
+import { planRun, type RLDatasetBuilder } from '@cookbook/training';
 import { z } from 'zod';
 import type { RecipeIO } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -131,23 +138,25 @@ export async function runRlRecipe(
       demonstrations: options.demonstrations,
       io,
     });
-    const result = await train(
+    // The plan comes from the command line's parse (the recipe schema extends RL's fields): no second parse.
+    const plan = planRun(
+      RLTrainConfigSchema,
       { ...config, samplingSeed: config.seed, ...(warm === null ? {} : { loadCheckpointPath: warm }), ...extra },
-      {
-        datasetBuilder,
-        serviceClient: service,
-        console: false,
-        log: io.err,
-        hparams: configToKeyStyle(schema, { ...config, ...extra }, { keyStyle: 'snake_case' }),
-        onStep: (step, m) =>
-          io.out(
-            `step ${String(step).padStart(4)}  reward ${(m['env/all/reward/total'] ?? 0).toFixed(3)}` +
-              `${m['test/env/all/reward/total'] === undefined ? '' : `  test reward ${m['test/env/all/reward/total'].toFixed(3)}`}` +
-              `  entropy ${(m['optim/entropy'] ?? 0).toFixed(3)}  ${(m['time/total'] ?? 0).toFixed(2)}s`,
-          ),
-        ...deps,
-      },
+      rlPlanOptions(configToKeyStyle(schema, { ...config, ...extra }, { keyStyle: 'snake_case' })),
     );
+    const result = await train(plan, {
+      datasetBuilder,
+      serviceClient: service,
+      console: false,
+      log: io.err,
+      onStep: (step, m) =>
+        io.out(
+          `step ${String(step).padStart(4)}  reward ${(m['env/all/reward/total'] ?? 0).toFixed(3)}` +
+            `${m['test/env/all/reward/total'] === undefined ? '' : `  test reward ${m['test/env/all/reward/total'].toFixed(3)}`}` +
+            `  entropy ${(m['optim/entropy'] ?? 0).toFixed(3)}  ${(m['time/total'] ?? 0).toFixed(2)}s`,
+        ),
+      ...deps,
+    });
     if (result.stepsRun === 0) return;
     const { rows } = await readMetrics(join(config.logPath, 'metrics.jsonl'));
     const headline = options.headline ?? 'env/all/reward/total';

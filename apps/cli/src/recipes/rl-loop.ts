@@ -8,19 +8,16 @@
 import { join } from 'node:path';
 import {
   ConfigError,
-  configToKeyStyle,
   type Datum,
   deriveSeed,
   type Message,
   ModelInput,
-  resolveLearningRate,
   tensorFromFloat32,
   tensorFromInt64,
 } from '@cookbook/core';
-import { extractBoxed, gradeAnswer } from '@cookbook/eval';
+import { extractBoxed, fetchHubRows, gradeAnswer } from '@cookbook/eval';
 import { appendCheckpointRecord, REPORT_FILE, readMetrics } from '@cookbook/logging';
 import {
-  fetchHubRows,
   generateArithmeticProblems,
   lastInteger,
   loadGsm8kJsonl,
@@ -30,7 +27,7 @@ import {
   transformAdvantages,
 } from '@cookbook/rl';
 import type { ServiceClient } from '@cookbook/tinker-client';
-import { loopService, openTrainingClient, runLoop } from '@cookbook/training';
+import { loopService, openTrainingClient, planRun, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -113,14 +110,17 @@ export const rlLoop = defineRecipe({
     'model_name=Qwen/Qwen3-8B env=gsm8k online=true max_tokens=256 batch_size=128 group_size=16 max_steps=100',
   ),
   async run(config, io) {
-    const renderer = rlRenderer(config);
+    // The run plan (learning rate, renderer name, Adam settings) from the command line's parsed config (no second
+    // parse), then the renderer it names.
+    const plan = planRun(rlLoopSchema, config, { loop: 'rl' });
+    const renderer = rlRenderer({ modelName: config.modelName, rendererName: plan.rendererName ?? null });
     const maxSteps = config.maxSteps;
     if (maxSteps === null) {
       throw new ConfigError('rl_loop generates max_steps batches of problems: give max_steps a number', {
         key: 'max_steps',
       });
     }
-    const lr = resolveLearningRate(config.modelName, config.learningRate, 'rl');
+    const lr = plan.config.learningRate;
     let problems: MathProblem[] = [];
     const grade = (text: string, answer: string) =>
       config.env === 'arithmetic' ? lastInteger(text) === Number(answer) : gradeAnswer(extractBoxed(text), answer);
@@ -131,7 +131,7 @@ export const rlLoop = defineRecipe({
       {
         connect: connection.connect,
         ...config,
-        config: configToKeyStyle(rlLoopSchema, config, { keyStyle: 'snake_case' }),
+        config: plan.recorded,
         console: false,
         log: io.err,
         prepare: async () => {
@@ -228,7 +228,7 @@ export const rlLoop = defineRecipe({
           const rewards = rewardsByGroup.flat();
           if (data_D.length > 0) {
             const fb = training.forwardBackward(data_D, 'importance_sampling');
-            const optim = training.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+            const optim = training.optimStep({ learningRate: lr, ...plan.adam });
             await fb;
             await optim;
             sampler = await training.saveWeightsAndGetSamplingClient();

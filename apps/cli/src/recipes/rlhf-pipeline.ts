@@ -27,9 +27,14 @@ import {
   rewardModelDatasets,
 } from '@cookbook/preference';
 import { loadModelSetup, TrainOnWhat } from '@cookbook/renderers';
-import { train as trainRl } from '@cookbook/rl';
-import { conversationDatumFn, SupervisedDatasetFromRows, trainSupervised } from '@cookbook/supervised';
-import { runConfigShape } from '@cookbook/training';
+import { RLTrainConfigSchema, rlPlanOptions, train as trainRl } from '@cookbook/rl';
+import {
+  conversationDatumFn,
+  SupervisedDatasetFromRows,
+  SupervisedTrainConfigSchema,
+  trainSupervised,
+} from '@cookbook/supervised';
+import { planRun, runConfigShape } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe, type RecipeIO } from '../recipe.js';
 import { connectService, rendererNameField } from './common.js';
@@ -138,19 +143,24 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
         renderer,
       );
       io.err(`stage 1/3: SFT on ${conversations.length} conversations → ${dirs.sft}`);
+      // Each stage's plan comes from the command line's parse (planRun): no second parse.
       const r = await trainSupervised(
-        {
-          ...common,
-          logPath: dirs.sft,
-          ...(config.wandbName ? { wandbName: `${config.wandbName}-sft` } : {}),
-          learningRate: config.sftLearningRate,
-          maxSteps: config.sftSteps,
-          numEpochs: 1_000,
-          evalEvery: 0,
-          infrequentEvalEvery: 0,
-          saveEvery: 10,
-          recipeName: 'rlhf_pipeline/sft',
-        },
+        planRun(
+          SupervisedTrainConfigSchema,
+          {
+            ...common,
+            logPath: dirs.sft,
+            ...(config.wandbName ? { wandbName: `${config.wandbName}-sft` } : {}),
+            learningRate: config.sftLearningRate,
+            maxSteps: config.sftSteps,
+            numEpochs: 1_000,
+            evalEvery: 0,
+            infrequentEvalEvery: 0,
+            saveEvery: 10,
+            recipeName: 'rlhf_pipeline/sft',
+          },
+          { loop: 'supervised' },
+        ),
         {
           ...sftDeps,
           dataset: { train: new SupervisedDatasetFromRows(conversations, config.batchSize, toDatum) },
@@ -173,18 +183,22 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
         log: io.err,
       });
       const r = await trainSupervised(
-        {
-          ...common,
-          logPath: dirs.rm,
-          ...(config.wandbName ? { wandbName: `${config.wandbName}-rm` } : {}),
-          learningRate: config.rmLearningRate,
-          maxSteps: config.rmSteps,
-          numEpochs: 1_000,
-          evalEvery: Math.max(1, Math.floor(config.rmSteps / 2)),
-          infrequentEvalEvery: 0,
-          saveEvery: 10,
-          recipeName: 'rlhf_pipeline/rm',
-        },
+        planRun(
+          SupervisedTrainConfigSchema,
+          {
+            ...common,
+            logPath: dirs.rm,
+            ...(config.wandbName ? { wandbName: `${config.wandbName}-rm` } : {}),
+            learningRate: config.rmLearningRate,
+            maxSteps: config.rmSteps,
+            numEpochs: 1_000,
+            evalEvery: Math.max(1, Math.floor(config.rmSteps / 2)),
+            infrequentEvalEvery: 0,
+            saveEvery: 10,
+            recipeName: 'rlhf_pipeline/rm',
+          },
+          { loop: 'supervised' },
+        ),
         {
           ...sftDeps,
           dataset: datasets,
@@ -227,6 +241,7 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
             }),
           ];
     io.err(`stage 3/3: RL from ${sft.state_path} against the reward model → ${dirs.rl}`);
+    const rlHparams = configToKeyStyle(rlhfPipelineSchema, config, { keyStyle: 'snake_case' });
     const rlConfig = {
       ...common,
       logPath: dirs.rl,
@@ -238,7 +253,7 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
       evalEvery: config.evalEvery,
       saveEvery: 5,
     };
-    const r = await trainRl(rlConfig, {
+    const r = await trainRl(planRun(RLTrainConfigSchema, rlConfig, rlPlanOptions(rlHparams)), {
       datasetBuilder: async () => ({
         train: new PairwisePreferenceDataset({
           prompts,
@@ -256,7 +271,6 @@ async function runPipeline(config: Config, io: RecipeIO): Promise<void> {
       serviceClient: service,
       console: false,
       log: io.err,
-      hparams: configToKeyStyle(rlhfPipelineSchema, config, { keyStyle: 'snake_case' }),
       onStep: (s, m) =>
         io.out(
           `rl step ${s}  reply_chars ${(m['env/all/reply_chars'] ?? 0).toFixed(1)}${m['test/rm/win_rate'] === undefined ? '' : `  test/rm/win_rate ${m['test/rm/win_rate'].toFixed(3)}`}`,

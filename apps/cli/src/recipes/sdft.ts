@@ -17,6 +17,7 @@ import {
   trainSdft,
 } from '@cookbook/distillation';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { headlineSummary } from './rl-common.js';
@@ -65,10 +66,14 @@ export const sdft = defineRecipe({
   async run(config, io) {
     const examples = await examplesOf(config);
     io.err(`sdft: ${examples.length} examples; teacher ${config.modelName} (frozen, answer in context)`);
-    const result = await trainSdft(config, {
+    // The plan comes from the command line's parse (sdftSchema extends the SDFT fields): no second parse.
+    const plan = planRun(SdftConfigSchema, config, {
+      loop: 'supervised',
+      hparams: configToKeyStyle(sdftSchema, config, { keyStyle: 'snake_case' }),
+    });
+    const result = await trainSdft(plan, {
       examples,
       log: io.err,
-      hparams: configToKeyStyle(sdftSchema, config, { keyStyle: 'snake_case' }),
       onStep: (step, m) =>
         io.out(
           `step ${String(step).padStart(4)}  kl ${(m['sdft/kl'] ?? 0).toFixed(3)}  loss ${(m['loss:sum'] ?? 0).toFixed(3)}  ${(m['time/total'] ?? 0).toFixed(2)}s`,

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { configToKeyStyle, type Message } from '@cookbook/core';
 import { REPORT_FILE, readMetrics } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
-import { SampleTranscriptEvaluator, trainSupervised } from '@cookbook/supervised';
+import { SampleTranscriptEvaluator, SupervisedTrainConfigSchema, trainSupervised } from '@cookbook/supervised';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -62,25 +63,30 @@ export const slBasic = defineRecipe({
     });
     const service = await connectService(config.baseUrl);
     try {
-      const result = await trainSupervised(
+      // The plan comes from the command line's parse (slBasicSchema extends the SFT fields): no second parse.
+      const plan = planRun(
+        SupervisedTrainConfigSchema,
         { ...config, rendererName, recipeName: 'sl_basic' },
         {
-          dataset,
-          infrequentEvaluators: [
-            new SampleTranscriptEvaluator({ prompts: SAMPLE_PROMPTS, renderer, maxTokens: config.sampleMaxTokens }),
-          ],
+          loop: 'supervised',
           hparams: configToKeyStyle(slBasicSchema, { ...config, rendererName }, { keyStyle: 'snake_case' }),
-          serviceClient: service,
-          console: false,
-          log: io.err,
-          onStepLogged: (step, m) =>
-            io.out(
-              `step ${String(step).padStart(4)}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}` +
-                `${m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`}` +
-                `  lr ${m.learning_rate?.toExponential(2)}  ${(m['time/total'] ?? 0).toFixed(2)}s`,
-            ),
         },
       );
+      const result = await trainSupervised(plan, {
+        dataset,
+        infrequentEvaluators: [
+          new SampleTranscriptEvaluator({ prompts: SAMPLE_PROMPTS, renderer, maxTokens: config.sampleMaxTokens }),
+        ],
+        serviceClient: service,
+        console: false,
+        log: io.err,
+        onStepLogged: (step, m) =>
+          io.out(
+            `step ${String(step).padStart(4)}  train_mean_nll ${m.train_mean_nll?.toFixed(4)}` +
+              `${m['test/nll'] === undefined ? '' : `  test/nll ${m['test/nll'].toFixed(4)}`}` +
+              `  lr ${m.learning_rate?.toExponential(2)}  ${(m['time/total'] ?? 0).toFixed(2)}s`,
+          ),
+      });
       if (result.status !== 'completed') return;
       const { rows } = await readMetrics(join(config.logPath, 'metrics.jsonl'));
       const series = (key: string) => rows.map((r) => r[key]).filter((v): v is number => typeof v === 'number');

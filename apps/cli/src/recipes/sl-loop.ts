@@ -4,18 +4,12 @@
  * checkpoint at the exact next batch, like `sl_basic`. Use `sl_basic` for real runs.
  */
 import { join } from 'node:path';
-import {
-  computeScheduleLrMultiplier,
-  configToKeyStyle,
-  DataError,
-  resolveLearningRate,
-  seededPermutation,
-} from '@cookbook/core';
+import { computeScheduleLrMultiplier, DataError, seededPermutation } from '@cookbook/core';
 import { checkpointName, saveCheckpoint } from '@cookbook/logging';
 import { loadModelSetup } from '@cookbook/renderers';
 import { type ConversationRow, conversationToDatum, readConversationFile } from '@cookbook/supervised';
 import type { ServiceClient } from '@cookbook/tinker-client';
-import { computeMeanNll, datumWeights, loopService, openTrainingClient, runLoop } from '@cookbook/training';
+import { computeMeanNll, datumWeights, loopService, openTrainingClient, planRun, runLoop } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -54,10 +48,12 @@ export const slLoop = defineRecipe({
     'The minimal supervised loop in one flat file (default: local/qwen3-tiny on the shipped examples, offline)',
   schema: slLoopSchema,
   async run(config, io) {
-    // Setup: renderer and learning rate.
-    const { renderer } = await loadModelSetup(config);
+    // Setup: the run plan (learning rate, renderer name, Adam settings) from the command line's parsed config (no
+    // second parse), then the renderer it names.
+    const plan = planRun(slLoopSchema, config, { loop: 'supervised' });
+    const { learningRate } = plan.config;
+    const { renderer } = await loadModelSetup({ modelName: config.modelName, rendererName: plan.rendererName });
     const file = config.dataset === 'example' ? EXAMPLE_CONVERSATIONS : config.dataset;
-    const learningRate = resolveLearningRate(config.modelName, config.learningRate, 'supervised');
     let rows: ConversationRow[] = [];
     // The server answers before the run folder is created or an old run deleted.
     const connection = loopService<ServiceClient>(undefined, () => connectService(config.baseUrl));
@@ -65,7 +61,7 @@ export const slLoop = defineRecipe({
       {
         connect: connection.connect,
         ...config,
-        config: configToKeyStyle(slLoopSchema, { ...config, learningRate }, { keyStyle: 'snake_case' }),
+        config: plan.recorded,
         console: false,
         log: io.err,
         // Every line of the data is validated before an old run is deleted or anything is written.
@@ -98,7 +94,7 @@ export const slLoop = defineRecipe({
           const lr = learningRate * computeScheduleLrMultiplier(config.lrSchedule, step, totalSteps);
           // 3. Forward/backward, then one Adam step; both are queued before we wait.
           const fwdBwdFuture = client.forwardBackward(batch, 'cross_entropy');
-          const optimFuture = client.optimStep({ learningRate: lr, beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+          const optimFuture = client.optimStep({ learningRate: lr, ...plan.adam });
           const fwdBwd = await fwdBwdFuture;
           await optimFuture;
           // 4. Metrics.

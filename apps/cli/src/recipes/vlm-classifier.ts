@@ -13,7 +13,13 @@
 import { ConfigError, type Datum, findModel } from '@cookbook/core';
 import { classificationMessages, ImageClassificationEvaluator, type LabelledImage } from '@cookbook/eval';
 import { loadModelSetup, VISION_RENDERER_NAMES } from '@cookbook/renderers';
-import { conversationToDatum, SupervisedDatasetFromRows, trainSupervised } from '@cookbook/supervised';
+import {
+  conversationToDatum,
+  SupervisedDatasetFromRows,
+  SupervisedTrainConfigSchema,
+  trainSupervised,
+} from '@cookbook/supervised';
+import { planRun } from '@cookbook/training';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
 import { connectService } from './common.js';
@@ -131,19 +137,22 @@ export const vlmClassifier = defineRecipe({
     }
     const service = connectService(config.baseUrl);
     try {
-      const result = await trainSupervised(
+      // The plan comes from the command line's parse (the recipe schema extends the SFT fields): no second parse.
+      const plan = planRun(
+        SupervisedTrainConfigSchema,
         { ...config, rendererName, recipeName: 'vlm_classifier' },
-        {
-          dataset: { train: trainSet },
-          evaluators:
-            test.length === 0
-              ? []
-              : [new ImageClassificationEvaluator({ examples: test, renderer, maxTokens: config.evalMaxTokens })],
-          serviceClient: service,
-          console: false,
-          log: io.err,
-        },
+        { loop: 'supervised' },
       );
+      const result = await trainSupervised(plan, {
+        dataset: { train: trainSet },
+        evaluators:
+          test.length === 0
+            ? []
+            : [new ImageClassificationEvaluator({ examples: test, renderer, maxTokens: config.evalMaxTokens })],
+        serviceClient: service,
+        console: false,
+        log: io.err,
+      });
       io.out(`vlm_classifier: ${result.status} after ${result.stepsRun} steps; logs in ${config.logPath}`);
     } finally {
       await service.close();

@@ -8,7 +8,7 @@
  * distance the run closes), `sdft/mean_teacher_entropy`, `sdft/positions`, the rollout lengths and timings.
  */
 import { performance } from 'node:perf_hooks';
-import { ConfigError, configToKeyStyle, type Datum, type Message, tensorToNumbers } from '@cookbook/core';
+import { ConfigError, type Datum, type Message, tensorToNumbers } from '@cookbook/core';
 import { resolveModelSetup, TinkerTokenCompleter } from '@cookbook/renderers';
 import { assembleTrainingData, computeAdvantages, doGroupRollout, removeMask } from '@cookbook/rl';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
@@ -16,7 +16,9 @@ import {
   CheckpointManager,
   LOOP_ADAM,
   openTrainingClient,
+  type RunPlan,
   type RunResult,
+  resolveRunPlan,
   runConfigShape,
   runLoop,
   runService,
@@ -131,15 +133,19 @@ export function sdftSteps(config: Pick<SdftConfig, 'maxSteps' | 'groupsPerBatch'
 }
 
 /** Runs SDFT inside the run lifecycle. */
-export async function trainSdft(input: SdftConfigInput, deps: SdftDeps): Promise<RunResult<undefined>> {
-  const config = SdftConfigSchema.parse(input);
-  const { renderer } = resolveModelSetup(config);
+export async function trainSdft(
+  input: SdftConfigInput | RunPlan<SdftConfig>,
+  deps: SdftDeps,
+): Promise<RunResult<undefined>> {
+  const plan = resolveRunPlan(SdftConfigSchema, input, { loop: 'supervised', hparams: deps.hparams });
+  const config = plan.config;
+  const { renderer } = resolveModelSetup({ modelName: config.modelName, rendererName: plan.rendererName });
   const service = runService(deps.serviceClient, config);
   const totalSteps = sdftSteps(config, deps.examples.length);
   return runLoop(
     {
       ...config,
-      config: deps.hparams ?? configToKeyStyle(SdftConfigSchema, config, { keyStyle: 'snake_case' }),
+      config: plan.recorded,
       console: false,
       ...(deps.log === undefined ? {} : { log: deps.log }),
       prepare: () => {

@@ -13,7 +13,7 @@
  * (`train/skipped_no_signal`).
  */
 import { performance } from 'node:perf_hooks';
-import { configToKeyStyle, Sfc32Rng as Rng } from '@cookbook/core';
+import { Sfc32Rng as Rng } from '@cookbook/core';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { collectTrainStep, rlAdamParams, submitForwardBackward, transformAdvantages } from '@cookbook/rl';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
@@ -21,7 +21,9 @@ import {
   CheckpointManager,
   checkpointStoreFor,
   openTrainingClient,
+  type RunPlan,
   type RunResult,
+  resolveRunPlan,
   runLoop,
   runOutputOptions,
   runService,
@@ -96,10 +98,11 @@ export function gemRenderer(config: Pick<GemTrainConfig, 'modelName' | 'renderer
  * @throws ConfigError for an unknown env id or wrapper; TrainingError when sampling keeps failing.
  */
 export async function trainGem(
-  configInput: GemTrainConfigInput,
+  configInput: GemTrainConfigInput | RunPlan<GemTrainConfig>,
   deps: GemTrainDeps = {},
 ): Promise<RunResult<GemTrainValue>> {
-  const config = GemTrainConfigSchema.parse(configInput);
+  const plan = resolveRunPlan(GemTrainConfigSchema, configInput, { loop: 'rl', hparams: deps.hparams });
+  const config = plan.config;
   let renderer: Renderer | undefined = deps.renderer;
   let envs: Env[] = [];
   let templateWarning: string | undefined;
@@ -109,10 +112,10 @@ export async function trainGem(
     {
       connect: connection.connect,
       ...config,
-      ...runOutputOptions(deps, () => configToKeyStyle(GemTrainConfigSchema, config, { keyStyle: 'snake_case' })),
+      ...runOutputOptions({ ...deps, hparams: plan.recorded }, () => plan.recorded),
       prepare: () => {
         // Bad env ids, wrappers or data fail here, before an old run folder is deleted.
-        renderer ??= gemRenderer(config);
+        renderer ??= gemRenderer({ modelName: config.modelName, rendererName: plan.rendererName ?? null });
         const wrappers = getWrapperFns(config.envWrappers, { renderer, ...gemWrapperDeps(config) });
         envs = Array.from({ length: config.numEnv }, (_, i) =>
           deps.makeEnv

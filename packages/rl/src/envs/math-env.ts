@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigError, DataError, type Message, Mulberry32Rng } from '@cookbook/core';
-import { extractBoxed, extractGsm8kAnswer, type FetchHubRowsOptions, fetchHubRows, gradeAnswer } from '@cookbook/eval';
+import { extractBoxed, extractGsm8kAnswer, fetchHubRows, gradeAnswer } from '@cookbook/eval';
 import type { Renderer } from '@cookbook/renderers';
 import type { RLDataset } from '@cookbook/training';
 import { ProblemDataset } from '../problem-dataset.js';
@@ -167,9 +167,6 @@ export async function loadGsm8kJsonl(path: string): Promise<MathProblem[]> {
   });
   return out;
 }
-
-/** The Hub reader is `@cookbook/eval`'s (one implementation); re-exported for rl's callers. */
-export { type FetchHubRowsOptions, fetchHubRows };
 
 /** Which math environment. */
 export type MathEnvName = 'arithmetic' | 'math' | 'gsm8k';

@@ -14,6 +14,8 @@ import {
   CheckpointManager,
   checkpointStoreFor,
   openTrainingClient,
+  type RunPlan,
+  type RunPlanOptions,
   resolveEvaluators,
   resolveRunPlan,
   runLoop,
@@ -24,7 +26,13 @@ import { resolveAlgorithm } from '../algorithms.js';
 import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../clients.js';
 import { RLTestSetEvaluator } from '../evaluators.js';
 import { doAsyncTraining } from './async-loop.js';
-import { type RLTrainConfigInput, RLTrainConfigSchema, type RLTrainDeps, type RLTrainResult } from './config.js';
+import {
+  type RLTrainConfig,
+  type RLTrainConfigInput,
+  RLTrainConfigSchema,
+  type RLTrainDeps,
+  type RLTrainResult,
+} from './config.js';
 import { type LoopContext, rlCheckpointFields } from './loop-steps.js';
 import { doStreamMinibatchTraining } from './stream-loop.js';
 import { doSyncTraining } from './sync-loop.js';
@@ -35,14 +43,14 @@ function snakeCase(key: string): string {
 }
 
 /**
- * Runs RL training. Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is
- * `resume` (or answered so at the prompt).
+ * The options of an RL run's plan (`resolveRunPlan` / `planRun` with {@link RLTrainConfigSchema}): the `rl` loop kind,
+ * and `config.json` records the algorithm knobs used (the preset's, overridden by explicit ones) and the preset's own
+ * values. A caller that builds the plan for {@link train} (e.g. a loop on top of RL) passes these.
  */
-export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps): Promise<RLTrainResult> {
-  // config.json records the knobs used (the preset's, overridden by explicit ones) and the preset's own values.
-  const plan = resolveRunPlan(RLTrainConfigSchema, configInput, {
+export function rlPlanOptions(hparams: unknown): RunPlanOptions<RLTrainConfig> {
+  return {
     loop: 'rl',
-    hparams: deps.hparams,
+    hparams,
     record: (resolved) => {
       const { knobs, preset } = resolveAlgorithm(resolved);
       return {
@@ -52,7 +60,18 @@ export async function train(configInput: RLTrainConfigInput, deps: RLTrainDeps):
           : { algorithm_preset: Object.fromEntries(Object.entries(preset).map(([k, v]) => [snakeCase(k), v])) }),
       };
     },
-  });
+  };
+}
+
+/**
+ * Runs RL training (`configInput`: a raw config, parsed once here, or a plan built with {@link rlPlanOptions}). Resumes from `logPath/checkpoints.jsonl` when the folder exists and `behaviorIfLogDirExists` is
+ * `resume` (or answered so at the prompt).
+ */
+export async function train(
+  configInput: RLTrainConfigInput | RunPlan<RLTrainConfig>,
+  deps: RLTrainDeps,
+): Promise<RLTrainResult> {
+  const plan = resolveRunPlan(RLTrainConfigSchema, configInput, rlPlanOptions(deps.hparams));
   const config = plan.config;
   const { knobs } = resolveAlgorithm(config);
   if (knobs.dynamicSampling && (config.asyncConfig !== null || config.streamMinibatchConfig !== null)) {
