@@ -1,4 +1,5 @@
 export { ForwardBackwardRequestProto } from '@cookbook/tinker-wire';
+export { BodyDecoderPool } from './body-decoder-pool.js';
 export { isBuiltinModel, writeBuiltinModelFolder } from './builtin-folder.js';
 export { type CacheUsage, cacheUsage, formatBytes, type PruneOptions, pruneCache, type RunUsage } from './cache.js';
 export {
@@ -16,7 +17,7 @@ export {
   stopEmbeddedService,
 } from './embedded.js';
 export { HttpError, type ServiceReply, type ServiceRequest } from './http-errors.js';
-export { createHttpServer, DEFAULT_MAX_BODY_BYTES, type MountedRoutes } from './http-server.js';
+export { createHttpServer, DEFAULT_MAX_BODY_BYTES, type HttpServerOptions, type MountedRoutes } from './http-server.js';
 export { DEFAULT_LIMITS, LIMIT_KEYS, MAX_TTL_SECONDS, type ServiceLimits } from './limits.js';
 export {
   defaultModelRoots,
