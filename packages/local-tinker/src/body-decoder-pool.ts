@@ -177,3 +177,14 @@ export class BodyDecoderPool {
     fn();
   }
 }
+
+let shared: BodyDecoderPool | undefined;
+
+/**
+ * The process's pool (default options), shared by every server of the process and started on first use. Its idle
+ * workers do not keep the process alive; it is never closed.
+ */
+export function sharedBodyDecoderPool(): BodyDecoderPool {
+  shared ??= new BodyDecoderPool();
+  return shared;
+}
