@@ -98,6 +98,27 @@ describe('large request bodies are decoded in the decoder pool', () => {
     }
   });
 
+  it('a client that disconnects while its body decodes has its decode stopped', async () => {
+    const big = costlyRequests(1_000_000).find((c) => c.name.includes('tokens'))!;
+    const { started, abandoned } = pool.stats;
+    const client = new AbortController();
+    const sent = fetch(new URL(big.path, `${pooledURL}/api/v1/`), {
+      method: 'POST',
+      headers: big.headers,
+      body: big.body,
+      signal: client.signal,
+    }).catch((err: unknown) => err);
+    const turn = () => new Promise((r) => setTimeout(r, 5));
+    while (pool.stats.started === started) await turn();
+    client.abort();
+    await sent;
+    while (pool.stats.abandoned === abandoned && pool.running > 0) await turn();
+    expect(pool.stats.abandoned - abandoned).toBe(1);
+    // The pool goes on with a new worker.
+    const next = costlyRequests(100_000)[0]!;
+    expect((await post(pooledURL, next.path, next.body, next.headers)).status).toBe(400);
+  });
+
   it('a full queue is a 503; a decode whose client goes away is stopped and the pool goes on', async () => {
     const small = new BodyDecoderPool({ threads: 1, maxQueued: 1 });
     try {

@@ -91,6 +91,11 @@ export class BodyDecoderPool {
     });
   }
 
+  /** Bodies decoding now. */
+  get running(): number {
+    return this.slots.filter((s) => s.job !== undefined).length;
+  }
+
   /** Stop every worker; queued and running decodes reject. */
   async close(): Promise<void> {
     this.closed = true;
