@@ -5,7 +5,8 @@
  *
  * Bounded: at most `threads` bodies decode at once and `maxQueued` wait; past that a body is refused with a 503
  * (nothing is read into a worker). A body whose client goes away is dropped from the queue, or its worker is stopped
- * mid-decode (and replaced on the next body). A worker that dies (its heap limit) fails only its own body.
+ * mid-decode (and replaced on the next body). A worker that dies (its heap limit) fails only its own body. A worker
+ * keeps the process alive only while it decodes.
  */
 import type { Worker } from 'node:worker_threads';
 import type { DecodeOutcome, DecodeTask } from './body-decode.js';
@@ -119,6 +120,8 @@ export class BodyDecoderPool {
     const bytes = job.task.bytes;
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     const own = whole && bytes.buffer instanceof ArrayBuffer ? bytes : new Uint8Array(bytes);
+    // A decoding worker keeps the process alive; an idle one does not.
+    worker.ref();
     worker.postMessage({ ...job.task, bytes: own }, [own.buffer as ArrayBuffer]);
   }
 
@@ -126,12 +129,12 @@ export class BodyDecoderPool {
     const worker = spawnPackageWorker('body-decoder-worker', {
       resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
     });
-    worker.unref();
     slot.worker = worker;
     worker.on('message', (msg: { outcome?: DecodeOutcome; crash?: string }) => {
       const job = slot.job;
       if (slot.worker !== worker || job === undefined) return;
       slot.job = undefined;
+      worker.unref();
       if (msg.outcome !== undefined) {
         const outcome = msg.outcome;
         this.settle(job, () => job.resolve(outcome));
