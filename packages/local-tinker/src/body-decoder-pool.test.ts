@@ -119,6 +119,28 @@ describe('large request bodies are decoded in the decoder pool', () => {
     expect((await post(pooledURL, next.path, next.body, next.headers)).status).toBe(400);
   });
 
+  it('a decoding worker keeps the process alive, an idle one does not (regression: the CLI did not exit)', async () => {
+    const handles = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort' || r === 'Worker');
+    const own = new BodyDecoderPool({ threads: 1 });
+    try {
+      const before = handles().length;
+      const decoding = own.decode({
+        bytes: utf8('{"model_id":"m","seq_id":2}'),
+        zstd: false,
+        proto: false,
+        method: 'POST',
+        path: '/api/v1/forward_backward',
+        mounted: false,
+        limits: DEFAULT_LIMITS,
+      });
+      const during = handles().length;
+      await decoding;
+      expect([during - before, handles().length - before]).toEqual([1, 0]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a full queue is a 503; a decode whose client goes away is stopped and the pool goes on', async () => {
     const small = new BodyDecoderPool({ threads: 1, maxQueued: 1 });
     try {
