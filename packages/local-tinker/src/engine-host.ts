@@ -11,10 +11,7 @@
  * that dies (out of memory, a crash) fails only its own operations, reports the models and samplers it held
  * through `onLost`, and is replaced on the next operation.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { CookbookError } from '@cookbook/core';
 import type { ClockCycle } from './clock-cycle.js';
 import {
@@ -29,6 +26,7 @@ import {
   STAT_DECODE_STEPS,
   STAT_SLOTS,
 } from './engine-protocol.js';
+import { spawnPackageWorker } from './worker-spawn.js';
 
 /** An operation failed inside a worker; `name` is the engine error class (EngineInputError, …). */
 export class EngineOpError extends CookbookError {
@@ -103,16 +101,7 @@ function residentOf(op: EngineOp): string {
 
 /** How a worker thread is started: the built `.js`, or the `.ts` source through tsx (tests, `pnpm cookbook`). */
 function spawn(data: EngineWorkerData, heapMb: number): Worker {
-  const here = import.meta.url;
-  const options = { workerData: data, resourceLimits: { maxOldGenerationSizeMb: heapMb } };
-  if (!here.endsWith('.ts')) return new Worker(new URL('./engine-worker.js', here), options);
-  const require = createRequire(here);
-  const tsxPkg = require.resolve('tsx/package.json');
-  const exportsMap = (require(tsxPkg) as { exports: Record<string, { import: { default: string } }> }).exports;
-  const tsxApi = pathToFileURL(join(dirname(tsxPkg), exportsMap['./esm/api']!.import.default)).href;
-  const target = new URL('./engine-worker.ts', here).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((t) => { t.register(); return import(${JSON.stringify(target)}); })`;
-  return new Worker(`${boot}.catch((e) => { throw e; });`, { ...options, eval: true });
+  return spawnPackageWorker('engine-worker', { workerData: data, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
 }
 
 export class EngineHost {

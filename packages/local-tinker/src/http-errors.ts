@@ -53,9 +53,25 @@ export function futureReply(requestId: string, modelId?: string): ServiceReply {
 /** A failed future the user caused (bad input found while running). */
 export const userError = (message: string) => new FutureFailure(message, 'user');
 
+/** Bodies already checked against a schema where they were decoded (a decoder worker), with the refusal if any. */
+const checkedBodies = new WeakMap<object, { schema: z.ZodType; refusal: HttpError | undefined }>();
+
+/**
+ * Marks `body` as the output of `schema` (or, with `refusal`, as the stand-in of a body the route's checks refused):
+ * {@link parseBody} with that schema then returns it as is (or throws the refusal) instead of validating it again.
+ */
+export function markChecked(body: object, schema: z.ZodType, refusal?: HttpError): void {
+  checkedBodies.set(body, { schema, refusal });
+}
+
 /** Parses a JSON body with `schema`, or a 400 naming the route and the first bad field. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, route: string): z.infer<S> {
   if (body === undefined) throw new HttpError(400, `${route}: the request body must be a JSON object`);
+  const checked = typeof body === 'object' && body !== null ? checkedBodies.get(body) : undefined;
+  if (checked !== undefined && checked.schema === schema) {
+    if (checked.refusal !== undefined) throw checked.refusal;
+    return body as z.infer<S>;
+  }
   const r = schema.safeParse(body);
   if (r.success) return r.data as z.infer<S>;
   const issue = r.error.issues[0]!;

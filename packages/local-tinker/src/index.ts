@@ -1,3 +1,4 @@
+export { BodyDecoderPool } from './body-decoder-pool.js';
 export { isBuiltinModel, writeBuiltinModelFolder } from './builtin-folder.js';
 export {
   cacheUsage,
@@ -8,7 +9,7 @@ export {
 export { type ClockCycleOptions, type ClockTimers, REAL_TIMERS } from './clock-cycle.js';
 export { acquireEmbeddedService, DEFAULT_CACHE_MAX_GB, stopEmbeddedService } from './embedded.js';
 export { HttpError } from './http-errors.js';
-export type { MountedRoutes } from './http-server.js';
+export type { HttpServerOptions, MountedRoutes } from './http-server.js';
 export { DEFAULT_LIMITS, type ServiceLimits } from './limits.js';
 export {
   defaultRoot,
