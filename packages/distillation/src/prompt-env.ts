@@ -7,7 +7,7 @@
 import { ConfigError, DataError, getTextContent, type Message, ModelInput } from '@cookbook/core';
 import { logText } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
-import { safeParseResponse } from '@cookbook/rl';
+import { safeParseResponse } from '@cookbook/renderers';
 import type { Action, Env, EnvGroupBuilder, InitialObservation, RLDataset, StepResult } from '@cookbook/training';
 
 /** One episode: the prompt's generation prompt, one sampled answer, reward 0. */

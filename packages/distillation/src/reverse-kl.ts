@@ -5,8 +5,8 @@
  * would have said, on the student's own samples. With a discount γ > 0 each token's penalty is the discounted sum of
  * the reverse KL from that token on, so early tokens answer for what they lead to.
  */
-import { DataError, type Datum, TrainingError, tensorFromFloat32 } from '@cookbook/core';
-import { datumFullSequence, type LogprobComputer, lossInput } from '@cookbook/rl';
+import { DataError, type Datum, datumFullSequence, lossInput, TrainingError, tensorFromFloat32 } from '@cookbook/core';
+import type { LogprobComputer } from '@cookbook/rl';
 import { mapLimit } from './internal/concurrency.js';
 
 /** What one datum's reverse KL changed. */

@@ -171,7 +171,6 @@ export function removeMask(datum: Datum): Datum {
 }
 
 /** Moved to `@cookbook/core` (Datum helpers sit below the loops); re-exported for rl's callers. */
-export { datumFullSequence, lossInput };
 
 /** What a KL reference needs: logprobs of every token of a prompt (the first is null). */
 export type LogprobComputer = Pick<SamplingClientLike, 'computeLogprobs'>;

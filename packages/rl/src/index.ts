@@ -2,9 +2,7 @@ export { ALGORITHMS, type AlgorithmKnobsInput, resolveAlgorithm } from './algori
 export {
   assembleTrainingData,
   computeAdvantages,
-  datumFullSequence,
   type LogprobComputer,
-  lossInput,
   removeMask,
   trajectoryToData,
   transformAdvantages,
@@ -53,7 +51,7 @@ export type { TwentyQuestionsOptions } from './envs/twenty-questions-env.js';
 export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators.js';
 export { computeKlSampleTrain } from './metrics.js';
 export type { ProblemDatasetOptions } from './problem-dataset.js';
-export { type ProblemEnvOptions, safeParseResponse } from './problem-env.js';
+export type { ProblemEnvOptions } from './problem-env.js';
 export { rolloutSummaries } from './rollout-summaries.js';
 export {
   doGroupRollout,

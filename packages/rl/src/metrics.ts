@@ -2,9 +2,9 @@
  * RL metrics (upstream `rl/metrics.py` and `rl/metric_util.py`): trajectory statistics per environment tag,
  * sampler-vs-learner KL on the trained tokens, and the KL between the policy before and after an update.
  */
-import type { Datum } from '@cookbook/core';
+import { type Datum, datumFullSequence, lossInput } from '@cookbook/core';
 import type { TrajectoryGroup } from '@cookbook/training';
-import { datumFullSequence, type LogprobComputer, lossInput } from './data-processing.js';
+import type { LogprobComputer } from './data-processing.js';
 
 function mean(xs: readonly number[]): number {
   return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;

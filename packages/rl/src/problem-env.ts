@@ -19,7 +19,6 @@ export interface ProblemEnvOptions {
 }
 
 /** Moved to `@cookbook/renderers`; re-exported for rl's callers. */
-export { safeParseResponse };
 
 /** A single-turn problem graded by `checkAnswer` and `checkFormat`. */
 export abstract class ProblemEnv implements Env {

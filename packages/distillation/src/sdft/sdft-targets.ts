@@ -15,13 +15,14 @@ import {
   ConfigError,
   DataError,
   type Datum,
+  datumFullSequence,
+  lossInput,
   type ModelInput,
   tensorFromFloat32,
   tensorFromInt64,
   tensorToNumbers,
 } from '@cookbook/core';
 import type { Renderer } from '@cookbook/renderers';
-import { datumFullSequence, lossInput } from '@cookbook/rl';
 import { logSumExp, type TopkRow } from '../topk.js';
 
 /** Upstream's teacher prompt: the question, the reference answer as an example, and the request to answer anew. */

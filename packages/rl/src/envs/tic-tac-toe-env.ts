@@ -8,6 +8,7 @@
 import { getTextContent, type Message, ModelInput, Mulberry32Rng, TrainingError } from '@cookbook/core';
 import { ConversationFormatter, logFormatter, logText } from '@cookbook/logging';
 import type { Renderer } from '@cookbook/renderers';
+import { safeParseResponse } from '@cookbook/renderers';
 import {
   type Action,
   defineEnv,
@@ -20,7 +21,6 @@ import {
   truncationMetrics,
 } from '@cookbook/training';
 import { z } from 'zod';
-import { safeParseResponse } from '../problem-env.js';
 
 /** A player mark. */
 export type Player = 'X' | 'O';

@@ -6,7 +6,7 @@
 
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CheckpointError, type Datum, deriveSeed, iterationDir, type TokenCompleter } from '@cookbook/core';
+import { CheckpointError, type Datum, deriveSeed, iterationDir, lossInput, type TokenCompleter } from '@cookbook/core';
 import { initTrace, scopeHeader } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/tokenizers';
 
@@ -25,7 +25,6 @@ import type { RLSamplingClient, RLServiceClient, RLTrainingClient } from '../cli
 import {
   assembleTrainingData,
   incorporateKlPenalty,
-  lossInput,
   removeConstantRewardGroups,
   transformAdvantages,
 } from '../data-processing.js';

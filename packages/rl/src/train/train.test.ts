@@ -1,12 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ModelInput, tensorFromFloat32 } from '@cookbook/core';
+import { lossInput, ModelInput, tensorFromFloat32 } from '@cookbook/core';
 import { readCheckpoints } from '@cookbook/logging';
 import type { Action, Env, EnvGroupBuilder, RLDataset, SamplingClientEvaluator, StepResult } from '@cookbook/training';
 import { describe, expect, it } from 'vitest';
 import { BAD, BANDIT_PROMPT, FakeService, GOOD } from '../__fixtures__/fake-tinker.js';
-import { lossInput } from '../data-processing.js';
 import type { RLTrainConfigInput } from './config.js';
 import { train } from './train.js';
 
