@@ -4,10 +4,12 @@ import { describe, expect, it } from 'vitest';
 describe('worker threads', () => {
   it('trains and samples inside a worker (context-aware addon, no main-thread globals)', async () => {
     const src = new URL('./index.ts', import.meta.url).href;
+    // `randomModel` is not on the package's face: the worker takes it from its module.
+    const baseModel = new URL('./model/base-model.ts', import.meta.url).href;
     const code = `
       const { parentPort } = require('node:worker_threads');
-      import('tsx/esm/api').then((t) => { t.register(); return import(${JSON.stringify(src)}); }).then(async (e) => {
-        const base = e.randomModel({ arch: 'llama', vocabSize: 50, hiddenSize: 16, intermediateSize: 24, numLayers: 1,
+      import('tsx/esm/api').then((t) => { t.register(); return Promise.all([import(${JSON.stringify(src)}), import(${JSON.stringify(baseModel)})]); }).then(async ([e, b]) => {
+        const base = b.randomModel({ arch: 'llama', vocabSize: 50, hiddenSize: 16, intermediateSize: 24, numLayers: 1,
           numHeads: 2, numKvHeads: 1, headDim: 8, rmsNormEps: 1e-5, ropeTheta: 1e4, ropeScaling: null,
           tieWordEmbeddings: false, maxPositionEmbeddings: 64, bosTokenId: null, eosTokenIds: [0] }, 1);
         const m = e.createLoraModel(base, { rank: 2 });
