@@ -24,12 +24,12 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { checkSandboxPath, FileStore } from './internal/file-store.js';
 import { runProcess } from './internal/run-process.js';
+import { StoredFilesSandbox } from './internal/stored-files-sandbox.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_BYTES,
   failedResult,
   type RunCommandOptions,
-  type Sandbox,
   SandboxError,
   type SandboxResult,
   SandboxUnavailableError,
@@ -266,24 +266,23 @@ export function isolatedPythonAvailable(options: BubblewrapOptions = {}): boolea
 }
 
 /** A local sandbox isolated with bubblewrap; see the module comment for what it guarantees. */
-export class BubblewrapSandbox implements Sandbox {
+export class BubblewrapSandbox extends StoredFilesSandbox {
   readonly backend = 'bubblewrap';
   readonly sandboxId: string;
   readonly limits: SandboxLimits;
   private readonly setup: Setup;
-  private readonly files: FileStore;
-  private readonly stop = new AbortController();
-  private closed = false;
 
   /** Throws {@link SandboxUnavailableError} when this machine cannot isolate (see {@link probeBubblewrap}). */
   constructor(options: BubblewrapOptions = {}) {
-    this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
-    for (const [k, v] of Object.entries(this.limits)) {
+    const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+    for (const [k, v] of Object.entries(limits)) {
       if (!Number.isInteger(v) || v <= 0)
         throw new SandboxError(`sandbox limit ${k} must be a positive integer, got ${v}`);
     }
-    this.setup = probeBubblewrap(options);
-    this.files = new FileStore(this.limits.folderBytes);
+    const setup = probeBubblewrap(options);
+    super(new FileStore(limits.folderBytes));
+    this.limits = limits;
+    this.setup = setup;
     this.sandboxId = `bwrap-${process.pid}-${nextId++}`;
   }
 
@@ -319,58 +318,13 @@ export class BubblewrapSandbox implements Sandbox {
     });
   }
 
-  async writeFile(
+  /** As every backend's, but a cleaned-up sandbox refuses new files. */
+  override async writeFile(
     path: string,
     content: string | Uint8Array,
     options: { executable?: boolean } = {},
   ): Promise<SandboxResult> {
     if (this.closed) return failedResult(`sandbox ${this.sandboxId} was cleaned up`);
-    return writeStored(this.files, path, content, options.executable ?? false);
+    return super.writeFile(path, content, options);
   }
-
-  async readFile(path: string, options: { maxBytes?: number } = {}): Promise<SandboxResult> {
-    return readStored(this.files, path, options.maxBytes);
-  }
-
-  async heartbeat(): Promise<void> {}
-
-  async cleanup(): Promise<void> {
-    this.closed = true;
-    this.stop.abort();
-    this.files.clear();
-  }
-}
-
-/** {@link Sandbox.writeFile} over a {@link FileStore}. */
-export function writeStored(
-  files: FileStore,
-  path: string,
-  content: string | Uint8Array,
-  executable: boolean,
-): SandboxResult {
-  try {
-    files.put(path, content, executable);
-  } catch (e) {
-    return failedResult((e as Error).message);
-  }
-  return {
-    stdout: '',
-    stderr: '',
-    exitCode: 0,
-    metrics: { wallMs: 0, timedOut: false, outputLimitHit: false, cancelled: false },
-  };
-}
-
-/** {@link Sandbox.readFile} over a {@link FileStore}. */
-export function readStored(files: FileStore, path: string, maxBytes?: number): SandboxResult {
-  let f: ReturnType<FileStore['get']>;
-  try {
-    f = files.get(path);
-  } catch (e) {
-    return failedResult((e as Error).message);
-  }
-  const metrics = { wallMs: 0, timedOut: false, outputLimitHit: false, cancelled: false };
-  if (f === undefined) return { stdout: '', stderr: `no such file: ${path}`, exitCode: 1, metrics };
-  const data = maxBytes === undefined ? f.content : f.content.subarray(0, maxBytes);
-  return { stdout: new TextDecoder().decode(data), stderr: '', exitCode: 0, metrics };
 }

@@ -78,7 +78,7 @@ export function parseCodeTests(
     throw new DataError(`more than ${MAX_TESTS_PER_PROBLEM} tests (${r.inputs.length})`, where);
   const inputs = r.inputs.map(text);
   const outputs = r.outputs.map(text);
-  const bad = [...inputs, ...outputs].findIndex((x) => x === undefined);
+  const bad = [...inputs, ...outputs].indexOf(undefined);
   if (bad >= 0) throw new DataError('every test input and output must be a string (or a list of strings)', where);
   const fn = r.fn_name ?? r.fnName;
   if (fn !== undefined && fn !== null && (typeof fn !== 'string' || !/^[A-Za-z_]\w*$/.test(fn))) {

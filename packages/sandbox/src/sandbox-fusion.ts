@@ -8,14 +8,13 @@
  * {@link SandboxFusionSandbox} maps the sandbox interface onto it: files stay in this process and go with every
  * request; a command is sent as `language: "bash"` code. The isolation is the server's.
  */
-import { readStored, writeStored } from './bubblewrap.js';
 import { FileStore } from './internal/file-store.js';
+import { StoredFilesSandbox } from './internal/stored-files-sandbox.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_BYTES,
   failedResult,
   type RunCommandOptions,
-  type Sandbox,
   SandboxError,
   type SandboxResult,
 } from './sandbox.js';
@@ -135,13 +134,13 @@ export class SandboxFusionClient {
 let nextId = 0;
 
 /** The sandbox interface over a {@link SandboxFusionClient}. */
-export class SandboxFusionSandbox implements Sandbox {
+export class SandboxFusionSandbox extends StoredFilesSandbox {
   readonly backend = 'sandbox_fusion';
   readonly sandboxId = `sandbox_fusion-${process.pid}-${nextId++}`;
-  private readonly files = new FileStore(64 * 1024 * 1024);
-  private closed = false;
 
-  constructor(readonly client: SandboxFusionClient) {}
+  constructor(readonly client: SandboxFusionClient) {
+    super(new FileStore(64 * 1024 * 1024));
+  }
 
   async runCommand(command: string, options: RunCommandOptions = {}): Promise<SandboxResult> {
     if (this.closed) return failedResult(`sandbox ${this.sandboxId} was cleaned up`);
@@ -185,25 +184,6 @@ export class SandboxFusionSandbox implements Sandbox {
       exitCode,
       metrics,
     };
-  }
-
-  async writeFile(
-    path: string,
-    content: string | Uint8Array,
-    options: { executable?: boolean } = {},
-  ): Promise<SandboxResult> {
-    return writeStored(this.files, path, content, options.executable ?? false);
-  }
-
-  async readFile(path: string, options: { maxBytes?: number } = {}): Promise<SandboxResult> {
-    return readStored(this.files, path, options.maxBytes);
-  }
-
-  async heartbeat(): Promise<void> {}
-
-  async cleanup(): Promise<void> {
-    this.closed = true;
-    this.files.clear();
   }
 }
 

@@ -8,15 +8,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { readStored, writeStored } from './bubblewrap.js';
 import { checkSandboxPath, FileStore } from './internal/file-store.js';
 import { runProcess } from './internal/run-process.js';
+import { StoredFilesSandbox } from './internal/stored-files-sandbox.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_MAX_OUTPUT_BYTES,
   failedResult,
   type RunCommandOptions,
-  type Sandbox,
   type SandboxResult,
 } from './sandbox.js';
 
@@ -30,15 +29,13 @@ let nextId = 0;
 let warned = false;
 
 /** Runs code unconfined. See the module comment: for trusted code only. */
-export class UnsafeLocalSandbox implements Sandbox {
+export class UnsafeLocalSandbox extends StoredFilesSandbox {
   readonly backend = 'unsafe_local';
   readonly sandboxId = `unsafe_local-${process.pid}-${nextId++}`;
-  private readonly files = new FileStore(256 * 1024 * 1024);
-  private readonly stop = new AbortController();
   private readonly log: (line: string) => void;
-  private closed = false;
 
   constructor(options: UnsafeLocalOptions = {}) {
+    super(new FileStore(256 * 1024 * 1024));
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     if (!warned || options.log !== undefined) {
       warned = true;
@@ -80,25 +77,5 @@ export class UnsafeLocalSandbox implements Sandbox {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
-  }
-
-  async writeFile(
-    path: string,
-    content: string | Uint8Array,
-    options: { executable?: boolean } = {},
-  ): Promise<SandboxResult> {
-    return writeStored(this.files, path, content, options.executable ?? false);
-  }
-
-  async readFile(path: string, options: { maxBytes?: number } = {}): Promise<SandboxResult> {
-    return readStored(this.files, path, options.maxBytes);
-  }
-
-  async heartbeat(): Promise<void> {}
-
-  async cleanup(): Promise<void> {
-    this.closed = true;
-    this.stop.abort();
-    this.files.clear();
   }
 }
