@@ -167,26 +167,15 @@ export class TokenPicker {
    */
   private select(V: number, topK: number, topP: number, total: number): { cut: number; mass: number } {
     const k = topK > 0 ? Math.min(topK, V) : V;
-    const probs = this.probs;
     const take = (minP: number): { cut: number; mass: number } | undefined => {
       const n = this.candidates(V, minP);
       if (topK > 0 && n < k && n < V) return undefined;
       const kept = Math.min(k, n);
-      let kMass = total;
-      if (topK > 0) {
-        kMass = 0;
-        for (let i = 0; i < kept; i++) kMass += probs[this.idx[i]!]!;
-      }
+      const kMass = topK > 0 ? this.massOf(kept) : total;
       // Top-p over what top-k kept, renormalised (as transformers and vLLM apply them).
-      const target = topP * kMass;
-      let mass = 0;
-      let cut = 0;
-      while (cut < kept) {
-        mass += probs[this.idx[cut++]!]!;
-        if (mass >= target) break;
-      }
-      if (mass < target && n < V) return undefined;
-      return { cut, mass };
+      const picked = this.cutTopP(kept, topP, kMass);
+      if (picked.mass < topP * kMass && n < V) return undefined;
+      return picked;
     };
     // With every token a candidate, `take` always answers.
     return take(1e-4) ?? (take(0) as { cut: number; mass: number });
@@ -213,11 +202,12 @@ export class TokenPicker {
     return n;
   }
 
-  /** Of the `kept` tokens in `idx` (most likely first), the most likely ones whose share first reaches `topP`. */
-  private cutTopP(kept: number, topP: number): { cut: number; mass: number } {
+  /**
+   * Of the `kept` tokens in `idx` (most likely first), the most likely ones whose share of `kMass` (default: the mass of
+   * the `kept` tokens) first reaches `topP`.
+   */
+  private cutTopP(kept: number, topP: number, kMass = this.massOf(kept)): { cut: number; mass: number } {
     const probs = this.probs;
-    let kMass = 0;
-    for (let i = 0; i < kept; i++) kMass += probs[this.idx[i]!]!;
     const target = topP * kMass;
     let mass = 0;
     let cut = 0;
@@ -226,6 +216,13 @@ export class TokenPicker {
       if (mass >= target) break;
     }
     return { cut, mass };
+  }
+
+  /** The probability mass of the first `kept` tokens in `idx`. */
+  private massOf(kept: number): number {
+    let mass = 0;
+    for (let i = 0; i < kept; i++) mass += this.probs[this.idx[i]!]!;
+    return mass;
   }
 }
 
