@@ -80,6 +80,19 @@ export interface Benchmark {
   graderByName?: (name: string) => Grader | undefined;
   /** Extra metrics of the benchmark's upstream-format `result.json` (e.g. per-subject accuracy). */
   aggregate?: (samples: readonly GradedSample[]) => Record<string, number>;
+  /**
+   * The sampling settings the benchmark is run with when the eval's config leaves them unset (null): upstream's
+   * per-benchmark defaults for the native benchmarks. Explicit config keys override each one.
+   */
+  samplingDefaults?: BenchmarkSamplingDefaults;
+}
+
+/** A benchmark's own sampling defaults (each optional: an absent one falls back to the eval's package default). */
+export interface BenchmarkSamplingDefaults {
+  temperature?: number;
+  maxTokens?: number;
+  concurrency?: number;
+  timeoutSeconds?: number;
 }
 
 /** The grade target of `turn` of `example`. */

@@ -24,6 +24,8 @@ export class FakeSampler {
   calls = 0;
   inFlight = 0;
   maxInFlight = 0;
+  /** The sampling parameters of each call, with the first user turn (in call order). */
+  readonly params: { user: string; temperature?: number; maxTokens?: number }[] = [];
   constructor(
     private readonly respond: Respond,
     private readonly delayMs = 0,
@@ -31,6 +33,12 @@ export class FakeSampler {
 
   async sample(args: SampleArgs): Promise<SampleResponse> {
     this.calls++;
+    const p = args.samplingParams;
+    this.params.push({
+      user: userTurns(args.prompt)[0] ?? '',
+      ...(p?.temperature !== undefined ? { temperature: p.temperature } : {}),
+      ...(p?.maxTokens !== undefined ? { maxTokens: p.maxTokens } : {}),
+    });
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {

@@ -83,6 +83,12 @@ function toBenchmark(spec: NativeBenchmarkSpec, examples: BenchmarkExample[], sa
     examples,
     grader: ({ response, example }) => spec.grade(response, example, context),
     ...(spec.aggregate ? { aggregate: spec.aggregate } : {}),
+    samplingDefaults: {
+      temperature: spec.defaults.temperature,
+      maxTokens: spec.defaults.maxTokens,
+      concurrency: spec.defaults.concurrency,
+      timeoutSeconds: spec.defaults.timeoutSeconds,
+    },
   };
 }
 

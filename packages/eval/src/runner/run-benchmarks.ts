@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, configToKeyStyle, resolveModelRef } from '@cookbook/core';
+import { ConfigError, configToKeyStyle } from '@cookbook/core';
 import { type CheckLogDirOptions, checkLogDir, type TextSink, writeFileAtomicSync } from '@cookbook/logging';
 import { loadModelSetup, type Renderer } from '@cookbook/renderers';
 import type { RestClient, SamplingClientLike, ServiceClient } from '@cookbook/tinker-client';
@@ -33,6 +33,7 @@ import {
   writeSummary,
 } from './results.js';
 import { type SampleTask, sampleAll } from './sample-all.js';
+import { type ResolvedSampling, resolveSampling } from './sampling-settings.js';
 import { writeUpstreamFormat } from './upstream-format.js';
 
 /** Names a benchmark may not have: the files of an eval folder (each benchmark gets a folder of its name). */
@@ -85,7 +86,14 @@ export const BenchmarkRunConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('k values of pass@k (each ≤ num_samples), e.g. [1,4]; null = 1 and num_samples'),
-  temperature: z.number().nonnegative().default(1).describe('Sampling temperature (0 = greedy)'),
+  temperature: z
+    .number()
+    .nonnegative()
+    .nullable()
+    .default(null)
+    .describe(
+      'Sampling temperature (0 = greedy); null = the benchmark’s default (upstream’s 0.6 for native ones), else 1',
+    ),
   topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling threshold'),
   maxTokens: z
     .number()
@@ -93,7 +101,10 @@ export const BenchmarkRunConfigSchema = z.object({
     .positive()
     .nullable()
     .default(null)
-    .describe('Most tokens per reply; null = 1000, or 64 for local/* tiny models'),
+    .describe(
+      'Most tokens per reply; null = the benchmark’s default (upstream’s 32768 for native ones, cut to 64 for local/* ' +
+        'models and to the context length of others), else 1000, or 64 for local/* models',
+    ),
   seed: z.number().int().default(0).describe('Run seed; each sample’s seed derives from it, the example and the index'),
   maxExamples: z
     .number()
@@ -102,8 +113,20 @@ export const BenchmarkRunConfigSchema = z.object({
     .nullable()
     .default(null)
     .describe('First N examples of each benchmark; null = all'),
-  concurrency: z.number().int().positive().max(1024).default(16).describe('Samples in flight at once'),
-  timeoutSeconds: z.number().positive().default(300).describe('Wall-clock limit of one sample (all its turns)'),
+  concurrency: z
+    .number()
+    .int()
+    .positive()
+    .max(1024)
+    .nullable()
+    .default(null)
+    .describe('Samples in flight at once; null = the benchmark’s default (upstream’s 64 for native ones), else 16'),
+  timeoutSeconds: z
+    .number()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('Wall-clock limit of one sample (all its turns); null = the benchmark’s default, else 300'),
   maxTurns: z.number().int().positive().default(16).describe('Most model turns in one multi-turn episode'),
   systemPrompt: z.string().nullable().default(null).describe('System message for examples that have none'),
   retryErrors: z.boolean().default(false).describe('On resume, sample again the samples that ended with an error'),
@@ -157,11 +180,6 @@ export interface BenchmarkRunValue {
   reused: number;
 }
 
-/** The max_tokens default: 64 for the offline tiny models, 1000 otherwise. */
-export function defaultMaxTokens(modelName: string): number {
-  return resolveModelRef(modelName).kind === 'built-in' ? 64 : 1000;
-}
-
 /** The k values of pass@k: as asked (checked ≤ n), or 1 and n. */
 export function resolvePassK(passK: readonly number[] | null, numSamples: number): number[] {
   const ks = passK ?? [1, numSamples];
@@ -175,24 +193,40 @@ export function resolvePassK(passK: readonly number[] | null, numSamples: number
   return [...new Set(ks)].sort((a, b) => a - b);
 }
 
-type SamplingIdentity = Record<string, string | number | null>;
+type SamplingIdentity = Record<string, unknown>;
 
-function samplingIdentity(config: BenchmarkRunConfig, model: ResolvedModel, maxTokens: number): SamplingIdentity {
+/**
+ * What the samples of a folder depend on. `temperature` and `max_tokens` are those of benchmarks without defaults of
+ * their own (the config's, else this package's); `benchmark_settings` lists, per benchmark, those that differ.
+ */
+function samplingIdentity(
+  config: BenchmarkRunConfig,
+  model: ResolvedModel,
+  settings: ReadonlyMap<string, ResolvedSampling>,
+): SamplingIdentity {
+  const plain = resolveSampling(config, { name: '' }, model.baseModel);
+  const perBenchmark: Record<string, { temperature: number; max_tokens: number }> = {};
+  for (const [name, s] of settings) {
+    if (s.temperature !== plain.temperature || s.maxTokens !== plain.maxTokens) {
+      perBenchmark[name] = { temperature: s.temperature, max_tokens: s.maxTokens };
+    }
+  }
   return {
     model_path: model.modelPath,
     base_model: model.baseModel,
     renderer_name: model.rendererName,
-    temperature: config.temperature,
+    temperature: plain.temperature,
     top_p: config.topP,
-    max_tokens: maxTokens,
+    max_tokens: plain.maxTokens,
     seed: config.seed,
     max_turns: config.maxTurns,
     system_prompt: config.systemPrompt,
+    ...(Object.keys(perBenchmark).length > 0 ? { benchmark_settings: perBenchmark } : {}),
   };
 }
 
 /** Refuses to mix samples of different models or settings in one folder. */
-function checkSamplingIdentity(logPath: string, now: SamplingIdentity): void {
+function checkSamplingIdentity(logPath: string, now: SamplingIdentity, sampledBenchmarks: ReadonlySet<string>): void {
   const path = join(logPath, SAMPLING_FILE);
   if (!existsSync(path)) return;
   let before: SamplingIdentity;
@@ -202,8 +236,20 @@ function checkSamplingIdentity(logPath: string, now: SamplingIdentity): void {
     return;
   }
   const diffs = Object.keys(now)
+    .filter((k) => k !== 'benchmark_settings')
     .filter((k) => JSON.stringify(before[k] ?? null) !== JSON.stringify(now[k] ?? null))
     .map((k) => `${k}: ${JSON.stringify(before[k] ?? null)} there, ${JSON.stringify(now[k])} now`);
+  // A benchmark's own settings count where the folder has its samples; a benchmark new to the folder may be added.
+  const settingsOf = (id: SamplingIdentity, name: string) =>
+    (id.benchmark_settings as Record<string, unknown> | undefined)?.[name] ?? {
+      temperature: id.temperature,
+      max_tokens: id.max_tokens,
+    };
+  for (const name of sampledBenchmarks) {
+    const was = JSON.stringify(settingsOf(before, name));
+    const is = JSON.stringify(settingsOf(now, name));
+    if (was !== is) diffs.push(`${name}: ${was} there, ${is} now`);
+  }
   if (diffs.length > 0) {
     throw new ConfigError(
       `${logPath} holds samples drawn with other settings (${diffs.join('; ')}); resuming would mix them. ` +
@@ -241,7 +287,7 @@ export async function runBenchmarks(
   let createdService: ServiceClient | undefined;
   let model: ResolvedModel | undefined;
   let identity: SamplingIdentity = {};
-  let maxTokens = 0;
+  const settings = new Map<string, ResolvedSampling>();
   return runLoop<BenchmarkRunValue>(
     {
       ...config,
@@ -286,11 +332,12 @@ export async function runBenchmarks(
                   }
                   return service.createRestClient();
                 });
-          maxTokens = config.maxTokens ?? defaultMaxTokens(model.baseModel);
-          identity = samplingIdentity(config, model, maxTokens);
+          for (const b of benchmarks) settings.set(b.name, resolveSampling(config, b, model.baseModel));
+          identity = samplingIdentity(config, model, settings);
           if (decision === 'resume') {
             previous = readResults(config.logPath);
-            if (previous.length > 0) checkSamplingIdentity(config.logPath, identity);
+            const sampled = new Set(previous.map((r) => splitResultId(r.id).benchmark));
+            if (previous.length > 0) checkSamplingIdentity(config.logPath, identity, sampled);
           }
           // The sampler's server answers (its session opens) before the folder is created or an old one deleted.
           if (deps.samplingClient === undefined) {
@@ -376,31 +423,46 @@ export async function runBenchmarks(
       };
       run.setProgressCount(reused, wanted.size, 'sample');
       showDetail();
-      const sampled = await sampleAll(
-        tasks,
-        {
-          sampler,
-          renderer,
-          maxTokens,
-          temperature: config.temperature,
-          topP: config.topP,
-          seed: config.seed,
-          concurrency: config.concurrency,
-          timeoutSeconds: config.timeoutSeconds,
-          maxTurns: config.maxTurns,
-          systemPrompt: config.systemPrompt,
-          signal: run.signal,
-        },
-        (record) => {
-          writer.append(record);
-          fresh.push(record);
-          const c = perBenchmark.get(splitResultId(record.id).benchmark);
-          if (c !== undefined) c.done++;
-          showDetail();
-          run.setProgressCount(reused + fresh.length, wanted.size, 'sample');
-          deps.onSample?.(record);
-        },
-      );
+      // One benchmark after another (as upstream runs them), each with its own settings.
+      let sampled = 0;
+      for (const benchmark of benchmarks) {
+        const own = tasks.filter((t) => t.benchmark === benchmark);
+        if (own.length === 0 || run.signal.aborted) continue;
+        const s = settings.get(benchmark.name)!;
+        if (s.note !== undefined) run.log(s.note);
+        if (s.fromBenchmark.length > 0) {
+          run.log(
+            `${benchmark.name}: temperature ${s.temperature}, max_tokens ${s.maxTokens}, concurrency ` +
+              `${s.concurrency}, timeout ${s.timeoutSeconds}s (${s.fromBenchmark.map(snakeCase).join(', ')} ` +
+              'from the benchmark’s defaults)',
+          );
+        }
+        sampled += await sampleAll(
+          own,
+          {
+            sampler,
+            renderer,
+            maxTokens: s.maxTokens,
+            temperature: s.temperature,
+            topP: config.topP,
+            seed: config.seed,
+            concurrency: s.concurrency,
+            timeoutSeconds: s.timeoutSeconds,
+            maxTurns: config.maxTurns,
+            systemPrompt: config.systemPrompt,
+            signal: run.signal,
+          },
+          (record) => {
+            writer.append(record);
+            fresh.push(record);
+            const c = perBenchmark.get(splitResultId(record.id).benchmark);
+            if (c !== undefined) c.done++;
+            showDetail();
+            run.setProgressCount(reused + fresh.length, wanted.size, 'sample');
+            deps.onSample?.(record);
+          },
+        );
+      }
       const records = latestRecords([...previous, ...fresh]).filter((r) => wanted.has(sampleKey(r.id, r.sample_index)));
       const names = benchmarks.map((b) => b.name);
       const summary = summarizeAll(records, passK, names);
@@ -428,4 +490,8 @@ export async function runBenchmarks(
       };
     },
   );
+}
+
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
