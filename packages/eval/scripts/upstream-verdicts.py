@@ -231,4 +231,5 @@ def main():
           f"{sum(1 for e in out if 'error' in e)} errors")
 
 
-main()
+if __name__ == "__main__":
+    main()

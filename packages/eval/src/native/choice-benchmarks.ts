@@ -67,6 +67,7 @@ export const mmluPro: NativeBenchmarkSpec = {
     };
   },
   grade: gradeLetter,
+  subset: { shuffle: 'datasets', seed: 42 },
 };
 
 /** The 30 MMLU-Redux subjects (one dataset config each). */
@@ -103,6 +104,11 @@ export const MMLU_REDUX_SUBJECTS: readonly string[] = [
   'virology',
 ];
 
+/** Upstream's MMLU-Redux filter: a row without `error_type` or with "ok" (a null one is left out, as upstream does). */
+function reduxRowKept(row: Record<string, unknown>): boolean {
+  return !Object.hasOwn(row, 'error_type') || row.error_type === 'ok';
+}
+
 /** MMLU-Redux (`edinburgh-dawg/mmlu-redux`, 30 subject configs, test): rows with `error_type` "ok" only. */
 export const mmluRedux: NativeBenchmarkSpec = {
   name: 'mmlu_redux',
@@ -113,7 +119,7 @@ export const mmluRedux: NativeBenchmarkSpec = {
   metric: 'accuracy (letter match), plus mmlu_redux/<subject>/accuracy',
   defaults: UPSTREAM_DEFAULTS,
   toExample(row, { config, systemPrompt }) {
-    if ((stringField(row, 'error_type') || 'ok') !== 'ok') return undefined;
+    if (!reduxRowKept(row)) return undefined;
     const question = requiredString(row, 'question');
     const choices = stringListField(row, 'choices');
     if (choices.length === 0) throw new RowError('choices', 'a non-empty list of choices');
@@ -138,6 +144,7 @@ export const mmluRedux: NativeBenchmarkSpec = {
       ...accuracyBy(samples, 'mmlu_redux', (e) => metaString(e, 'subject')),
     };
   },
+  subset: { shuffle: 'python-random', seed: 42, keep: reduxRowKept },
 };
 
 /** A permutation of 0..n-1 drawn from sha256(`key`), the same on every machine. */
@@ -265,6 +272,7 @@ export const ceval: NativeBenchmarkSpec = {
     };
   },
   grade: gradeLetter,
+  subset: { shuffle: 'python-random', seed: 42 },
 };
 
 /** SuperGPQA (`m-a-p/SuperGPQA`, train): 4 to 10 options. */
@@ -293,4 +301,5 @@ export const supergpqa: NativeBenchmarkSpec = {
     };
   },
   grade: gradeLetter,
+  subset: { shuffle: 'datasets', seed: 42 },
 };

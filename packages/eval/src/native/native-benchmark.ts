@@ -83,6 +83,21 @@ export interface NativeBenchmarkSpec {
   aggregate?(samples: readonly GradedSample[]): Record<string, number>;
   /** Upstream marks it experimental (scores may not match published ones). */
   experimental?: boolean;
+  /** How upstream cuts a `max_examples` subset when it does not take the first rows (see {@link SubsetRule}). */
+  subset?: SubsetRule;
+}
+
+/**
+ * Upstream's rule for a `max_examples` subset of a benchmark that shuffles before cutting: every row of every config
+ * (in config order) that `keep` accepts is shuffled with `seed` — by Python's `random.Random(seed).shuffle`
+ * (`python-random`, only when there are more rows than asked for) or by `datasets`' `Dataset.shuffle(seed=seed)`
+ * (`datasets`, whenever a limit is given) — and the first `max_examples` are kept, before rows become examples.
+ */
+export interface SubsetRule {
+  shuffle: 'python-random' | 'datasets';
+  seed: number;
+  /** Rows upstream drops before shuffling; default: all kept. */
+  keep?: (row: Record<string, unknown>) => boolean;
 }
 
 /** Upstream's stable example id: `<prefix>_<first 12 hex digits of md5(text)>`. */

@@ -13,6 +13,7 @@ import { ceval, gpqa, mmluPro, mmluRedux, supergpqa } from './choice-benchmarks.
 import { livecodebench, mbpp } from './code-benchmarks.js';
 import { aime2025, aime2026, gsm8k, hmmtFeb2025, hmmtNov2025, math500 } from './math-benchmarks.js';
 import { type NativeBenchmarkSpec, RowError } from './native-benchmark.js';
+import { numpyPermutation, pythonShuffle } from './upstream-shuffle.js';
 
 /** Every native benchmark, by name. */
 export const NATIVE_BENCHMARKS: Readonly<Record<string, NativeBenchmarkSpec>> = Object.fromEntries(
@@ -61,7 +62,11 @@ export function nativeSamplePath(name: string): string {
 export interface LoadNativeOptions {
   /** System prompt of every example; undefined/null = the benchmark's recommended one (upstream's rule). */
   systemPrompt?: string | null;
-  /** Rows to read per dataset config (Hub). Default: all, up to {@link MAX_NATIVE_ROWS}. */
+  /**
+   * Most rows to evaluate (`max_examples`), picked as upstream picks them ({@link pickRows}: the first ones, or
+   * upstream's seeded shuffle of all rows for MMLU-Pro, MMLU-Redux, C-Eval and SuperGPQA — which then reads every
+   * row first). Default: all, up to {@link MAX_NATIVE_ROWS}. Applies to the offline samples too.
+   */
   maxRows?: number;
   fetch?: typeof globalThis.fetch;
   /** Notices (rows skipped, configs that failed). */
@@ -98,16 +103,44 @@ function dedupe(examples: BenchmarkExample[]): BenchmarkExample[] {
   return examples.filter((e) => !seen.has(e.id) && seen.add(e.id));
 }
 
-/** Reads a sample file: one dataset row per line; `_config` names the dataset config (subject) of the row. */
+/** A dataset row and where it came from. */
+export interface SourcedRow<R = Record<string, unknown>> {
+  row: R;
+  /** The dataset config (subject) it was read from. */
+  config: string | undefined;
+}
+
+/**
+ * The rows upstream evaluates when asked for at most `maxRows`: the first ones, or for a benchmark with a
+ * {@link NativeBenchmarkSpec.subset} rule, upstream's seeded shuffle of all (kept) rows cut to `maxRows`.
+ */
+export function pickRows<T extends SourcedRow>(spec: NativeBenchmarkSpec, rows: readonly T[], maxRows?: number): T[] {
+  if (maxRows === undefined) return [...rows];
+  const rule = spec.subset;
+  if (rule === undefined) return rows.slice(0, maxRows);
+  const kept = rule.keep ? rows.filter((r) => rule.keep!(r.row)) : [...rows];
+  if (rule.shuffle === 'python-random') {
+    return kept.length > maxRows ? pythonShuffle(kept, rule.seed).slice(0, maxRows) : kept;
+  }
+  return numpyPermutation(kept.length, rule.seed)
+    .slice(0, maxRows)
+    .map((i) => kept[i]!);
+}
+
+/**
+ * Reads a sample file: one dataset row per line; `_config` names the dataset config (subject) of the row. With
+ * `maxRows`, the rows upstream would pick from it ({@link pickRows}).
+ */
 export function readNativeSample(
   spec: NativeBenchmarkSpec,
   path: string,
   systemPrompt: string | null,
   sandbox?: SandboxPool,
+  maxRows?: number,
 ): Benchmark {
   if (!existsSync(path)) throw new DataError(`no offline sample for ${spec.name}`, { file: path });
   const lines = readFileSync(path, 'utf8').split('\n');
-  const examples: BenchmarkExample[] = [];
+  const rows: (SourcedRow & { line: number })[] = [];
   for (let i = 0; i < lines.length && i < MAX_NATIVE_ROWS; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
@@ -121,15 +154,27 @@ export function readNativeSample(
       throw new DataError('expected one JSON object (a dataset row) per line', { file: path, line: i + 1 });
     }
     const r = row as Record<string, unknown>;
-    const config = typeof r._config === 'string' ? r._config : undefined;
+    rows.push({ row: r, config: typeof r._config === 'string' ? r._config : undefined, line: i + 1 });
+  }
+  // Upstream reads a multi-config dataset config by config, in its list's order: the sample's rows are read so too.
+  const configs = spec.configs;
+  if (configs !== undefined) {
+    const rank = (c: string | undefined) => {
+      const i = c === undefined ? -1 : configs.indexOf(c);
+      return i < 0 ? configs.length : i;
+    };
+    rows.sort((a, b) => rank(a.config) - rank(b.config) || a.line - b.line);
+  }
+  const examples: BenchmarkExample[] = [];
+  for (const { row, config, line } of pickRows(spec, rows, maxRows)) {
     try {
-      const ex = spec.toExample(r, { config, systemPrompt });
+      const ex = spec.toExample(row, { config, systemPrompt });
       if (ex !== undefined) examples.push(ex);
     } catch (error) {
       if (error instanceof RowError) {
         throw new DataError(error.message.replace(/^field "[^"]*": /, ''), {
           file: path,
-          line: i + 1,
+          line,
           field: error.rowField,
         });
       }
@@ -156,11 +201,13 @@ export async function loadNativeBenchmark(selector: string, options: LoadNativeO
   }
   const systemPrompt = options.systemPrompt ?? spec.defaults.systemPrompt;
   if (selector.endsWith(SAMPLE_SUFFIX)) {
-    return readNativeSample(spec, nativeSamplePath(spec.name), systemPrompt, options.sandbox);
+    return readNativeSample(spec, nativeSamplePath(spec.name), systemPrompt, options.sandbox, options.maxRows);
   }
   const log = options.log ?? (() => {});
   const limit = Math.min(options.maxRows ?? MAX_NATIVE_ROWS, MAX_NATIVE_ROWS);
-  const examples: BenchmarkExample[] = [];
+  // A shuffled subset is drawn from every row, so every row is read; otherwise the first `limit` suffice.
+  const readAll = spec.subset !== undefined && options.maxRows !== undefined;
+  const fetched: SourcedRow[] = [];
   const failures: string[] = [];
   let skipped = 0;
   let firstSkip: string | undefined;
@@ -171,7 +218,7 @@ export async function loadNativeBenchmark(selector: string, options: LoadNativeO
         dataset: spec.dataset,
         ...(config !== undefined ? { config } : {}),
         split: spec.split,
-        limit,
+        limit: readAll ? MAX_NATIVE_ROWS : limit,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       });
     } catch (error) {
@@ -179,21 +226,32 @@ export async function loadNativeBenchmark(selector: string, options: LoadNativeO
       failures.push(`${config ?? 'default'}: ${error.reason}`);
       continue;
     }
-    rows.forEach((row, index) => {
-      try {
-        const ex = spec.toExample(row, { config, systemPrompt });
-        if (ex !== undefined) examples.push(ex);
-        else {
-          skipped++;
-          firstSkip ??= `row ${index}${config ? ` of ${config}` : ''} is left out by ${spec.name}'s filter`;
-        }
-      } catch (error) {
-        if (!(error instanceof RowError)) throw error;
+    for (const row of rows) fetched.push({ row, config });
+    if (!readAll && fetched.length >= limit) break;
+  }
+  const indexInConfig = new Map<SourcedRow, number>();
+  const seenPerConfig = new Map<string | undefined, number>();
+  for (const r of fetched) {
+    const n = seenPerConfig.get(r.config) ?? 0;
+    indexInConfig.set(r, n);
+    seenPerConfig.set(r.config, n + 1);
+  }
+  const examples: BenchmarkExample[] = [];
+  for (const sourced of pickRows(spec, fetched, options.maxRows)) {
+    const { row, config } = sourced;
+    const where = `row ${indexInConfig.get(sourced)}${config ? ` of ${config}` : ''}`;
+    try {
+      const ex = spec.toExample(row, { config, systemPrompt });
+      if (ex !== undefined) examples.push(ex);
+      else {
         skipped++;
-        firstSkip ??= `row ${index}${config ? ` of ${config}` : ''}: ${error.message}`;
+        firstSkip ??= `${where} is left out by ${spec.name}'s filter`;
       }
-    });
-    if (examples.length >= limit) break;
+    } catch (error) {
+      if (!(error instanceof RowError)) throw error;
+      skipped++;
+      firstSkip ??= `${where}: ${error.message}`;
+    }
   }
   if (failures.length > 0 && examples.length > 0) {
     log(`${spec.name}: ${failures.length} dataset configs could not be read (${failures[0]})`);
