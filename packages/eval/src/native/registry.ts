@@ -11,6 +11,7 @@ import type { Benchmark, BenchmarkExample } from '../benchmark.js';
 import { fetchHubRows, HubRowsError } from '../tasks/hub-rows.js';
 import { ceval, gpqa, mmluPro, mmluRedux, supergpqa } from './choice-benchmarks.js';
 import { livecodebench, mbpp } from './code-benchmarks.js';
+import { ifbench } from './ifbench.js';
 import { aime2025, aime2026, gsm8k, hmmtFeb2025, hmmtNov2025, math500 } from './math-benchmarks.js';
 import { type NativeBenchmarkSpec, RowError } from './native-benchmark.js';
 import { numpyPermutation, pythonShuffle } from './upstream-shuffle.js';
@@ -29,6 +30,7 @@ export const NATIVE_BENCHMARKS: Readonly<Record<string, NativeBenchmarkSpec>> = 
     gpqa,
     ceval,
     supergpqa,
+    ifbench,
     mbpp,
     livecodebench,
   ].map((s) => [s.name, s]),
