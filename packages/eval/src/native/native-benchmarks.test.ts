@@ -27,8 +27,11 @@ const upstream = (
 const text = (m: Message) => (typeof m.content === 'string' ? m.content : '');
 
 describe('native benchmarks build upstream examples', () => {
-  // The code benchmarks (graded in a sandbox) have their own upstream fixture: code-benchmarks.test.ts.
-  const answerBenchmarks = Object.keys(NATIVE_BENCHMARKS).filter((n) => !NATIVE_BENCHMARKS[n]!.requiresSandbox);
+  // The code benchmarks (graded in a sandbox) and IFBench have their own upstream fixtures: code-benchmarks.test.ts,
+  // ifbench.test.ts.
+  const answerBenchmarks = Object.keys(NATIVE_BENCHMARKS).filter(
+    (n) => !NATIVE_BENCHMARKS[n]!.requiresSandbox && n !== 'ifbench',
+  );
 
   it('every registered benchmark has a sample and upstream prompts', () => {
     expect(Object.keys(upstream).sort()).toEqual(answerBenchmarks.sort());
@@ -118,7 +121,7 @@ describe('native benchmarks build upstream examples', () => {
 
   it('an unknown name lists the known ones; offline Hub loading says how to run the sample', async () => {
     await expect(loadNativeBenchmark('aime_2099')).rejects.toThrow(
-      /unknown native benchmark "aime_2099"; choose one of gsm8k, math500, aime_2025, .*supergpqa, mbpp, livecodebench \(append :sample/,
+      /unknown native benchmark "aime_2099"; choose one of gsm8k, math500, aime_2025, .*supergpqa, ifbench, mbpp, livecodebench \(append :sample/,
     );
     const offline = (() => Promise.reject(new TypeError('fetch failed'))) as typeof fetch;
     await expect(loadNativeBenchmark('gpqa', { fetch: offline })).rejects.toThrow(
