@@ -114,7 +114,7 @@ describe('eval recipes', () => {
     const bad = capture();
     expect(await runCli([...args, 'benchmarks=aime_2099', `log_path=${join(dir, 'x')}`], recipes, bad.io)).toBe(2);
     expect(bad.err.join('\n')).toMatch(
-      /unknown benchmark "aime_2099"; choose concise, .*, gsm8k, math500, aime_2025, aime_2026, .*supergpqa, mbpp, livecodebench, mmlu, ifeval \(a native one with :sample/,
+      /unknown benchmark "aime_2099"; choose concise, .*, gsm8k, math500, aime_2025, aime_2026, .*supergpqa, ifbench, mbpp, livecodebench, mmlu, ifeval \(a native one with :sample/,
     );
   }, 120_000);
 
