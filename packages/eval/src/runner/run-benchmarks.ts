@@ -429,12 +429,11 @@ export async function runBenchmarks(
         const own = tasks.filter((t) => t.benchmark === benchmark);
         if (own.length === 0 || run.signal.aborted) continue;
         const s = settings.get(benchmark.name)!;
-        if (s.note !== undefined) run.log(s.note);
         if (s.fromBenchmark.length > 0) {
           run.log(
             `${benchmark.name}: temperature ${s.temperature}, max_tokens ${s.maxTokens}, concurrency ` +
               `${s.concurrency}, timeout ${s.timeoutSeconds}s (${s.fromBenchmark.map(snakeCase).join(', ')} ` +
-              'from the benchmark’s defaults)',
+              `from the benchmark’s defaults)${s.note !== undefined ? `; ${s.note}` : ''}`,
           );
         }
         sampled += await sampleAll(

@@ -46,7 +46,7 @@ describe('resolveSampling', () => {
     const tiny = resolveSampling(unset, upstream, 'local/qwen3-tiny');
     expect(tiny.maxTokens).toBe(64);
     expect(tiny.temperature).toBe(0.6);
-    expect(tiny.note).toMatch(/gsm8k: max_tokens 32768 .* cut to 64 for local\/qwen3-tiny/);
+    expect(tiny.note).toMatch(/^max_tokens 32768 .* cut to 64 for local\/qwen3-tiny/);
     const long = { name: 'long', samplingDefaults: { maxTokens: 100_000 } };
     const hosted = resolveSampling(unset, long, 'openai/gpt-oss-20b');
     expect(hosted.maxTokens).toBe(32768);

@@ -36,7 +36,7 @@ export interface ResolvedSampling {
   timeoutSeconds: number;
   /** Which keys came from the benchmark's defaults (for the log line). */
   fromBenchmark: readonly ('temperature' | 'maxTokens' | 'concurrency' | 'timeoutSeconds')[];
-  /** Set when the benchmark's `max_tokens` was cut to what the model can do: the line to log. */
+  /** Set when the benchmark's `max_tokens` was cut to what the model can do: what to add to the log line. */
   note?: string;
 }
 
@@ -73,7 +73,7 @@ export function resolveSampling(
         : findModel(baseModel)?.contextLength;
     if (cap !== undefined && maxTokens > cap) {
       note =
-        `${benchmark.name}: max_tokens ${maxTokens} (the benchmark's default) cut to ${cap} for ${baseModel} ` +
+        `max_tokens ${maxTokens} (the benchmark's default) cut to ${cap} for ${baseModel} ` +
         `(${resolveModelRef(baseModel).kind === 'built-in' ? 'the built-in stand-in model' : 'its context length'}); ` +
         'pass max_tokens to choose';
       maxTokens = cap;
