@@ -1,5 +1,6 @@
 export type {
   Benchmark,
+  BenchmarkSamplingDefaults,
   GradeInput,
   GradeResult,
   Grader,
