@@ -1,8 +1,9 @@
 /** The conformance rows: every renderer name whose model's official template is shipped or committed. */
 import { readFileSync } from 'node:fs';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
-import type { ConformanceSpec } from '../internal/conformance.js';
-import type { RendererOptions } from '../registry.js';
+import { type ConformanceSpec, TemplateConformance } from '../internal/conformance.js';
+import { memoTokenizer } from '../internal/memo-tokenizer.js';
+import { getRenderer, type RendererOptions } from '../registry.js';
 import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './nemotron.js';
 import { qwen38TestTokenizer } from './test-tokenizers.js';
 
@@ -143,4 +144,10 @@ export function allowedReasons(row: ConformanceRow): string[] {
     ...(row.spec.trailing === undefined ? [] : ['template appends a header after the example']),
     ...(row.name === 'chat_template' ? ['refused: not prefix-stable'] : []),
   ];
+}
+
+/** The comparison of one row: its renderer built on the memoising view of the row's tokenizer. */
+export function rowConformance(row: ConformanceRow): TemplateConformance {
+  const tok = memoTokenizer(row.tokenizer());
+  return new TemplateConformance(getRenderer(row.name, tok, row.options), tok, row.template(tok.inner), row.spec);
 }

@@ -8,6 +8,7 @@ import { type Message, mulberry32, RendererError, type ToolCall, type ToolSpec }
 import type { Tokenizer } from '@cookbook/tokenizers';
 import type { Renderer } from '../renderer.js';
 import { CompiledTemplate } from './jinja-sandbox.js';
+import { type MemoTokenizer, memoTokenizer } from './memo-tokenizer.js';
 
 /** What the generated conversations may hold (what the format and the template can both render). */
 export interface ConversationFeatures {
@@ -214,23 +215,52 @@ function maskJson(v: unknown, mask: (s: string) => string): unknown {
   return v;
 }
 
-/** Compares one renderer with one template over generated conversations. */
+/** Reference renders shared by every comparison in the process, per template source and variables (bounded). */
+const referenceRenders = new Map<string, Map<string, string>>();
+const MAX_REFERENCE_RENDERS = 20_000;
+
+/**
+ * Compares one renderer with one template over generated conversations.
+ *
+ * Cost: the template's text is encoded the way Hugging Face tokenizers do it — split at the added tokens (each one
+ * becomes its id), the text between them encoded on its own — with each piece remembered ({@link MemoTokenizer}), so
+ * the tool declarations and the messages a prompt shares with its supervised example are encoded once; the first
+ * `verifyEncoding` conversations also encode the whole text at once and throw when the two differ. A template
+ * rendering is remembered per variables across instances, and the renderer's tokens are decoded only when they
+ * differ from the template's or the conversation quotes control strings.
+ */
 export class TemplateConformance {
   private readonly template: CompiledTemplate;
+  private readonly templateSource: string;
   private readonly controlIds: Set<number>;
   private readonly quoted: readonly string[];
+  /** The memoising view of the tokenizer (build the renderer on it too: `memoTokenizer(tok)`). */
+  readonly tokenizer: MemoTokenizer;
+  private readonly addedPattern: RegExp | undefined;
+  private readonly addedIds: Map<string, number>;
+  /** Conversations whose reference encoding is also checked against the whole-text encoding. */
+  verifyEncoding = 0;
+  private checked = 0;
 
   constructor(
     readonly renderer: Renderer,
-    readonly tokenizer: Tokenizer,
+    tokenizer: Tokenizer,
     templateSource: string,
     readonly spec: ConformanceSpec,
     /** The control strings quoted conversations splice into their texts. Default: every one the template writes. */
     quoted?: readonly string[],
   ) {
+    this.tokenizer = memoTokenizer(tokenizer);
     this.template = new CompiledTemplate(templateSource, 'the reference template');
+    this.templateSource = templateSource;
     this.controlIds = new Set(tokenizer.controlTokens.map((t) => tokenizer.convertTokenToId(t)!));
     this.quoted = quoted ?? tokenizer.controlTokens.filter((t) => templateSource.includes(t));
+    const added = [...tokenizer.controlTokens].sort((a, b) => b.length - a.length);
+    this.addedIds = new Map(added.map((t) => [t, tokenizer.convertTokenToId(t)!]));
+    this.addedPattern =
+      added.length === 0
+        ? undefined
+        : new RegExp(added.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gu');
   }
 
   /** Conversation `i` of the seeded series `seed` (every fourth one quotes control strings). */
@@ -239,13 +269,52 @@ export class TemplateConformance {
   }
 
   private render(c: Conversation, messages: readonly Message[], gen: boolean, mask: (s: string) => string): string {
-    return this.template.render({
+    const vars = {
       bos_token: this.tokenizer.bosToken ?? '',
       eos_token: this.tokenizer.eosToken ?? '',
       ...this.spec.variables,
       ...templateVariables(c, messages, this.spec, mask),
       add_generation_prompt: gen,
-    });
+    };
+    let renders = referenceRenders.get(this.templateSource);
+    if (renders === undefined) {
+      renders = new Map();
+      referenceRenders.set(this.templateSource, renders);
+    }
+    const key = JSON.stringify(vars);
+    let text = renders.get(key);
+    if (text === undefined) {
+      text = this.template.render(vars);
+      if (renders.size >= MAX_REFERENCE_RENDERS) renders.clear();
+      renders.set(key, text);
+    }
+    return text;
+  }
+
+  /** `encode(text)` of the tokenizer, piece by piece between its added tokens (see the class comment). */
+  private encodeReference(text: string): number[] {
+    const out: number[] = [];
+    let pos = 0;
+    if (this.addedPattern !== undefined) {
+      this.addedPattern.lastIndex = 0;
+      for (const m of text.matchAll(this.addedPattern)) {
+        if (m.index > pos) out.push(...this.tokenizer.encode(text.slice(pos, m.index)));
+        out.push(this.addedIds.get(m[0])!);
+        pos = m.index + m[0].length;
+      }
+    }
+    if (pos < text.length) out.push(...this.tokenizer.encode(text.slice(pos)));
+    if (this.checked < this.verifyEncoding) {
+      const whole = this.tokenizer.inner.encode(text);
+      if (!same(whole, out)) {
+        throw new RendererError(
+          `conformance: encoding ${this.tokenizer.name}'s template text piece by piece between its added tokens ` +
+            `gives other ids than encoding it whole (${JSON.stringify(text.slice(0, 200))}…): the piecewise ` +
+            'shortcut does not hold for this tokenizer',
+        );
+      }
+    }
+    return out;
   }
 
   private controls(ids: readonly number[]): number[] {
@@ -254,6 +323,14 @@ export class TemplateConformance {
 
   /** The verdict for one conversation (generation prompt, then the supervised example when it ends on the assistant). */
   check(c: Conversation): Verdict {
+    try {
+      return this.checkOne(c);
+    } finally {
+      this.checked++;
+    }
+  }
+
+  private checkOne(c: Conversation): Verdict {
     const lastAssistant = c.messages.length - 1;
     const endsOnAssistant = c.messages[lastAssistant]?.role === 'assistant';
     const promptMessages = endsOnAssistant ? c.messages.slice(0, lastAssistant) : c.messages;
@@ -287,22 +364,22 @@ export class TemplateConformance {
     const trailing = this.spec.trailing;
     const appended = !gen && trailing !== undefined && text.endsWith(trailing);
     if (appended) text = text.slice(0, text.length - trailing.length);
-    const expectedIds = this.tokenizer.encode(text);
-    const gotText = this.tokenizer.decode(got);
-    const wantText = masker.unmask(text);
+    const expectedIds = this.encodeReference(text);
     // The example ends at the end-of-turn token; the template may add whitespace after it (the next prompt's).
-    const textOk = gen
-      ? gotText === wantText
-      : wantText.startsWith(gotText) && wantText.slice(gotText.length).trim() === '';
     const prefixOk = gen
       ? same(got, expectedIds)
       : same(got, expectedIds.slice(0, got.length)) &&
-        this.tokenizer.decode(expectedIds.slice(got.length)).trim() === '';
+        (got.length === expectedIds.length || this.tokenizer.decode(expectedIds.slice(got.length)).trim() === '');
     if (!c.quotes && prefixOk) {
       return appended
         ? { kind: 'deliberate', reason: 'template appends a header after the example' }
         : { kind: 'identical' };
     }
+    const gotText = this.tokenizer.decode(got);
+    const wantText = masker.unmask(text);
+    const textOk = gen
+      ? gotText === wantText
+      : wantText.startsWith(gotText) && wantText.slice(gotText.length).trim() === '';
     if (c.quotes && textOk && same(this.controls(got), this.controls(expectedIds))) {
       return { kind: 'deliberate', reason: 'quoted control strings stay text' };
     }
