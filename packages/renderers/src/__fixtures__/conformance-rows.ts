@@ -4,6 +4,14 @@ import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { type ConformanceSpec, TemplateConformance } from '../internal/conformance.js';
 import { memoTokenizer } from '../internal/memo-tokenizer.js';
 import { getRenderer, type RendererOptions } from '../registry.js';
+import {
+  kimiK2Source,
+  kimiK2ToolVariables,
+  kimiK25Source,
+  kimiK25ToolVariables,
+  kimiK26Source,
+} from './kimi/templates.js';
+import { kimiTestTokenizer } from './kimi/test-tokenizer.js';
 import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './nemotron.js';
 import { qwen38TestTokenizer } from './test-tokenizers.js';
 
@@ -36,6 +44,49 @@ const spec = (variables: Record<string, unknown>, features = ALL, argumentsAsObj
   argumentsAsObjects,
   seam: true,
 });
+
+const kimi = () => kimiTestTokenizer();
+const K2 = 'Kimi K2-Thinking template, stand-in';
+const K25 = 'Kimi K2.5 template, stand-in';
+const K26 = 'Kimi K2.5 template + K2.6 preserve_thinking, stand-in';
+/** How a Kimi model writes its turn after the generation prompt (the renderers train it so). */
+const KIMI_TURN = {
+  turn: (reasoning: string, text: string) => `<think>${reasoning}</think>${text}<|im_end|>`,
+  prefills: ['<think></think>', '<think>'],
+};
+const kimiSpec = (variables: Record<string, unknown>, k2: boolean): ConformanceSpec => ({
+  ...spec(variables, ALL, false),
+  toolVariables: k2 ? kimiK2ToolVariables : kimiK25ToolVariables,
+  sampledTurn: KIMI_TURN,
+});
+
+/** Kimi K2 / K2.5 / K2.6 (sources in kimi/SOURCES.md; the tokenizer a stand-in with Kimi's special tokens). */
+const KIMI_ROWS: ConformanceRow[] = [
+  { label: K2, name: 'kimi_k2', tokenizer: kimi, template: kimiK2Source, spec: kimiSpec({}, true) },
+  { label: K25, name: 'kimi_k25', tokenizer: kimi, template: kimiK25Source, spec: kimiSpec({}, false) },
+  {
+    label: K25,
+    name: 'kimi_k25_disable_thinking',
+    tokenizer: kimi,
+    template: kimiK25Source,
+    spec: kimiSpec({ thinking: false }, false),
+  },
+  { label: K26, name: 'kimi_k26', tokenizer: kimi, template: kimiK26Source, spec: kimiSpec({}, false) },
+  {
+    label: K26,
+    name: 'kimi_k26_disable_thinking',
+    tokenizer: kimi,
+    template: kimiK26Source,
+    spec: kimiSpec({ thinking: false, preserve_thinking: false }, false),
+  },
+  {
+    label: K26,
+    name: 'kimi_k26_preserve_thinking',
+    tokenizer: kimi,
+    template: kimiK26Source,
+    spec: kimiSpec({ thinking: true, preserve_thinking: true }, false),
+  },
+];
 
 /** Every renderer name whose model's template is committed or shipped, with the template variables of its mode. */
 export const CONFORMANCE_ROWS: ConformanceRow[] = [
@@ -122,6 +173,7 @@ export const CONFORMANCE_ROWS: ConformanceRow[] = [
     template: own,
     spec: spec({ enable_thinking: false, preserve_thinking: false }),
   },
+  ...KIMI_ROWS,
   { label: 'Qwen3 template + tokenizer', name: 'chat_template', tokenizer: qwen3, template: own, spec: spec({}) },
   { label: 'Llama 3.1 template + tokenizer', name: 'chat_template', tokenizer: llama31, template: own, spec: spec({}, TEXT_ONLY) },
   {
@@ -143,6 +195,7 @@ export function allowedReasons(row: ConformanceRow): string[] {
     ...(row.spec.seam ? ['header/text seam'] : []),
     ...(row.spec.trailing === undefined ? [] : ['template appends a header after the example']),
     ...(row.name === 'chat_template' ? ['refused: not prefix-stable'] : []),
+    ...(row.spec.sampledTurn === undefined ? [] : ['trained turn as sampled']),
   ];
 }
 

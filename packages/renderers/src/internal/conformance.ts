@@ -51,6 +51,20 @@ export interface ConformanceSpec {
    * difference), so only the prompts are held to it.
    */
   promptOnly?: boolean;
+  /**
+   * The template variables that declare `tools` (default: `tools` as transformers passes them, each
+   * `{ type: 'function', function: spec }`); a family whose `apply_chat_template` prepares them otherwise (Kimi's
+   * tokenizer sorts their keys, or passes a TypeScript rendering as `tools_ts_str`) says so here.
+   */
+  toolVariables?: (tools: readonly ToolSpec[]) => Record<string, unknown>;
+  /**
+   * Documented difference of the trained turn: the renderer trains the last assistant message as the model writes it
+   * after the template's generation prompt (its reasoning kept), where the template rewrites it once it is history
+   * (Kimi drops the reasoning of the last answer). Given, the supervised example is held to the template's
+   * generation prompt followed by `turn(reasoning, text)` (minus a `prefills` entry the prompt already ends with)
+   * whenever that differs from the template's whole rendering.
+   */
+  sampledTurn?: { turn: (reasoning: string, text: string) => string; prefills: readonly string[] };
 }
 
 /** The documented, deliberate differences a conversation may show. */
@@ -58,7 +72,8 @@ export type DeliberateReason =
   | 'quoted control strings stay text'
   | 'header/text seam'
   | 'template appends a header after the example'
-  | 'refused: not prefix-stable';
+  | 'refused: not prefix-stable'
+  | 'trained turn as sampled';
 
 /** The outcome for one conversation. */
 export type Verdict =
@@ -203,7 +218,9 @@ function templateVariables(
       if (m.tool_call_id !== undefined) out.tool_call_id = m.tool_call_id;
       return out;
     }),
-    ...(c.tools === undefined ? {} : { tools: c.tools.map((t) => ({ type: 'function', function: t })) }),
+    ...(c.tools === undefined
+      ? {}
+      : (spec.toolVariables?.(c.tools) ?? { tools: c.tools.map((t) => ({ type: 'function', function: t })) })),
   };
 }
 
@@ -317,6 +334,21 @@ export class TemplateConformance {
     return out;
   }
 
+  /** With {@link ConformanceSpec.sampledTurn}: the template's generation prompt, then the last message as sampled. */
+  private sampledText(c: Conversation, messages: readonly Message[], mask: (s: string) => string): string | undefined {
+    const spec = this.spec.sampledTurn;
+    const last = messages.at(-1);
+    if (spec === undefined || last === undefined) return undefined;
+    const parts = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
+    const reasoning = parts.map((p) => (p.type === 'thinking' ? p.thinking : '')).join('');
+    const answer = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    const prompt = this.render(c, messages.slice(0, -1), true, mask);
+    let turn = spec.turn(mask(reasoning), mask(answer));
+    const prefill = spec.prefills.find((p) => prompt.endsWith(p) && turn.startsWith(p));
+    if (prefill !== undefined) turn = turn.slice(prefill.length);
+    return prompt + turn;
+  }
+
   private controls(ids: readonly number[]): number[] {
     return ids.filter((t) => this.controlIds.has(t));
   }
@@ -364,6 +396,9 @@ export class TemplateConformance {
     const trailing = this.spec.trailing;
     const appended = !gen && trailing !== undefined && text.endsWith(trailing);
     if (appended) text = text.slice(0, text.length - trailing.length);
+    const sampled = gen ? undefined : this.sampledText(c, messages, masker.mask);
+    const asSampled = sampled !== undefined && sampled !== text.trimEnd();
+    if (asSampled) text = sampled;
     const expectedIds = this.encodeReference(text);
     // The example ends at the end-of-turn token; the template may add whitespace after it (the next prompt's).
     const prefixOk = gen
@@ -373,7 +408,9 @@ export class TemplateConformance {
     if (!c.quotes && prefixOk) {
       return appended
         ? { kind: 'deliberate', reason: 'template appends a header after the example' }
-        : { kind: 'identical' };
+        : asSampled
+          ? { kind: 'deliberate', reason: 'trained turn as sampled' }
+          : { kind: 'identical' };
     }
     const gotText = this.tokenizer.decode(got);
     const wantText = masker.unmask(text);
