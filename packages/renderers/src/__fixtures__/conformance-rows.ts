@@ -1,5 +1,6 @@
 /** The conformance rows: every renderer name whose model's official template is shipped or committed. */
 import { readFileSync } from 'node:fs';
+import { KIMI_K25_IMAGE_RULE, QWEN3_VL_IMAGE_RULE } from '@cookbook/images';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { type ConformanceSpec, TemplateConformance } from '../internal/conformance.js';
 import { memoTokenizer } from '../internal/memo-tokenizer.js';
@@ -16,6 +17,10 @@ import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './nemotron.js';
 import { qwen38TestTokenizer } from './test-tokenizers.js';
 
 const ALL = { tools: true, reasoning: true, leadingWhitespace: true };
+/** Everything, and images in user messages (the vision families). */
+const WITH_IMAGES = { ...ALL, images: true };
+const QWEN_IMAGES = { pad: '<|image_pad|>', rule: QWEN3_VL_IMAGE_RULE };
+const KIMI_IMAGES = { pad: '<|media_pad|>', rule: KIMI_K25_IMAGE_RULE };
 const TEXT_ONLY = { tools: false, reasoning: false, leadingWhitespace: true };
 
 /** One renderer name, its tokenizer (or stand-in), its template and its mode's template variables. */
@@ -55,9 +60,10 @@ const KIMI_TURN = {
   prefills: ['<think></think>', '<think>'],
 };
 const kimiSpec = (variables: Record<string, unknown>, k2: boolean): ConformanceSpec => ({
-  ...spec(variables, ALL, false),
+  ...spec(variables, k2 ? ALL : WITH_IMAGES, false),
   toolVariables: k2 ? kimiK2ToolVariables : kimiK25ToolVariables,
   sampledTurn: KIMI_TURN,
+  ...(k2 ? {} : { images: KIMI_IMAGES }),
 });
 
 /** Kimi K2 / K2.5 / K2.6 (sources in kimi/SOURCES.md; the tokenizer a stand-in with Kimi's special tokens). */
@@ -143,35 +149,35 @@ export const CONFORMANCE_ROWS: ConformanceRow[] = [
     template: nano,
     spec: spec({ truncate_history_thinking: false }),
   },
-  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_xhigh_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: spec({}) },
+  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_xhigh_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: { ...spec({}, WITH_IMAGES), images: QWEN_IMAGES } },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_8_medium_reasoning',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ reasoning_effort: 'medium' }),
+    spec: { ...spec({ reasoning_effort: 'medium' }, WITH_IMAGES), images: QWEN_IMAGES },
   },
-  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_low_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: spec({ reasoning_effort: 'low' }) },
+  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_low_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: { ...spec({ reasoning_effort: 'low' }, WITH_IMAGES), images: QWEN_IMAGES } },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_8_disable_thinking',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ enable_thinking: false }),
+    spec: { ...spec({ enable_thinking: false }, WITH_IMAGES), images: QWEN_IMAGES },
   },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_5',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ reasoning_effort: 'medium', preserve_thinking: false }),
+    spec: { ...spec({ reasoning_effort: 'medium', preserve_thinking: false }, WITH_IMAGES), images: QWEN_IMAGES },
   },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_5_disable_thinking',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ enable_thinking: false, preserve_thinking: false }),
+    spec: { ...spec({ enable_thinking: false, preserve_thinking: false }, WITH_IMAGES), images: QWEN_IMAGES },
   },
   ...KIMI_ROWS,
   { label: 'Qwen3 template + tokenizer', name: 'chat_template', tokenizer: qwen3, template: own, spec: spec({}) },

@@ -4,7 +4,16 @@
  * token — generation prompt and supervised example — and each difference classified as one of the documented,
  * deliberate ones or as a real difference. Used by the conformance test and the `check-template` script.
  */
-import { type Message, mulberry32, RendererError, type ToolCall, type ToolSpec } from '@cookbook/core';
+import {
+  type ContentPart,
+  type Message,
+  type ModelInput,
+  mulberry32,
+  RendererError,
+  type ToolCall,
+  type ToolSpec,
+} from '@cookbook/core';
+import { encodePng, type ImageTokenRule, imageTokenCount } from '@cookbook/images';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import type { Renderer } from '../renderer.js';
 import { CompiledTemplate } from './jinja-sandbox.js';
@@ -18,6 +27,8 @@ export interface ConversationFeatures {
   reasoning: boolean;
   /** Message text that starts with whitespace (a renderer that encodes header and text apart differs there). */
   leadingWhitespace: boolean;
+  /** Image parts in user messages (one or two, before, between or after the text). */
+  images?: boolean;
 }
 
 /** One generated conversation: tools and a system prompt go first, the way each side declares them. */
@@ -65,6 +76,12 @@ export interface ConformanceSpec {
    * whenever that differs from the template's whole rendering.
    */
   sampledTurn?: { turn: (reasoning: string, text: string) => string; prefills: readonly string[] };
+  /**
+   * How the family writes an image (with `features.images`): the template writes its placeholder with one `pad` token
+   * per image, the renderer the same placeholder with the image's chunk in place of that pad; the chunk's
+   * `expected_tokens` must be the family's `rule` count for the image's size.
+   */
+  images?: { pad: string; rule: ImageTokenRule };
 }
 
 /** The documented, deliberate differences a conversation may show. */
@@ -98,6 +115,26 @@ const TOOLS: ToolSpec[] = [
   },
 ];
 
+/** The generated conversations' images: sizes that give different token counts under every family's rule. */
+const IMAGE_SIZES: readonly (readonly [number, number])[] = [
+  [20, 30],
+  [300, 100],
+  [64, 64],
+];
+let imageBytes: Uint8Array[] | undefined;
+
+/** The PNG of `IMAGE_SIZES[k]` (one flat grey, written once). */
+function conversationImage(k: number): Uint8Array {
+  imageBytes ??= IMAGE_SIZES.map(([w, h]) => encodePng(w, h, new Uint8Array(w * h * 3).fill(90 + 40 * k)));
+  return imageBytes[k]!;
+}
+
+/** The size of a generated image, by its base64 data. */
+function imageSize(base64: string): readonly [number, number] | undefined {
+  const k = IMAGE_SIZES.findIndex((_, i) => Buffer.from(conversationImage(i)).toString('base64') === base64);
+  return IMAGE_SIZES[k];
+}
+
 const WORDS = ['hello', 'Grüße', '数学', 'café', '🙂', 'x=1;', 'naïve', 'ok.', '"quoted"', '<b>', '42', 'Ω≈ç', 'a\tb'];
 
 /**
@@ -126,7 +163,16 @@ export function generateConversation(
   const turns = 1 + Math.floor(next() * 3);
   let callId = 0;
   for (let t = 0; t < turns; t++) {
-    messages.push({ role: 'user', content: text(t > 0) || 'q' });
+    const question = text(t > 0) || 'q';
+    if (features.images === true && next() < 0.35) {
+      const parts: ContentPart[] = [{ type: 'text', text: question }];
+      const n = next() < 0.3 ? 2 : 1;
+      for (let i = 0; i < n; i++) {
+        const image: ContentPart = { type: 'image', image: conversationImage(Math.floor(next() * IMAGE_SIZES.length)) };
+        parts.splice(Math.floor(next() * (parts.length + 1)), 0, image);
+      }
+      messages.push({ role: 'user', content: parts });
+    } else messages.push({ role: 'user', content: question });
     if (t === turns - 1 && next() < 0.3) break;
     for (let step = 0; step < 3; step++) {
       const reasoning = features.reasoning && next() < 0.5 ? text(false) : undefined;
@@ -198,7 +244,12 @@ function templateVariables(
     messages: all.map((m) => {
       const out: Record<string, unknown> = { role: m.role, content: '' };
       if (typeof m.content === 'string') out.content = mask(m.content);
-      else {
+      else if (m.content.some((p) => p.type === 'image')) {
+        // The template's content parts: an image is `{type: 'image'}` (the processor supplies the pixels).
+        out.content = m.content.map((p) =>
+          p.type === 'image' ? { type: 'image' } : { type: 'text', text: mask(p.type === 'text' ? p.text : '') },
+        );
+      } else {
         out.content = mask(m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
         const r = m.content.filter((p) => p.type === 'thinking');
         if (r.length > 0) out.reasoning_content = mask(r.map((p) => p.thinking).join(''));
@@ -334,6 +385,30 @@ export class TemplateConformance {
     return out;
   }
 
+  /**
+   * The renderer's tokens with each image chunk as the template's one pad token, or what is wrong with an image chunk
+   * (no images expected, an unknown image, `expected_tokens` other than the family's rule count).
+   */
+  private flatten(input: ModelInput): number[] | string {
+    const out: number[] = [];
+    for (const c of input.chunks) {
+      if (c.type === 'encoded_text') {
+        out.push(...c.tokens);
+        continue;
+      }
+      const images = this.spec.images;
+      if (images === undefined) return `a ${c.type} chunk where the template has no images`;
+      const size = c.type === 'image' ? imageSize(c.data) : undefined;
+      if (size === undefined) return `a ${c.type} chunk that is none of the conversation's images`;
+      const want = imageTokenCount(size[0], size[1], images.rule);
+      if (c.expected_tokens !== want) {
+        return `an image of ${size[0]}x${size[1]} with expected_tokens ${c.expected_tokens} (the family rule: ${want})`;
+      }
+      out.push(this.tokenizer.convertTokenToId(images.pad)!);
+    }
+    return out;
+  }
+
   /** With {@link ConformanceSpec.sampledTurn}: the template's generation prompt, then the last message as sampled. */
   private sampledText(c: Conversation, messages: readonly Message[], mask: (s: string) => string): string | undefined {
     const spec = this.spec.sampledTurn;
@@ -381,9 +456,13 @@ export class TemplateConformance {
     const msgs = rendererConversation(this.renderer, { ...c, messages: [...messages] });
     let got: number[];
     try {
-      got = gen
-        ? this.renderer.buildGenerationPrompt(msgs).toInts()
-        : this.renderer.buildSupervisedExample(msgs).modelInput.toInts();
+      const input = gen
+        ? this.renderer.buildGenerationPrompt(msgs)
+        : this.renderer.buildSupervisedExample(msgs).modelInput;
+      const flat = this.flatten(input);
+      if (typeof flat === 'string')
+        return { kind: 'different', where, expected: 'image chunks by the family rule', got: flat };
+      got = flat;
     } catch (e) {
       // chat_template refuses, by design, a trained message whose tokens the template does not place.
       if (e instanceof RendererError && /not prefix-stable/.test(e.message)) {
