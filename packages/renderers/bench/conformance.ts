@@ -1,6 +1,6 @@
 /**
- * The README's conformance table: 500 seeded conversations per row of the conformance suite (CI runs the first 40
- * of each series). Prints one Markdown row per renderer name and template, and the CPU time.
+ * The README's conformance table: 500 seeded conversations per row of the conformance suite (the series the CI test
+ * runs). Prints one Markdown row per renderer name and template, and the CPU time.
  * Run: pnpm --filter @cookbook/renderers conformance [renderer name …] (default: every row)
  */
 import { allowedReasons, CONFORMANCE_ROWS, rowConformance } from '../src/__fixtures__/conformance-rows.js';
