@@ -122,17 +122,18 @@ const IMAGE_SIZES: readonly (readonly [number, number])[] = [
   [64, 64],
 ];
 let imageBytes: Uint8Array[] | undefined;
+let imageData: string[] | undefined;
 
-/** The PNG of `IMAGE_SIZES[k]` (one flat grey, written once). */
+/** The PNG of `IMAGE_SIZES[k]` (one flat grey per size, written once). */
 function conversationImage(k: number): Uint8Array {
-  imageBytes ??= IMAGE_SIZES.map(([w, h]) => encodePng(w, h, new Uint8Array(w * h * 3).fill(90 + 40 * k)));
+  imageBytes ??= IMAGE_SIZES.map(([w, h], i) => encodePng(w, h, new Uint8Array(w * h * 3).fill(90 + 40 * i)));
   return imageBytes[k]!;
 }
 
 /** The size of a generated image, by its base64 data. */
 function imageSize(base64: string): readonly [number, number] | undefined {
-  const k = IMAGE_SIZES.findIndex((_, i) => Buffer.from(conversationImage(i)).toString('base64') === base64);
-  return IMAGE_SIZES[k];
+  imageData ??= IMAGE_SIZES.map((_, i) => Buffer.from(conversationImage(i)).toString('base64'));
+  return IMAGE_SIZES[imageData.indexOf(base64)];
 }
 
 const WORDS = ['hello', 'Grüße', '数学', 'café', '🙂', 'x=1;', 'naïve', 'ok.', '"quoted"', '<b>', '42', 'Ω≈ç', 'a\tb'];
