@@ -17,6 +17,7 @@ import { listModels } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { getRenderer } from '../src/index.js';
 import { type Conversation, runConformance, TemplateConformance, type Verdict } from '../src/internal/conformance.js';
+import { memoTokenizer } from '../src/internal/memo-tokenizer.js';
 
 const USAGE =
   'usage: check-template <template file> <renderer name> [model=<name or folder>] [count=500] [seed=46] ' +
@@ -95,7 +96,7 @@ function main(argv: readonly string[]): void {
   }
   const flag = (k: string) => opts.get(k) !== 'false';
   const model = opts.get('model');
-  const tokenizer = model === undefined ? defaultTokenizer(rendererName) : getTokenizer(model);
+  const tokenizer = memoTokenizer(model === undefined ? defaultTokenizer(rendererName) : getTokenizer(model));
   const renderer = getRenderer(rendererName, tokenizer, { variables, template: source, templateName: file });
   const conf = new TemplateConformance(renderer, tokenizer, source, {
     variables,
@@ -103,6 +104,7 @@ function main(argv: readonly string[]): void {
     argumentsAsObjects: opts.get('arguments') !== 'string',
     seam: true,
   });
+  conf.verifyEncoding = count;
   const counts = runConformance(conf, count, seed);
   const deliberate = Object.entries(counts.deliberate).map(([k, v]) => `${v} ${k}`);
   process.stdout.write(

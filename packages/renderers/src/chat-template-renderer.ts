@@ -106,6 +106,9 @@ interface Prepared {
 /** Where a message's trained text sits, or why it has no place of its own. */
 type Span = { start: number; end: number } | { why: string };
 
+/** Renderings a renderer remembers (a few conversations' prefixes). */
+const RECENT_RENDERS = 256;
+
 const SENTINEL = /\uE000(\d+)\uE001/g;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -254,7 +257,7 @@ export class ChatTemplateRenderer extends BaseRenderer {
       };
       let out: string | TemplateRunError | Error;
       try {
-        out = this.template.render(vars, this.currentDate);
+        out = this.renderRemembered(vars);
       } catch (e) {
         out = e instanceof Error ? e : new Error(String(e));
       }
@@ -278,6 +281,29 @@ export class ChatTemplateRenderer extends BaseRenderer {
       return typeof out === 'string' ? out : undefined;
     };
     return { messages, render, prefix, generation };
+  }
+
+  /** Recent renderings by their variables (and day, for `strftime_now`), most recent last. */
+  private readonly recent = new Map<string, string>();
+
+  /**
+   * The template's text for `vars`, remembered for the {@link RECENT_RENDERS} most recent variables: a generation
+   * prompt and the supervised example of the same conversation (and the next turn's prompt) render the same
+   * prefixes, and rendering is a pure function of the variables and the day.
+   */
+  private renderRemembered(vars: Readonly<Record<string, unknown>>): string {
+    const now = this.currentDate ?? new Date();
+    const key = `${now.toISOString().slice(0, 10)}\n${JSON.stringify(vars)}`;
+    const hit = this.recent.get(key);
+    if (hit !== undefined) {
+      this.recent.delete(key);
+      this.recent.set(key, hit);
+      return hit;
+    }
+    const text = this.template.render(vars, now);
+    this.recent.set(key, text);
+    if (this.recent.size > RECENT_RENDERS) this.recent.delete(this.recent.keys().next().value!);
+    return text;
   }
 
   /** The error of a failed run at message `idx` (or, with `generation`, at the prompt after the last message). */

@@ -1,7 +1,7 @@
 /**
- * Kimi renderers against the official chat templates (run by @huggingface/jinja), on the shared cases and on generated
- * batteries: the generation prompt token for token, supervised examples, and conversations that quote control strings
- * (same text, only the template's structure tokens). The test tokenizer is synthetic (see __fixtures__/kimi), so parity
+ * Kimi renderers against the official chat templates (run by @huggingface/jinja), on the shared cases: the generation
+ * prompt token for token and supervised examples. The 500 generated conversations per name (quoting control strings
+ * too) are the conformance suite's Kimi rows (`template-conformance.test.ts`). The test tokenizer is synthetic (see __fixtures__/kimi), so parity
  * is at the text level plus the tokens of that vocabulary. Sources of the templates: __fixtures__/kimi/SOURCES.md.
  */
 
@@ -14,43 +14,22 @@ import {
   THINKING_CASES,
   THINKING_TOOL_CASES,
   TOOL_CASES,
-  TOOLS,
   toHfMessages,
   toHfTools,
 } from './__fixtures__/conversations.js';
-import { kimiTemplate, kimiTestTokenizer } from './__fixtures__/kimi/test-tokenizer.js';
-import { quoteMasker, randomText, rng } from './__fixtures__/random.js';
-import { controlIds, structureTokens } from './__fixtures__/structure.js';
+import { kimiK2Source, kimiK25Source, kimiK26Source, sortKeys } from './__fixtures__/kimi/templates.js';
+import { kimiTestTokenizer } from './__fixtures__/kimi/test-tokenizer.js';
 import type { KimiRenderer } from './kimi-renderer.js';
 import { kimiToolDeclaration } from './kimi-tool-declaration.js';
 import { getRenderer } from './registry.js';
 
 const tok = kimiTestTokenizer();
 
-/** K2-Thinking's copy, with the one documented change of the pinned Hub revision (compact tool JSON). */
-function k2Source(): string {
-  const text = kimiTemplate('kimi-k2-thinking');
-  const from = '{{ tools | tojson() }}';
-  expect(text.split(from)).toHaveLength(2);
-  return text.replace(from, "{{ tools | tojson(separators=(',', ':')) }}");
-}
-
-/** K2.5's template with K2.6's documented `preserve_thinking`: the history split is emptied. */
-function k26Source(): string {
-  const text = kimiTemplate('kimi-k2.5');
-  const at = '{%- set hist_msgs = messages[:ns.last_non_tool_call_assistant_msg+1] -%}';
-  expect(text.split(at)).toHaveLength(2);
-  return text.replace(
-    at,
-    `{%- if preserve_thinking -%}{%- set ns.last_non_tool_call_assistant_msg = -1 -%}{%- endif -%}\n${at}`,
-  );
-}
-
 type Family = 'k2' | 'k25' | 'k26';
 const templates: Record<Family, Template> = {
-  k2: new Template(k2Source()),
-  k25: new Template(kimiTemplate('kimi-k2.5')),
-  k26: new Template(k26Source()),
+  k2: new Template(kimiK2Source()),
+  k25: new Template(kimiK25Source()),
+  k26: new Template(kimiK26Source()),
 };
 
 /** [renderer name, template, template variables]. */
@@ -78,16 +57,6 @@ function withIds(messages: readonly Message[]): Message[] {
     calls = [];
     return m;
   });
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(
-    Object.entries(v as Record<string, unknown>)
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([k, x]) => [k, sortKeys(x)]),
-  );
 }
 
 /** The template's text for a case, with the inputs Kimi's `apply_chat_template` passes. */
@@ -185,74 +154,5 @@ describe("kimi supervised examples: the template's generation prompt, then the t
         }
       });
     }
-  }
-});
-
-/** A random conversation with system prompt, tools, reasoning, tool calls (with or without ids) and results. */
-function randomCase(next: () => number, quoted: readonly string[] = []): Case {
-  const text = () => randomText(next, quoted);
-  const tools = next() < 0.6 ? TOOLS.slice(0, 1 + Math.floor(next() * TOOLS.length)) : undefined;
-  const messages: Message[] = [];
-  const turns = 1 + Math.floor(next() * 3);
-  for (let t = 0; t < turns; t++) {
-    messages.push({ role: 'user', content: text() });
-    if (t === turns - 1 && next() < 0.4) break;
-    for (let step = 0; step < 2; step++) {
-      const thinking = next() < 0.6 ? [{ type: 'thinking' as const, thinking: text() }] : [];
-      const call = tools !== undefined && step === 0 && next() < 0.6;
-      const answer = call && next() < 0.5 ? [] : [{ type: 'text' as const, text: text() }];
-      const content = thinking.length === 0 && answer.length === 1 ? answer[0]!.text : [...thinking, ...answer];
-      if (!call) {
-        messages.push({ role: 'assistant', content });
-        break;
-      }
-      const n = 1 + Math.floor(next() * 2);
-      const tool_calls = Array.from({ length: n }, (_, j) => ({
-        type: 'function' as const,
-        ...(next() < 0.5 ? { id: `call_${t}_${j}` } : {}),
-        function: { name: tools![j % tools!.length]!.name, arguments: JSON.stringify({ q: text() }) },
-      }));
-      messages.push({ role: 'assistant', content, tool_calls });
-      for (const c of tool_calls) messages.push({ role: 'tool', name: c.function.name, content: text() });
-    }
-  }
-  return { name: 'random', messages, ...(tools ? { tools } : {}), ...(next() < 0.4 ? { systemPrompt: text() } : {}) };
-}
-
-describe('kimi renderers on generated conversations', () => {
-  for (const [name, family, vars] of VARIANTS) {
-    it(`${name}: 50 random conversations, generation prompt token for token`, () => {
-      const r = getRenderer(name, tok) as KimiRenderer;
-      const next = rng(101);
-      for (let i = 0; i < 50; i++) {
-        const c = randomCase(next);
-        const want = templateText(family, vars, c, true);
-        expect(r.buildGenerationPrompt(rendererInput(r, c)).toInts(), JSON.stringify(c)).toEqual(tok.encode(want));
-      }
-    });
-
-    it(`${name}: 30 conversations quoting control strings give the template's text and only its structure tokens`, () => {
-      const r = getRenderer(name, tok) as KimiRenderer;
-      const next = rng(103);
-      const quoted = [...structureTokens(r), '<|media_pad|>', '[EOS]', '<|reserved_token_900|>'];
-      expect(quoted).toEqual(expect.arrayContaining(['<|im_end|>', '<think>', '<|tool_call_begin|>', '<|im_middle|>']));
-      const { mask, unmask, maskMessages } = quoteMasker(quoted);
-      let differs = 0;
-      for (let i = 0; i < 30; i++) {
-        const c = randomCase(next, quoted);
-        const masked: Case = {
-          ...c,
-          messages: maskMessages(c.messages),
-          ...(c.systemPrompt === undefined ? {} : { systemPrompt: mask(c.systemPrompt) }),
-        };
-        const text = templateText(family, vars, masked, true);
-        const got = r.buildGenerationPrompt(rendererInput(r, c)).toInts();
-        expect(tok.decode(got), JSON.stringify(c)).toBe(unmask(text));
-        expect(controlIds(tok, got), JSON.stringify(c)).toEqual(controlIds(tok, tok.encode(text)));
-        if (controlIds(tok, tok.encode(unmask(text))).length > controlIds(tok, got).length) differs++;
-      }
-      // The deliberate difference: the template + tokenizer would turn the quoted strings into tokens.
-      expect(differs).toBeGreaterThan(10);
-    });
   }
 });

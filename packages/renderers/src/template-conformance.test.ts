@@ -2,25 +2,26 @@
  * Conformance of every renderer name with its model's official chat template (the rows of
  * `__fixtures__/conformance-rows.ts`): seeded generated conversations (`internal/conformance.ts`: system prompt or
  * none, 1–3 turns, reasoning in the last and earlier turns, tools declared, single and parallel tool calls, tool
- * results, empty texts, Unicode, every fourth quoting the control strings the template writes), generation prompt
- * and supervised example compared token for token with the template run by @huggingface/jinja and encoded by the
- * tokenizer. The only differences allowed are the row's documented, deliberate ones. CI runs the first
- * {@link CONVERSATIONS} of each series; `pnpm --filter @cookbook/renderers conformance` runs 500 and prints the
- * README's table.
+ * results, empty texts, Unicode, every fourth quoting the control strings the template writes, images in user
+ * messages for the vision names), generation prompt and supervised example compared token for token with the
+ * template run by @huggingface/jinja and encoded by the tokenizer. The only differences allowed are the row's
+ * documented, deliberate ones. Every row runs its whole series of {@link CONVERSATIONS}, the README's table
+ * (`pnpm --filter @cookbook/renderers conformance` prints it).
  */
 import { describe, expect, it } from 'vitest';
-import { allowedReasons, CONFORMANCE_ROWS } from './__fixtures__/conformance-rows.js';
-import { runConformance, TemplateConformance } from './internal/conformance.js';
-import { getRenderer } from './registry.js';
+import { allowedReasons, CONFORMANCE_ROWS, rowConformance } from './__fixtures__/conformance-rows.js';
+import { runConformance } from './internal/conformance.js';
 
-/** Conversations per row in CI (the first of each seeded series of 500). */
-const CONVERSATIONS = 40;
+/** Conversations per row in CI (the whole seeded series of the README's table). */
+const CONVERSATIONS = 500;
+/** Conversations per row whose reference text is also encoded whole (checks the piecewise encoding). */
+const VERIFIED = 40;
 
 describe('every renderer name against its official template', () => {
   for (const row of CONFORMANCE_ROWS) {
     it(`${row.name} (${row.label}): ${CONVERSATIONS} generated conversations, no undocumented difference`, () => {
-      const tok = row.tokenizer();
-      const conf = new TemplateConformance(getRenderer(row.name, tok, row.options), tok, row.template(tok), row.spec);
+      const conf = rowConformance(row);
+      conf.verifyEncoding = VERIFIED;
       const counts = runConformance(conf, CONVERSATIONS, 46);
       expect(counts.firstDifference, JSON.stringify(counts.firstDifference, null, 1)).toBeUndefined();
       expect(counts.identical).toBeGreaterThan(0);

@@ -1,12 +1,26 @@
 /** The conformance rows: every renderer name whose model's official template is shipped or committed. */
 import { readFileSync } from 'node:fs';
+import { KIMI_K25_IMAGE_RULE, QWEN3_VL_IMAGE_RULE } from '@cookbook/images';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
-import type { ConformanceSpec } from '../internal/conformance.js';
-import type { RendererOptions } from '../registry.js';
+import { type ConformanceSpec, TemplateConformance } from '../internal/conformance.js';
+import { memoTokenizer } from '../internal/memo-tokenizer.js';
+import { getRenderer, type RendererOptions } from '../registry.js';
+import {
+  kimiK2Source,
+  kimiK2ToolVariables,
+  kimiK25Source,
+  kimiK25ToolVariables,
+  kimiK26Source,
+} from './kimi/templates.js';
+import { kimiTestTokenizer } from './kimi/test-tokenizer.js';
 import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './nemotron.js';
 import { qwen38TestTokenizer } from './test-tokenizers.js';
 
 const ALL = { tools: true, reasoning: true, leadingWhitespace: true };
+/** Everything, and images in user messages (the vision families). */
+const WITH_IMAGES = { ...ALL, images: true };
+const QWEN_IMAGES = { pad: '<|image_pad|>', rule: QWEN3_VL_IMAGE_RULE };
+const KIMI_IMAGES = { pad: '<|media_pad|>', rule: KIMI_K25_IMAGE_RULE };
 const TEXT_ONLY = { tools: false, reasoning: false, leadingWhitespace: true };
 
 /** One renderer name, its tokenizer (or stand-in), its template and its mode's template variables. */
@@ -35,6 +49,50 @@ const spec = (variables: Record<string, unknown>, features = ALL, argumentsAsObj
   argumentsAsObjects,
   seam: true,
 });
+
+const kimi = () => kimiTestTokenizer();
+const K2 = 'Kimi K2-Thinking template, stand-in';
+const K25 = 'Kimi K2.5 template, stand-in';
+const K26 = 'Kimi K2.5 template + K2.6 preserve_thinking, stand-in';
+/** How a Kimi model writes its turn after the generation prompt (the renderers train it so). */
+const KIMI_TURN = {
+  turn: (reasoning: string, text: string) => `<think>${reasoning}</think>${text}<|im_end|>`,
+  prefills: ['<think></think>', '<think>'],
+};
+const kimiSpec = (variables: Record<string, unknown>, k2: boolean): ConformanceSpec => ({
+  ...spec(variables, k2 ? ALL : WITH_IMAGES, false),
+  toolVariables: k2 ? kimiK2ToolVariables : kimiK25ToolVariables,
+  sampledTurn: KIMI_TURN,
+  ...(k2 ? {} : { images: KIMI_IMAGES }),
+});
+
+/** Kimi K2 / K2.5 / K2.6 (sources in kimi/SOURCES.md; the tokenizer a stand-in with Kimi's special tokens). */
+const KIMI_ROWS: ConformanceRow[] = [
+  { label: K2, name: 'kimi_k2', tokenizer: kimi, template: kimiK2Source, spec: kimiSpec({}, true) },
+  { label: K25, name: 'kimi_k25', tokenizer: kimi, template: kimiK25Source, spec: kimiSpec({}, false) },
+  {
+    label: K25,
+    name: 'kimi_k25_disable_thinking',
+    tokenizer: kimi,
+    template: kimiK25Source,
+    spec: kimiSpec({ thinking: false }, false),
+  },
+  { label: K26, name: 'kimi_k26', tokenizer: kimi, template: kimiK26Source, spec: kimiSpec({}, false) },
+  {
+    label: K26,
+    name: 'kimi_k26_disable_thinking',
+    tokenizer: kimi,
+    template: kimiK26Source,
+    spec: kimiSpec({ thinking: false, preserve_thinking: false }, false),
+  },
+  {
+    label: K26,
+    name: 'kimi_k26_preserve_thinking',
+    tokenizer: kimi,
+    template: kimiK26Source,
+    spec: kimiSpec({ thinking: true, preserve_thinking: true }, false),
+  },
+];
 
 /** Every renderer name whose model's template is committed or shipped, with the template variables of its mode. */
 export const CONFORMANCE_ROWS: ConformanceRow[] = [
@@ -91,36 +149,37 @@ export const CONFORMANCE_ROWS: ConformanceRow[] = [
     template: nano,
     spec: spec({ truncate_history_thinking: false }),
   },
-  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_xhigh_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: spec({}) },
+  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_xhigh_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: { ...spec({}, WITH_IMAGES), images: QWEN_IMAGES } },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_8_medium_reasoning',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ reasoning_effort: 'medium' }),
+    spec: { ...spec({ reasoning_effort: 'medium' }, WITH_IMAGES), images: QWEN_IMAGES },
   },
-  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_low_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: spec({ reasoning_effort: 'low' }) },
+  { label: 'Qwen3.8 template, stand-in', name: 'qwen3_8_low_reasoning', tokenizer: qwen38TestTokenizer, template: own, spec: { ...spec({ reasoning_effort: 'low' }, WITH_IMAGES), images: QWEN_IMAGES } },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_8_disable_thinking',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ enable_thinking: false }),
+    spec: { ...spec({ enable_thinking: false }, WITH_IMAGES), images: QWEN_IMAGES },
   },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_5',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ reasoning_effort: 'medium', preserve_thinking: false }),
+    spec: { ...spec({ reasoning_effort: 'medium', preserve_thinking: false }, WITH_IMAGES), images: QWEN_IMAGES },
   },
   {
     label: 'Qwen3.8 template, stand-in',
     name: 'qwen3_5_disable_thinking',
     tokenizer: qwen38TestTokenizer,
     template: own,
-    spec: spec({ enable_thinking: false, preserve_thinking: false }),
+    spec: { ...spec({ enable_thinking: false, preserve_thinking: false }, WITH_IMAGES), images: QWEN_IMAGES },
   },
+  ...KIMI_ROWS,
   { label: 'Qwen3 template + tokenizer', name: 'chat_template', tokenizer: qwen3, template: own, spec: spec({}) },
   { label: 'Llama 3.1 template + tokenizer', name: 'chat_template', tokenizer: llama31, template: own, spec: spec({}, TEXT_ONLY) },
   {
@@ -142,5 +201,12 @@ export function allowedReasons(row: ConformanceRow): string[] {
     ...(row.spec.seam ? ['header/text seam'] : []),
     ...(row.spec.trailing === undefined ? [] : ['template appends a header after the example']),
     ...(row.name === 'chat_template' ? ['refused: not prefix-stable'] : []),
+    ...(row.spec.sampledTurn === undefined ? [] : ['trained turn as sampled']),
   ];
+}
+
+/** The comparison of one row: its renderer built on the memoising view of the row's tokenizer. */
+export function rowConformance(row: ConformanceRow): TemplateConformance {
+  const tok = memoTokenizer(row.tokenizer());
+  return new TemplateConformance(getRenderer(row.name, tok, row.options), tok, row.template(tok.inner), row.spec);
 }

@@ -4,10 +4,20 @@
  * token — generation prompt and supervised example — and each difference classified as one of the documented,
  * deliberate ones or as a real difference. Used by the conformance test and the `check-template` script.
  */
-import { type Message, mulberry32, RendererError, type ToolCall, type ToolSpec } from '@cookbook/core';
+import {
+  type ContentPart,
+  type Message,
+  type ModelInput,
+  mulberry32,
+  RendererError,
+  type ToolCall,
+  type ToolSpec,
+} from '@cookbook/core';
+import { encodePng, type ImageTokenRule, imageTokenCount } from '@cookbook/images';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import type { Renderer } from '../renderer.js';
 import { CompiledTemplate } from './jinja-sandbox.js';
+import { type MemoTokenizer, memoTokenizer } from './memo-tokenizer.js';
 
 /** What the generated conversations may hold (what the format and the template can both render). */
 export interface ConversationFeatures {
@@ -17,6 +27,8 @@ export interface ConversationFeatures {
   reasoning: boolean;
   /** Message text that starts with whitespace (a renderer that encodes header and text apart differs there). */
   leadingWhitespace: boolean;
+  /** Image parts in user messages (one or two, before, between or after the text). */
+  images?: boolean;
 }
 
 /** One generated conversation: tools and a system prompt go first, the way each side declares them. */
@@ -50,6 +62,26 @@ export interface ConformanceSpec {
    * difference), so only the prompts are held to it.
    */
   promptOnly?: boolean;
+  /**
+   * The template variables that declare `tools` (default: `tools` as transformers passes them, each
+   * `{ type: 'function', function: spec }`); a family whose `apply_chat_template` prepares them otherwise (Kimi's
+   * tokenizer sorts their keys, or passes a TypeScript rendering as `tools_ts_str`) says so here.
+   */
+  toolVariables?: (tools: readonly ToolSpec[]) => Record<string, unknown>;
+  /**
+   * Documented difference of the trained turn: the renderer trains the last assistant message as the model writes it
+   * after the template's generation prompt (its reasoning kept), where the template rewrites it once it is history
+   * (Kimi drops the reasoning of the last answer). Given, the supervised example is held to the template's
+   * generation prompt followed by `turn(reasoning, text)` (minus a `prefills` entry the prompt already ends with)
+   * whenever that differs from the template's whole rendering.
+   */
+  sampledTurn?: { turn: (reasoning: string, text: string) => string; prefills: readonly string[] };
+  /**
+   * How the family writes an image (with `features.images`): the template writes its placeholder with one `pad` token
+   * per image, the renderer the same placeholder with the image's chunk in place of that pad; the chunk's
+   * `expected_tokens` must be the family's `rule` count for the image's size.
+   */
+  images?: { pad: string; rule: ImageTokenRule };
 }
 
 /** The documented, deliberate differences a conversation may show. */
@@ -57,7 +89,8 @@ export type DeliberateReason =
   | 'quoted control strings stay text'
   | 'header/text seam'
   | 'template appends a header after the example'
-  | 'refused: not prefix-stable';
+  | 'refused: not prefix-stable'
+  | 'trained turn as sampled';
 
 /** The outcome for one conversation. */
 export type Verdict =
@@ -81,6 +114,27 @@ const TOOLS: ToolSpec[] = [
     parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
   },
 ];
+
+/** The generated conversations' images: sizes that give different token counts under every family's rule. */
+const IMAGE_SIZES: readonly (readonly [number, number])[] = [
+  [20, 30],
+  [300, 100],
+  [64, 64],
+];
+let imageBytes: Uint8Array[] | undefined;
+let imageData: string[] | undefined;
+
+/** The PNG of `IMAGE_SIZES[k]` (one flat grey per size, written once). */
+function conversationImage(k: number): Uint8Array {
+  imageBytes ??= IMAGE_SIZES.map(([w, h], i) => encodePng(w, h, new Uint8Array(w * h * 3).fill(90 + 40 * i)));
+  return imageBytes[k]!;
+}
+
+/** The size of a generated image, by its base64 data. */
+function imageSize(base64: string): readonly [number, number] | undefined {
+  imageData ??= IMAGE_SIZES.map((_, i) => Buffer.from(conversationImage(i)).toString('base64'));
+  return IMAGE_SIZES[imageData.indexOf(base64)];
+}
 
 const WORDS = ['hello', 'Grüße', '数学', 'café', '🙂', 'x=1;', 'naïve', 'ok.', '"quoted"', '<b>', '42', 'Ω≈ç', 'a\tb'];
 
@@ -110,7 +164,16 @@ export function generateConversation(
   const turns = 1 + Math.floor(next() * 3);
   let callId = 0;
   for (let t = 0; t < turns; t++) {
-    messages.push({ role: 'user', content: text(t > 0) || 'q' });
+    const question = text(t > 0) || 'q';
+    if (features.images === true && next() < 0.35) {
+      const parts: ContentPart[] = [{ type: 'text', text: question }];
+      const n = next() < 0.3 ? 2 : 1;
+      for (let i = 0; i < n; i++) {
+        const image: ContentPart = { type: 'image', image: conversationImage(Math.floor(next() * IMAGE_SIZES.length)) };
+        parts.splice(Math.floor(next() * (parts.length + 1)), 0, image);
+      }
+      messages.push({ role: 'user', content: parts });
+    } else messages.push({ role: 'user', content: question });
     if (t === turns - 1 && next() < 0.3) break;
     for (let step = 0; step < 3; step++) {
       const reasoning = features.reasoning && next() < 0.5 ? text(false) : undefined;
@@ -182,7 +245,12 @@ function templateVariables(
     messages: all.map((m) => {
       const out: Record<string, unknown> = { role: m.role, content: '' };
       if (typeof m.content === 'string') out.content = mask(m.content);
-      else {
+      else if (m.content.some((p) => p.type === 'image')) {
+        // The template's content parts: an image is `{type: 'image'}` (the processor supplies the pixels).
+        out.content = m.content.map((p) =>
+          p.type === 'image' ? { type: 'image' } : { type: 'text', text: mask(p.type === 'text' ? p.text : '') },
+        );
+      } else {
         out.content = mask(m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
         const r = m.content.filter((p) => p.type === 'thinking');
         if (r.length > 0) out.reasoning_content = mask(r.map((p) => p.thinking).join(''));
@@ -202,7 +270,9 @@ function templateVariables(
       if (m.tool_call_id !== undefined) out.tool_call_id = m.tool_call_id;
       return out;
     }),
-    ...(c.tools === undefined ? {} : { tools: c.tools.map((t) => ({ type: 'function', function: t })) }),
+    ...(c.tools === undefined
+      ? {}
+      : (spec.toolVariables?.(c.tools) ?? { tools: c.tools.map((t) => ({ type: 'function', function: t })) })),
   };
 }
 
@@ -214,23 +284,52 @@ function maskJson(v: unknown, mask: (s: string) => string): unknown {
   return v;
 }
 
-/** Compares one renderer with one template over generated conversations. */
+/** Reference renders shared by every comparison in the process, per template source and variables (bounded). */
+const referenceRenders = new Map<string, Map<string, string>>();
+const MAX_REFERENCE_RENDERS = 20_000;
+
+/**
+ * Compares one renderer with one template over generated conversations.
+ *
+ * Cost: the template's text is encoded the way Hugging Face tokenizers do it — split at the added tokens (each one
+ * becomes its id), the text between them encoded on its own — with each piece remembered ({@link MemoTokenizer}), so
+ * the tool declarations and the messages a prompt shares with its supervised example are encoded once; the first
+ * `verifyEncoding` conversations also encode the whole text at once and throw when the two differ. A template
+ * rendering is remembered per variables across instances, and the renderer's tokens are decoded only when they
+ * differ from the template's or the conversation quotes control strings.
+ */
 export class TemplateConformance {
   private readonly template: CompiledTemplate;
+  private readonly templateSource: string;
   private readonly controlIds: Set<number>;
   private readonly quoted: readonly string[];
+  /** The memoising view of the tokenizer (build the renderer on it too: `memoTokenizer(tok)`). */
+  readonly tokenizer: MemoTokenizer;
+  private readonly addedPattern: RegExp | undefined;
+  private readonly addedIds: Map<string, number>;
+  /** Conversations whose reference encoding is also checked against the whole-text encoding. */
+  verifyEncoding = 0;
+  private checked = 0;
 
   constructor(
     readonly renderer: Renderer,
-    readonly tokenizer: Tokenizer,
+    tokenizer: Tokenizer,
     templateSource: string,
     readonly spec: ConformanceSpec,
     /** The control strings quoted conversations splice into their texts. Default: every one the template writes. */
     quoted?: readonly string[],
   ) {
+    this.tokenizer = memoTokenizer(tokenizer);
     this.template = new CompiledTemplate(templateSource, 'the reference template');
+    this.templateSource = templateSource;
     this.controlIds = new Set(tokenizer.controlTokens.map((t) => tokenizer.convertTokenToId(t)!));
     this.quoted = quoted ?? tokenizer.controlTokens.filter((t) => templateSource.includes(t));
+    const added = [...tokenizer.controlTokens].sort((a, b) => b.length - a.length);
+    this.addedIds = new Map(added.map((t) => [t, tokenizer.convertTokenToId(t)!]));
+    this.addedPattern =
+      added.length === 0
+        ? undefined
+        : new RegExp(added.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gu');
   }
 
   /** Conversation `i` of the seeded series `seed` (every fourth one quotes control strings). */
@@ -239,13 +338,91 @@ export class TemplateConformance {
   }
 
   private render(c: Conversation, messages: readonly Message[], gen: boolean, mask: (s: string) => string): string {
-    return this.template.render({
+    const vars = {
       bos_token: this.tokenizer.bosToken ?? '',
       eos_token: this.tokenizer.eosToken ?? '',
       ...this.spec.variables,
       ...templateVariables(c, messages, this.spec, mask),
       add_generation_prompt: gen,
-    });
+    };
+    let renders = referenceRenders.get(this.templateSource);
+    if (renders === undefined) {
+      renders = new Map();
+      referenceRenders.set(this.templateSource, renders);
+    }
+    const key = JSON.stringify(vars);
+    let text = renders.get(key);
+    if (text === undefined) {
+      text = this.template.render(vars);
+      if (renders.size >= MAX_REFERENCE_RENDERS) renders.clear();
+      renders.set(key, text);
+    }
+    return text;
+  }
+
+  /** `encode(text)` of the tokenizer, piece by piece between its added tokens (see the class comment). */
+  private encodeReference(text: string): number[] {
+    const out: number[] = [];
+    let pos = 0;
+    if (this.addedPattern !== undefined) {
+      this.addedPattern.lastIndex = 0;
+      for (const m of text.matchAll(this.addedPattern)) {
+        if (m.index > pos) out.push(...this.tokenizer.encode(text.slice(pos, m.index)));
+        out.push(this.addedIds.get(m[0])!);
+        pos = m.index + m[0].length;
+      }
+    }
+    if (pos < text.length) out.push(...this.tokenizer.encode(text.slice(pos)));
+    if (this.checked < this.verifyEncoding) {
+      const whole = this.tokenizer.inner.encode(text);
+      if (!same(whole, out)) {
+        throw new RendererError(
+          `conformance: encoding ${this.tokenizer.name}'s template text piece by piece between its added tokens ` +
+            `gives other ids than encoding it whole (${JSON.stringify(text.slice(0, 200))}…): the piecewise ` +
+            'shortcut does not hold for this tokenizer',
+        );
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The renderer's tokens with each image chunk as the template's one pad token, or what is wrong with an image chunk
+   * (no images expected, an unknown image, `expected_tokens` other than the family's rule count).
+   */
+  private flatten(input: ModelInput): number[] | string {
+    const out: number[] = [];
+    for (const c of input.chunks) {
+      if (c.type === 'encoded_text') {
+        out.push(...c.tokens);
+        continue;
+      }
+      const images = this.spec.images;
+      if (images === undefined) return `a ${c.type} chunk where the template has no images`;
+      const size = c.type === 'image' ? imageSize(c.data) : undefined;
+      if (size === undefined) return `a ${c.type} chunk that is none of the conversation's images`;
+      const want = imageTokenCount(size[0], size[1], images.rule);
+      if (c.expected_tokens !== want) {
+        return `an image of ${size[0]}x${size[1]} with expected_tokens ${c.expected_tokens} (the family rule: ${want})`;
+      }
+      out.push(this.tokenizer.convertTokenToId(images.pad)!);
+    }
+    return out;
+  }
+
+  /** With {@link ConformanceSpec.sampledTurn}: the template's generation prompt, then the last message as sampled. */
+  private sampledText(c: Conversation, messages: readonly Message[], mask: (s: string) => string): string | undefined {
+    const spec = this.spec.sampledTurn;
+    const last = messages.at(-1);
+    if (spec === undefined || last === undefined) return undefined;
+    const parts = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
+    const reasoning = parts.map((p) => (p.type === 'thinking' ? p.thinking : '')).join('');
+    const answer = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    const prompt = this.render(c, messages.slice(0, -1), true, mask);
+    let turn = spec.turn(mask(reasoning), mask(answer));
+    const prefill = spec.prefills.find((p) => prompt.endsWith(p) && turn.startsWith(p));
+    if (prefill !== undefined) turn = turn.slice(prefill.length);
+    return prompt + turn;
   }
 
   private controls(ids: readonly number[]): number[] {
@@ -254,6 +431,14 @@ export class TemplateConformance {
 
   /** The verdict for one conversation (generation prompt, then the supervised example when it ends on the assistant). */
   check(c: Conversation): Verdict {
+    try {
+      return this.checkOne(c);
+    } finally {
+      this.checked++;
+    }
+  }
+
+  private checkOne(c: Conversation): Verdict {
     const lastAssistant = c.messages.length - 1;
     const endsOnAssistant = c.messages[lastAssistant]?.role === 'assistant';
     const promptMessages = endsOnAssistant ? c.messages.slice(0, lastAssistant) : c.messages;
@@ -272,9 +457,13 @@ export class TemplateConformance {
     const msgs = rendererConversation(this.renderer, { ...c, messages: [...messages] });
     let got: number[];
     try {
-      got = gen
-        ? this.renderer.buildGenerationPrompt(msgs).toInts()
-        : this.renderer.buildSupervisedExample(msgs).modelInput.toInts();
+      const input = gen
+        ? this.renderer.buildGenerationPrompt(msgs)
+        : this.renderer.buildSupervisedExample(msgs).modelInput;
+      const flat = this.flatten(input);
+      if (typeof flat === 'string')
+        return { kind: 'different', where, expected: 'image chunks by the family rule', got: flat };
+      got = flat;
     } catch (e) {
       // chat_template refuses, by design, a trained message whose tokens the template does not place.
       if (e instanceof RendererError && /not prefix-stable/.test(e.message)) {
@@ -287,22 +476,27 @@ export class TemplateConformance {
     const trailing = this.spec.trailing;
     const appended = !gen && trailing !== undefined && text.endsWith(trailing);
     if (appended) text = text.slice(0, text.length - trailing.length);
-    const expectedIds = this.tokenizer.encode(text);
-    const gotText = this.tokenizer.decode(got);
-    const wantText = masker.unmask(text);
+    const sampled = gen ? undefined : this.sampledText(c, messages, masker.mask);
+    const asSampled = sampled !== undefined && sampled !== text.trimEnd();
+    if (asSampled) text = sampled;
+    const expectedIds = this.encodeReference(text);
     // The example ends at the end-of-turn token; the template may add whitespace after it (the next prompt's).
-    const textOk = gen
-      ? gotText === wantText
-      : wantText.startsWith(gotText) && wantText.slice(gotText.length).trim() === '';
     const prefixOk = gen
       ? same(got, expectedIds)
       : same(got, expectedIds.slice(0, got.length)) &&
-        this.tokenizer.decode(expectedIds.slice(got.length)).trim() === '';
+        (got.length === expectedIds.length || this.tokenizer.decode(expectedIds.slice(got.length)).trim() === '');
     if (!c.quotes && prefixOk) {
       return appended
         ? { kind: 'deliberate', reason: 'template appends a header after the example' }
-        : { kind: 'identical' };
+        : asSampled
+          ? { kind: 'deliberate', reason: 'trained turn as sampled' }
+          : { kind: 'identical' };
     }
+    const gotText = this.tokenizer.decode(got);
+    const wantText = masker.unmask(text);
+    const textOk = gen
+      ? gotText === wantText
+      : wantText.startsWith(gotText) && wantText.slice(gotText.length).trim() === '';
     if (c.quotes && textOk && same(this.controls(got), this.controls(expectedIds))) {
       return { kind: 'deliberate', reason: 'quoted control strings stay text' };
     }
