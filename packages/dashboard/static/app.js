@@ -18,7 +18,7 @@ function h(tag, attrs = {}, ...children) {
     else if (k === 'style') el.style.cssText = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -681,38 +681,71 @@ function tokens(step, advantage, by) {
   return box;
 }
 
+/** A tool call's arguments as text: pretty JSON when they parse, else as logged. */
+function argumentsText(call) {
+  const args = call.function?.arguments ?? call.arguments;
+  if (typeof args !== 'string') return JSON.stringify(args ?? {}, null, 2);
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+/**
+ * One message of a conversation (upstream's message shape) as turns: its text (thinking apart, images named), then each
+ * tool call as a turn of its own (name, id, arguments); a `tool` message is a tool result. All text, no markup.
+ */
 function messageView(m) {
   const role = typeof m.role === 'string' ? m.role : 'message';
-  const content = Array.isArray(m.content)
-    ? m.content.map((c) => (typeof c === 'string' ? c : (c.text ?? JSON.stringify(c)))).join('')
-    : typeof m.content === 'string'
-      ? m.content
-      : JSON.stringify(m.content ?? '');
+  const parts = Array.isArray(m.content) ? m.content : [m.content];
+  const blocks = [];
+  let text = '';
+  for (const p of parts) {
+    if (typeof p === 'string') text += p;
+    else if (p?.type === 'text') text += p.text ?? '';
+    else if (p?.type === 'thinking')
+      blocks.push(h('div', { class: 'thinking' }, h('div', { class: 'who' }, 'thinking'), textBlock(p.thinking)));
+    else if (p?.type === 'image') text += typeof p.image === 'string' ? `[image ${p.image}]` : '[image]';
+    else if (p !== undefined && p !== null) text += JSON.stringify(p);
+  }
+  const isResult = role === 'tool';
+  const who = isResult
+    ? `tool result${m.name ? ` · ${m.name}` : ''}${m.tool_call_id ? ` · for ${m.tool_call_id}` : ''}`
+    : `${role}${m.name ? ` · ${m.name}` : ''}`;
   const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
-  return h(
-    'div',
-    { class: `turn role-${role.replace(/[^a-z]/g, '')}` },
+  const unparsed = Array.isArray(m.unparsed_tool_calls) ? m.unparsed_tool_calls : [];
+  return [
     h(
       'div',
-      { class: 'who' },
-      role,
-      m.name ? ` · ${m.name}` : '',
-      m.tool_call_id ? ` · result of ${m.tool_call_id}` : '',
+      { class: `turn role-${role.replace(/[^a-z]/g, '')}${isResult ? ' tool-result' : ''}` },
+      h('div', { class: 'who' }, who),
+      blocks,
+      text !== '' || (calls.length === 0 && blocks.length === 0) ? textBlock(text) : '',
     ),
-    textBlock(content),
     calls.map((c) =>
       h(
         'div',
-        { class: 'turn role-tool' },
-        h('div', { class: 'who' }, `tool call ${c.function?.name ?? c.name ?? ''}`),
-        textBlock(
-          typeof c.function?.arguments === 'string'
-            ? c.function.arguments
-            : JSON.stringify(c.arguments ?? c.function ?? c),
+        { class: 'turn tool-call' },
+        h(
+          'div',
+          { class: 'who' },
+          'tool call · ',
+          h('span', { class: 'tool-name' }, String(c.function?.name ?? c.name ?? '?')),
+          c.id ? ` · ${c.id}` : '',
         ),
+        textBlock(argumentsText(c), 'text tool-args'),
       ),
     ),
-  );
+    unparsed.map((c) =>
+      h(
+        'div',
+        { class: 'turn tool-call unparsed' },
+        h('div', { class: 'who' }, `tool call not understood: ${c.error ?? ''}`),
+        textBlock(String(c.raw_text ?? '')),
+      ),
+    ),
+  ];
 }
 
 function trajectoryView(rec, by) {
@@ -727,7 +760,25 @@ function trajectoryView(rec, by) {
       (rec.truncation ? ` · truncated: ${rec.truncation}` : ''),
   );
   const turns = [];
-  if (Array.isArray(rec.messages)) turns.push(...rec.messages.map(messageView));
+  if (Array.isArray(rec.messages)) {
+    const shown = rec.messages.length;
+    turns.push(
+      h(
+        'div',
+        { class: 'conversation' },
+        h(
+          'h3',
+          {},
+          'Turns',
+          typeof rec.messages_total === 'number' && rec.messages_total > shown
+            ? ` (${shown} of ${rec.messages_total} messages logged: the first and the last ones)`
+            : '',
+        ),
+        rec.messages.map(messageView),
+      ),
+      h('h3', {}, 'Steps'),
+    );
+  }
   steps.forEach((s, i) => {
     const parts = [];
     if (typeof s.ob_text === 'string')

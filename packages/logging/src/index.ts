@@ -50,7 +50,17 @@ export {
   printAboveProgress,
   progressBar,
 } from './progress-bar.js';
-export { clipText, ROLLOUT_LOG_LIMITS, type RolloutLogOptions, tokenTexts, writeRolloutLog } from './rollout-log.js';
+export {
+  clipText,
+  conversationRecord,
+  type JsonableContentPart,
+  type JsonableMessage,
+  messageToJsonable,
+  ROLLOUT_LOG_LIMITS,
+  type RolloutLogOptions,
+  tokenTexts,
+  writeRolloutLog,
+} from './rollout-log.js';
 export {
   REPORT_FILE,
   type RunReportInput,
