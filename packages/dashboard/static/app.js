@@ -499,6 +499,7 @@ async function viewRun(params) {
     ),
   );
   const goneBox = h('div', { id: 'gone' });
+  const timing = timingView(id);
   app.replaceChildren(
     ...runHeader(run),
     goneBox,
@@ -507,9 +508,11 @@ async function viewRun(params) {
     keyList,
     legend,
     charts,
+    timing.el,
   );
   build();
   redraw();
+  await timing.refresh();
   openStream(ids, {
     metrics: ({ id: rid, rows }) => {
       const m = data.get(rid);
@@ -533,6 +536,7 @@ async function viewRun(params) {
       scheduleRedraw();
       if (rid === id) {
         document.getElementById('run-status')?.replaceChildren(statusBadge('running'));
+        timing.refreshSoon();
       }
     },
     reset: async () => {
@@ -564,6 +568,92 @@ async function viewRun(params) {
       if (rid === id) document.getElementById('run-status')?.replaceChildren(statusBadge('gone'));
     },
   });
+}
+
+/**
+ * The run's time per step from its `timing_spans.jsonl`: one line per top-level span name (seconds per step) and a
+ * table of each name's mean, total and share. Nothing when the run wrote no spans. `refreshSoon` re-reads it at most
+ * once every 2 s (a live run's new steps).
+ */
+function timingView(id) {
+  const el = h('div', { id: 'timing' });
+  let plot = null;
+  let timer = null;
+  const refresh = async () => {
+    const t = await api(`/api/timing?${qs({ id })}`);
+    plot?.destroy();
+    plot = null;
+    if (t.steps.length === 0) {
+      el.replaceChildren();
+      return;
+    }
+    const totals = t.names.map((n) => t.seconds[n].reduce((a, v) => a + (v ?? 0), 0));
+    const all = totals.reduce((a, b) => a + b, 0);
+    const order = t.names.map((_, i) => i).sort((a, b) => totals[b] - totals[a]);
+    const box = h('div', { class: 'chart', id: 'timing-chart' });
+    const table = h(
+      'table',
+      { id: 'timing-table' },
+      h(
+        'tr',
+        {},
+        ['span', 'steps', 'mean s', 'total s', 'share'].map((c) => h('th', {}, c)),
+      ),
+      order.map((i) => {
+        const name = t.names[i];
+        const n = t.seconds[name].filter((v) => v !== null).length;
+        return h(
+          'tr',
+          { 'data-span': name },
+          h('td', {}, name),
+          h('td', { class: 'num' }, n),
+          h('td', { class: 'num' }, fmt(totals[i] / Math.max(1, n))),
+          h('td', { class: 'num' }, fmt(totals[i])),
+          h('td', { class: 'num' }, `${((100 * totals[i]) / (all || 1)).toFixed(1)}%`),
+        );
+      }),
+    );
+    el.replaceChildren(
+      h('h2', {}, 'Time per step'),
+      h(
+        'div',
+        { class: 'muted' },
+        `timing_spans.jsonl: ${t.steps.length.toLocaleString()} steps; top-level spans (a span inside another is not added again); spans may overlap when work runs concurrently` +
+          (t.skipped ? ` · ${t.skipped} malformed line(s) skipped` : ''),
+      ),
+      box,
+      table,
+    );
+    el.dataset.steps = String(t.steps.length);
+    plot = new uPlot(
+      {
+        width: Math.max(420, box.clientWidth - 10),
+        height: 220,
+        series: [
+          { label: 'step' },
+          ...order.map((i, k) => ({
+            label: `${t.names[i]} (s)`,
+            stroke: COLORS[k % COLORS.length],
+            width: 1.5,
+            spanGaps: true,
+            points: { show: t.steps.length < 50 },
+          })),
+        ],
+        scales: { x: { time: false } },
+        legend: { live: true },
+      },
+      [t.steps, ...order.map((i) => t.seconds[t.names[i]])],
+      box,
+    );
+  };
+  const refreshSoon = () => {
+    if (timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      if (el.isConnected) refresh().catch(() => undefined);
+    }, 2000);
+  };
+  return { el, refresh, refreshSoon };
 }
 
 async function viewConfig(params) {

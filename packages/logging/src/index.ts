@@ -67,5 +67,14 @@ export {
   type RunReportOptions,
   writeRunReport,
 } from './run-report.js';
+export {
+  appendTimingSpans,
+  MAX_SPANS_PER_STEP,
+  TIMING_SPANS_FILE,
+  type TimingSpan,
+  type TimingSpansRecord,
+  timingSpansRecord,
+  truncateTimingSpansFrom,
+} from './timing-spans.js';
 export type { TraceEventWriterOptions } from './trace-events.js';
 export type { WandbLoggerOptions } from './wandb-logger.js';

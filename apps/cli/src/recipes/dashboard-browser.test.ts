@@ -139,6 +139,16 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n').length;
     await expect.poll(async () => Number(await charts.getAttribute('data-points')), { timeout: 10_000 }).toBe(rows);
     await shot('run-live');
+    // Where each step's time went, from the timing_spans.jsonl the loop wrote: a line per span name, one row each.
+    const timing = page.locator('#timing');
+    await expect.poll(async () => Number(await timing.getAttribute('data-steps')), { timeout: 15_000 }).toBe(rows);
+    const spanNames = await page
+      .locator('#timing-table tr[data-span]')
+      .evaluateAll((trs) => trs.map((t) => t.getAttribute('data-span')));
+    expect(spanNames).toEqual(expect.arrayContaining(['sample', 'train', 'save']));
+    expect(await page.locator('#timing-chart canvas').count()).toBeGreaterThan(0);
+    await timing.scrollIntoViewIfNeeded();
+    await shot('run-timing');
 
     await open('#/');
     await page.locator('#runs tr[data-run="rl_basic"]').waitFor();
