@@ -53,9 +53,7 @@ export {
 export {
   clipText,
   conversationRecord,
-  type JsonableContentPart,
   type JsonableMessage,
-  messageToJsonable,
   ROLLOUT_LOG_LIMITS,
   type RolloutLogOptions,
   tokenTexts,
@@ -67,14 +65,6 @@ export {
   type RunReportOptions,
   writeRunReport,
 } from './run-report.js';
-export {
-  appendTimingSpans,
-  MAX_SPANS_PER_STEP,
-  TIMING_SPANS_FILE,
-  type TimingSpan,
-  type TimingSpansRecord,
-  timingSpansRecord,
-  truncateTimingSpansFrom,
-} from './timing-spans.js';
+export { appendTimingSpans, truncateTimingSpansFrom } from './timing-spans.js';
 export type { TraceEventWriterOptions } from './trace-events.js';
 export type { WandbLoggerOptions } from './wandb-logger.js';
