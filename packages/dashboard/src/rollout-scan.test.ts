@@ -174,7 +174,7 @@ describe('scanRolloutLine', () => {
       Buffer.from(l, 'utf8'),
     );
     let refused = 0;
-    for (let n = 0; n < 6000; n++) {
+    for (let n = 0; n < 3000; n++) {
       let b = pick(bases);
       for (let m = 1 + Math.floor(next() * 2); m > 0; m--) {
         const at = Math.floor(next() * (b.length + 1));
@@ -190,7 +190,7 @@ describe('scanRolloutLine', () => {
       if (JSON.stringify(got) !== JSON.stringify(want)) expect(got, b.toString('utf8').slice(0, 300)).toEqual(want);
     }
     // The mutations reach both outcomes often.
-    expect(refused).toBeGreaterThan(1000);
-    expect(refused).toBeLessThan(5500);
+    expect(refused).toBeGreaterThan(500);
+    expect(refused).toBeLessThan(2750);
   });
 });
