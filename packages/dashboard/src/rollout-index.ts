@@ -6,7 +6,7 @@
  * fields ({@link scanRolloutLine}), not by parsing them. Files are read incrementally, a few at a time: a live run's
  * new lines are indexed on the next query.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JsonlTail, readRange, type TailRead } from './jsonl-tail.js';
@@ -75,7 +75,10 @@ export class RolloutIndex {
   /** Rollout counts the writers recorded when they sampled (`rollouts_total` on a line), per file. */
   private readonly totals = new Map<number, number>();
 
-  /** `root`: the runs folder (real path); files whose real path leaves it are not read. */
+  /**
+   * `runDir`: the run folder's real path, inside `root` (the runs folder, a real path); rollout files and folders that
+   * are symlinks whose real path leaves `root` are not read.
+   */
   constructor(
     readonly runDir: string,
     private readonly root: string,
@@ -94,34 +97,40 @@ export class RolloutIndex {
   async update(): Promise<void> {
     // Listing is synchronous and an iteration folder is listed again only when its mtime moved (a file was added or
     // replaced): a live run polls this, and a long run has hundreds of folders.
-    let dirs: string[];
+    // Real paths are resolved only for symlinks: the run folder is a real path inside the runs folder, so a plain
+    // folder or file below it is inside too (resolving 500 paths cost more than indexing them).
+    let dirs: Dirent[];
     try {
-      dirs = readdirSync(this.runDir)
-        .filter((d) => ITER_RE.test(d))
-        .sort();
+      dirs = readdirSync(this.runDir, { withFileTypes: true })
+        .filter((d) => ITER_RE.test(d.name))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
       return;
     }
     for (const d of dirs) {
-      const dir = join(this.runDir, d);
-      let names: string[];
+      const dir = join(this.runDir, d.name);
+      const dirInside = d.isDirectory() || (d.isSymbolicLink() && realInside(this.root, dir));
+      if (!dirInside) continue;
+      let names: Dirent[];
       try {
         const mtime = statSync(dir).mtimeMs;
-        if (this.listed.get(d) === mtime) continue;
-        names = readdirSync(dir);
-        this.listed.set(d, mtime);
+        if (this.listed.get(d.name) === mtime) continue;
+        names = readdirSync(dir, { withFileTypes: true });
+        this.listed.set(d.name, mtime);
       } catch {
         continue;
       }
-      for (const name of names.sort()) {
-        const m = FILE_RE.exec(name);
-        const path = join(dir, name);
-        if (m === null || this.known.has(path) || !realInside(this.root, path)) continue;
+      for (const f of names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const m = FILE_RE.exec(f.name);
+        const path = join(dir, f.name);
+        if (m === null || this.known.has(path)) continue;
+        const inside = f.isFile() || (f.isSymbolicLink() && realInside(this.root, path));
+        if (!inside) continue;
         this.known.add(path);
         this.files.push({
           path,
           split: m[1]!,
-          iteration: Number(ITER_RE.exec(d)![1]),
+          iteration: Number(ITER_RE.exec(d.name)![1]),
           tail: new JsonlTail(path, { decode: scanRolloutLine }),
         });
       }

@@ -232,6 +232,27 @@ describe('dashboard server', () => {
     expect(one.record.group_idx).toBe(2);
   });
 
+  it('indexes no rollout file or iteration folder whose symlink leads out of the runs folder', async () => {
+    const run = join(root, 'linkrun');
+    const line = (it: number) => jsonl([{ iteration: it, group_idx: 0, traj_idx: 0, total_reward: 1, steps: [] }]);
+    mkdirSync(join(run, 'iteration_000000'), { recursive: true });
+    writeFileSync(join(run, 'config.json'), '{}');
+    writeFileSync(join(base, 'out-rollouts.jsonl'), line(0));
+    symlinkSync(join(base, 'out-rollouts.jsonl'), join(run, 'iteration_000000', 'train_rollout_summaries.jsonl'));
+    mkdirSync(join(base, 'out-iteration'));
+    writeFileSync(join(base, 'out-iteration', 'train_rollout_summaries.jsonl'), line(1));
+    symlinkSync(join(base, 'out-iteration'), join(run, 'iteration_000001'));
+    // Links that stay inside are followed.
+    mkdirSync(join(run, 'kept'));
+    writeFileSync(join(run, 'kept', 'rollouts.jsonl'), line(2));
+    mkdirSync(join(run, 'iteration_000002'));
+    symlinkSync(join(run, 'kept', 'rollouts.jsonl'), join(run, 'iteration_000002', 'train_rollout_summaries.jsonl'));
+    symlinkSync(join(run, 'kept'), join(run, 'iteration_000003'));
+    writeFileSync(join(run, 'kept', 'eval_rollout_summaries.jsonl'), line(3));
+    const r = await getJson<{ rows: { iteration: number }[] }>(d, '/api/rollouts?id=linkrun');
+    expect(r.rows.map((x) => x.iteration).sort()).toEqual([2, 3]);
+  });
+
   it("breaks a run's timing_spans.jsonl down per step: top-level spans by name, lines of one step added up", async () => {
     const dir = join(root, 'sl_basic');
     const spans = (names: [string, number, number?][]) =>
