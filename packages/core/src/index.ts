@@ -147,4 +147,4 @@ export {
   toDense,
 } from './tensor-data.js';
 export { escapeControlChars } from './terminal-text.js';
-export { Tracer, type TraceSpan, timed, traceScope, withTracer } from './timing.js';
+export { recordTime, Tracer, type TraceSpan, timed, traceScope, withTracer } from './timing.js';

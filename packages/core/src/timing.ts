@@ -1,7 +1,7 @@
 /**
  * Timing and tracing (upstream `misc_utils.timed` and `utils/trace.py` scopes).
  * `timed` records `time/<name>` in a metrics dict; `traceScope` records nested spans that a tracer can
- * export as Perfetto/Chrome trace events.
+ * export as Perfetto/Chrome trace events; `recordTime` turns an interval a loop measured itself into both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
@@ -18,6 +18,24 @@ export interface TraceSpan {
 /** Collects spans; attach one with {@link withTracer}. */
 export class Tracer {
   readonly spans: TraceSpan[] = [];
+  /** Spans not kept because {@link Tracer.spans} held `maxSpans` already (until the holder takes them). */
+  dropped = 0;
+
+  /** `maxSpans`: most spans held at once (default: no bound); later ones are counted in {@link Tracer.dropped}. */
+  constructor(readonly maxSpans: number = Number.POSITIVE_INFINITY) {}
+
+  /** Keeps `span` (or counts it as dropped past `maxSpans`). */
+  add(span: TraceSpan): void {
+    if (this.spans.length < this.maxSpans) this.spans.push(span);
+    else this.dropped++;
+  }
+
+  /** The spans held and the count dropped since the last call; both start over. */
+  take(): { spans: TraceSpan[]; dropped: number } {
+    const out = { spans: this.spans.splice(0), dropped: this.dropped };
+    this.dropped = 0;
+    return out;
+  }
 
   /** Spans as Chrome/Perfetto complete events (`ph: "X"`). */
   toTraceEvents(pid = 1): { name: string; ph: 'X'; ts: number; dur: number; pid: number; tid: number }[] {
@@ -59,8 +77,33 @@ export async function traceScope<T>(
       depth: ctx.depth,
     };
     if (args !== undefined) span.args = args;
-    ctx.tracer.spans.push(span);
+    ctx.tracer.add(span);
   }
+}
+
+/**
+ * Stores `metrics["time/" + name]` = the seconds from `startMs` to `endMs` (`performance.now()` values; `endMs`
+ * defaults to now) and records the same interval as a span `name` in the active tracer, if any: one measurement
+ * behind both the metric and the run's `timing_spans.jsonl`. Returns the seconds.
+ */
+export function recordTime(
+  metrics: Record<string, number>,
+  name: string,
+  startMs: number,
+  endMs: number = performance.now(),
+): number {
+  const seconds = (endMs - startMs) / 1000;
+  metrics[`time/${name}`] = seconds;
+  const ctx = current.getStore();
+  if (ctx !== undefined) {
+    ctx.tracer.add({
+      name,
+      ts: (performance.timeOrigin + startMs) * 1000,
+      dur: (endMs - startMs) * 1000,
+      depth: ctx.depth,
+    });
+  }
+  return seconds;
 }
 
 /**

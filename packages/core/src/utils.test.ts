@@ -3,7 +3,7 @@ import { ConfigError, DataError } from './errors.js';
 import { getLoraParamCount, getLr } from './hyperparams.js';
 import { computeScheduleLrMultiplier } from './lr-schedule.js';
 import { dictMean, safeZip, splitList } from './misc.js';
-import { Tracer, timed, traceScope, withTracer } from './timing.js';
+import { recordTime, Tracer, timed, traceScope, withTracer } from './timing.js';
 
 describe('safeZip / splitList / dictMean', () => {
   it('zips equal lengths and throws on a mismatch', () => {
@@ -83,5 +83,30 @@ describe('timing', () => {
       ['step', 0],
     ]);
     expect(tracer.toTraceEvents()[0]).toMatchObject({ ph: 'X', name: 'inner' });
+  });
+
+  it('recordTime stores time/<name> and, under a tracer, the same interval as a span; bounded tracers count drops', async () => {
+    const metrics: Record<string, number> = {};
+    const t0 = performance.now();
+    expect(recordTime(metrics, 'sample', t0, t0 + 1500)).toBe(1.5);
+    expect(metrics['time/sample']).toBe(1.5);
+    const tracer = new Tracer(2);
+    await withTracer(tracer, async () => {
+      recordTime(metrics, 'train', t0, t0 + 250);
+      await traceScope('outer', async () => {
+        recordTime(metrics, 'inner', t0, t0 + 1);
+      });
+      recordTime(metrics, 'late', t0, t0 + 1);
+    });
+    expect(metrics['time/train']).toBe(0.25);
+    expect(tracer.spans.map((s) => [s.name, s.depth, s.dur])).toEqual([
+      ['train', 0, 250_000],
+      ['inner', 1, 1000],
+    ]);
+    expect(tracer.spans[0]!.ts).toBeCloseTo((performance.timeOrigin + t0) * 1000, 0);
+    const taken = tracer.take();
+    expect(taken.spans).toHaveLength(2);
+    expect(taken.dropped).toBe(2);
+    expect(tracer.take()).toEqual({ spans: [], dropped: 0 });
   });
 });

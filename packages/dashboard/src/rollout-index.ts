@@ -2,16 +2,21 @@
  * An index of a run's rollout summaries (`iteration_NNNNNN/<split>_rollout_summaries.jsonl`, upstream's format, one
  * line per trajectory): per line its file, byte range, iteration, split, reward, environment tag and truncation
  * reason, kept in flat arrays (about 40 bytes a rollout). Filtering scans the index; a trajectory's full line is read
- * by its byte range, so no rollout file is ever held whole. Files are read incrementally: a live run's new lines are
- * indexed on the next query.
+ * by its byte range, so no rollout file is ever held whole. Lines are indexed by scanning their bytes for those few
+ * fields ({@link scanRolloutLine}), not by parsing them. Files are read incrementally, a few at a time: a live run's
+ * new lines are indexed on the next query.
  */
+import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JsonlTail, readRange } from './jsonl-tail.js';
+import { JsonlTail, readRange, type TailRead } from './jsonl-tail.js';
+import { type RolloutFields, scanRolloutLine } from './rollout-scan.js';
 import { realInside } from './safe-path.js';
 
 const FILE_RE = /^(.+)_rollout_summaries\.jsonl$/;
 const ITER_RE = /^iteration_(\d+)$/;
+/** Rollout files read at once while indexing. */
+const READ_CONCURRENCY = 8;
 /** Largest rollout line read for the detail view, bytes (longer ones are cut and flagged). */
 export const MAX_DETAIL_BYTES = 16 * 1024 * 1024;
 
@@ -45,13 +50,15 @@ interface FileEntry {
   path: string;
   split: string;
   iteration: number;
-  tail: JsonlTail;
+  tail: JsonlTail<RolloutFields>;
 }
 
 /** The rollout index of one run folder. */
 export class RolloutIndex {
   private files: FileEntry[] = [];
   private readonly known = new Set<string>();
+  /** Iteration folders listed, with the mtime they had then. */
+  private readonly listed = new Map<string, number>();
   // Parallel columns, one entry per indexed rollout.
   private fileOf: number[] = [];
   private start: number[] = [];
@@ -68,7 +75,10 @@ export class RolloutIndex {
   /** Rollout counts the writers recorded when they sampled (`rollouts_total` on a line), per file. */
   private readonly totals = new Map<number, number>();
 
-  /** `root`: the runs folder (real path); files whose real path leaves it are not read. */
+  /**
+   * `runDir`: the run folder's real path, inside `root` (the runs folder, a real path); rollout files and folders that
+   * are symlinks whose real path leaves `root` are not read.
+   */
   constructor(
     readonly runDir: string,
     private readonly root: string,
@@ -85,32 +95,55 @@ export class RolloutIndex {
 
   /** Picks up new iteration folders and new lines. */
   async update(): Promise<void> {
-    let dirs: string[];
+    // Listing is synchronous and an iteration folder is listed again only when its mtime moved (a file was added or
+    // replaced): a live run polls this, and a long run has hundreds of folders.
+    // Real paths are resolved only for symlinks: the run folder is a real path inside the runs folder, so a plain
+    // folder or file below it is inside too (resolving 500 paths cost more than indexing them).
+    let dirs: Dirent[];
     try {
-      dirs = (await readdir(this.runDir)).filter((d) => ITER_RE.test(d)).sort();
+      dirs = readdirSync(this.runDir, { withFileTypes: true })
+        .filter((d) => ITER_RE.test(d.name))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
       return;
     }
     for (const d of dirs) {
-      let names: string[];
+      const dir = join(this.runDir, d.name);
+      const dirInside = d.isDirectory() || (d.isSymbolicLink() && realInside(this.root, dir));
+      if (!dirInside) continue;
+      let names: Dirent[];
       try {
-        names = await readdir(join(this.runDir, d));
+        const mtime = statSync(dir).mtimeMs;
+        if (this.listed.get(d.name) === mtime) continue;
+        names = readdirSync(dir, { withFileTypes: true });
+        this.listed.set(d.name, mtime);
       } catch {
         continue;
       }
-      for (const name of names.sort()) {
-        const m = FILE_RE.exec(name);
-        const path = join(this.runDir, d, name);
-        if (m === null || this.known.has(path) || !realInside(this.root, path)) continue;
+      for (const f of names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const m = FILE_RE.exec(f.name);
+        const path = join(dir, f.name);
+        if (m === null || this.known.has(path)) continue;
+        const inside = f.isFile() || (f.isSymbolicLink() && realInside(this.root, path));
+        if (!inside) continue;
         this.known.add(path);
-        this.files.push({ path, split: m[1]!, iteration: Number(ITER_RE.exec(d)![1]), tail: new JsonlTail(path) });
+        this.files.push({
+          path,
+          split: m[1]!,
+          iteration: Number(ITER_RE.exec(d.name)![1]),
+          tail: new JsonlTail(path, { decode: scanRolloutLine }),
+        });
       }
     }
-    for (let f = 0; f < this.files.length; f++) {
-      const file = this.files[f]!;
-      const read = await file.tail.readNew();
-      if (read.reset) this.dropFile(f);
-      for (const line of read.lines) this.add(f, file, line.value, line.start, line.length);
+    // Read a few files at a time; index their lines in file order.
+    for (let from = 0; from < this.files.length; from += READ_CONCURRENCY) {
+      const batch = this.files.slice(from, from + READ_CONCURRENCY);
+      const reads: TailRead<RolloutFields>[] = await Promise.all(batch.map((file) => file.tail.readNew()));
+      reads.forEach((read, k) => {
+        const f = from + k;
+        if (read.reset) this.dropFile(f);
+        for (const line of read.lines) this.add(f, batch[k]!, line.value, line.start, line.length);
+      });
     }
   }
 
@@ -140,26 +173,19 @@ export class RolloutIndex {
     return id;
   }
 
-  private add(f: number, file: FileEntry, value: unknown, start: number, length: number): void {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      file.tail.skipped++;
-      return;
-    }
-    const r = value as Record<string, unknown>;
-    const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
-    const tags = Array.isArray(r.tags) ? r.tags.filter((t): t is string => typeof t === 'string') : [];
-    const steps = Array.isArray(r.steps) ? r.steps : [];
-    if (typeof r.rollouts_total === 'number') this.totals.set(f, r.rollouts_total);
+  private add(f: number, file: FileEntry, r: RolloutFields, start: number, length: number): void {
+    if (r.rolloutsTotal !== undefined) this.totals.set(f, r.rolloutsTotal);
     this.fileOf.push(f);
     this.start.push(start);
     this.length.push(length);
-    this.iteration.push(num(r.iteration, file.iteration));
-    this.group.push(num(r.group_idx, -1));
-    this.traj.push(num(r.traj_idx, -1));
-    this.reward.push(num(r.total_reward, Number.NaN));
-    this.envOf.push(this.intern(tags.join(',')));
-    this.truncOf.push(this.intern(truncationOf(r, steps)));
-    this.turnsOf.push(steps.length);
+    this.iteration.push(r.iteration ?? file.iteration);
+    this.group.push(r.group ?? -1);
+    this.traj.push(r.traj ?? -1);
+    this.reward.push(r.reward ?? Number.NaN);
+    this.envOf.push(this.intern(r.tags.join(',')));
+    // The writer's `truncation`, else a step's `stop_reason` of `length` (or `truncated`), else ''.
+    this.truncOf.push(this.intern(r.truncation ?? (r.stepTruncated ? 'length' : '')));
+    this.turnsOf.push(r.steps);
   }
 
   /** Environment tags and truncation reasons seen, with iteration range (for the filter controls). */
@@ -245,14 +271,4 @@ export class RolloutIndex {
       return [];
     }
   }
-}
-
-/** A rollout's truncation reason: the writer's `truncation`, else a step's `stop_reason` log of `length`, else ''. */
-function truncationOf(r: Record<string, unknown>, steps: unknown[]): string {
-  if (typeof r.truncation === 'string') return r.truncation;
-  for (const s of steps) {
-    const logs = (s as { logs?: Record<string, unknown> } | null)?.logs;
-    if (logs?.stop_reason === 'length' || logs?.truncated === 1 || logs?.truncated === true) return 'length';
-  }
-  return '';
 }

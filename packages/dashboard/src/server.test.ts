@@ -232,6 +232,74 @@ describe('dashboard server', () => {
     expect(one.record.group_idx).toBe(2);
   });
 
+  it('indexes no rollout file or iteration folder whose symlink leads out of the runs folder', async () => {
+    const run = join(root, 'linkrun');
+    const line = (it: number) => jsonl([{ iteration: it, group_idx: 0, traj_idx: 0, total_reward: 1, steps: [] }]);
+    mkdirSync(join(run, 'iteration_000000'), { recursive: true });
+    writeFileSync(join(run, 'config.json'), '{}');
+    writeFileSync(join(base, 'out-rollouts.jsonl'), line(0));
+    symlinkSync(join(base, 'out-rollouts.jsonl'), join(run, 'iteration_000000', 'train_rollout_summaries.jsonl'));
+    mkdirSync(join(base, 'out-iteration'));
+    writeFileSync(join(base, 'out-iteration', 'train_rollout_summaries.jsonl'), line(1));
+    symlinkSync(join(base, 'out-iteration'), join(run, 'iteration_000001'));
+    // Links that stay inside are followed.
+    mkdirSync(join(run, 'kept'));
+    writeFileSync(join(run, 'kept', 'rollouts.jsonl'), line(2));
+    mkdirSync(join(run, 'iteration_000002'));
+    symlinkSync(join(run, 'kept', 'rollouts.jsonl'), join(run, 'iteration_000002', 'train_rollout_summaries.jsonl'));
+    symlinkSync(join(run, 'kept'), join(run, 'iteration_000003'));
+    writeFileSync(join(run, 'kept', 'eval_rollout_summaries.jsonl'), line(3));
+    const r = await getJson<{ rows: { iteration: number }[] }>(d, '/api/rollouts?id=linkrun');
+    expect(r.rows.map((x) => x.iteration).sort()).toEqual([2, 3]);
+  });
+
+  it("breaks a run's timing_spans.jsonl down per step: top-level spans by name, lines of one step added up", async () => {
+    const dir = join(root, 'sl_basic');
+    const spans = (names: [string, number, number?][]) =>
+      names.map(([name, duration, depth]) => ({
+        name,
+        duration,
+        wall_start: 0,
+        wall_end: duration,
+        ...(depth ? { depth } : {}),
+      }));
+    writeFileSync(
+      join(dir, 'timing_spans.jsonl'),
+      `${jsonl([
+        {
+          step: 1,
+          spans: spans([
+            ['sample', 2],
+            ['train', 1],
+            ['forward_backward', 0.5, 1],
+          ]),
+        },
+        {
+          step: 0,
+          spans: spans([
+            ['sample', 3],
+            ['sample', 1],
+            ['train', 2],
+          ]),
+        },
+        { step: 'x', spans: [] },
+      ])}{broken
+${jsonl([{ step: 1, spans: spans([['checkpoint', 0.25]]) }])}`,
+    );
+    type Timing = { steps: number[]; names: string[]; seconds: Record<string, (number | null)[]>; skipped: number };
+    const t = await getJson<Timing>(d, '/api/timing?id=sl_basic');
+    expect(t.steps).toEqual([0, 1]);
+    expect(t.names).toEqual(['sample', 'train', 'checkpoint']);
+    expect(t.seconds).toEqual({ sample: [4, 2], train: [2, 1], checkpoint: [null, 0.25] });
+    expect(t.skipped).toBe(2);
+    // Appended lines are read on the next request; a run without the file has no steps.
+    appendFileSync(join(dir, 'timing_spans.jsonl'), jsonl([{ step: 2, spans: spans([['sample', 5]]) }]));
+    const more = await getJson<Timing>(d, '/api/timing?id=sl_basic');
+    expect(more.seconds.sample).toEqual([4, 2, 5]);
+    expect(more.seconds.train).toEqual([2, 1, null]);
+    expect((await getJson<Timing>(d, '/api/timing?id=nested/rl_basic')).steps).toEqual([]);
+  });
+
   it('pushes appended metric rows as events, and says when the run folder is deleted', async () => {
     const live = join(root, 'live');
     mkdirSync(live);

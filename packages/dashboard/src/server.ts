@@ -19,6 +19,7 @@ import { MetricsStore } from './metrics-store.js';
 import { RolloutIndex, type RolloutQuery } from './rollout-index.js';
 import { describeRun, findRuns, readSmallJson, readSmallJsonl } from './run-folders.js';
 import { realInside, resolveInside } from './safe-path.js';
+import { TimingStore } from './timing-store.js';
 
 /** Options of {@link startDashboard}. */
 export interface DashboardOptions {
@@ -45,6 +46,7 @@ interface RunState {
   dir: string;
   metrics: MetricsStore;
   rollouts: RolloutIndex | undefined;
+  timing: TimingStore | undefined;
   lastUsed: number;
 }
 
@@ -118,7 +120,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const dir = runDir(id);
     let s = runs.get(id);
     if (s === undefined || s.dir !== dir) {
-      s = { dir, metrics: new MetricsStore(dir), rollouts: undefined, lastUsed: Date.now() };
+      s = { dir, metrics: new MetricsStore(dir), rollouts: undefined, timing: undefined, lastUsed: Date.now() };
       runs.set(id, s);
     }
     s.lastUsed = Date.now();
@@ -248,6 +250,13 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
         const d = await s.rollouts.detail(Number(q.get('n')));
         if (d === undefined) throw new HttpError(404, `no rollout n=${q.get('n')}`);
         return d;
+      }
+      case '/api/timing': {
+        // The run's timing_spans.jsonl as seconds per step and span name (read incrementally).
+        const s = stateOf(q.get('id') ?? '');
+        s.timing ??= new TimingStore(s.dir);
+        if (realInside(root, join(s.dir, 'timing_spans.jsonl'))) await s.timing.update();
+        return s.timing.breakdown();
       }
       case '/api/logtree': {
         const s = stateOf(q.get('id') ?? '');

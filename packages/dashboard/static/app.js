@@ -18,7 +18,7 @@ function h(tag, attrs = {}, ...children) {
     else if (k === 'style') el.style.cssText = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -499,6 +499,7 @@ async function viewRun(params) {
     ),
   );
   const goneBox = h('div', { id: 'gone' });
+  const timing = timingView(id);
   app.replaceChildren(
     ...runHeader(run),
     goneBox,
@@ -507,9 +508,11 @@ async function viewRun(params) {
     keyList,
     legend,
     charts,
+    timing.el,
   );
   build();
   redraw();
+  await timing.refresh();
   openStream(ids, {
     metrics: ({ id: rid, rows }) => {
       const m = data.get(rid);
@@ -533,6 +536,7 @@ async function viewRun(params) {
       scheduleRedraw();
       if (rid === id) {
         document.getElementById('run-status')?.replaceChildren(statusBadge('running'));
+        timing.refreshSoon();
       }
     },
     reset: async () => {
@@ -564,6 +568,92 @@ async function viewRun(params) {
       if (rid === id) document.getElementById('run-status')?.replaceChildren(statusBadge('gone'));
     },
   });
+}
+
+/**
+ * The run's time per step from its `timing_spans.jsonl`: one line per top-level span name (seconds per step) and a
+ * table of each name's mean, total and share. Nothing when the run wrote no spans. `refreshSoon` re-reads it at most
+ * once every 2 s (a live run's new steps).
+ */
+function timingView(id) {
+  const el = h('div', { id: 'timing' });
+  let plot = null;
+  let timer = null;
+  const refresh = async () => {
+    const t = await api(`/api/timing?${qs({ id })}`);
+    plot?.destroy();
+    plot = null;
+    if (t.steps.length === 0) {
+      el.replaceChildren();
+      return;
+    }
+    const totals = t.names.map((n) => t.seconds[n].reduce((a, v) => a + (v ?? 0), 0));
+    const all = totals.reduce((a, b) => a + b, 0);
+    const order = t.names.map((_, i) => i).sort((a, b) => totals[b] - totals[a]);
+    const box = h('div', { class: 'chart', id: 'timing-chart' });
+    const table = h(
+      'table',
+      { id: 'timing-table' },
+      h(
+        'tr',
+        {},
+        ['span', 'steps', 'mean s', 'total s', 'share'].map((c) => h('th', {}, c)),
+      ),
+      order.map((i) => {
+        const name = t.names[i];
+        const n = t.seconds[name].filter((v) => v !== null).length;
+        return h(
+          'tr',
+          { 'data-span': name },
+          h('td', {}, name),
+          h('td', { class: 'num' }, n),
+          h('td', { class: 'num' }, fmt(totals[i] / Math.max(1, n))),
+          h('td', { class: 'num' }, fmt(totals[i])),
+          h('td', { class: 'num' }, `${((100 * totals[i]) / (all || 1)).toFixed(1)}%`),
+        );
+      }),
+    );
+    el.replaceChildren(
+      h('h2', {}, 'Time per step'),
+      h(
+        'div',
+        { class: 'muted' },
+        `timing_spans.jsonl: ${t.steps.length.toLocaleString()} steps; top-level spans (a span inside another is not added again); spans may overlap when work runs concurrently` +
+          (t.skipped ? ` · ${t.skipped} malformed line(s) skipped` : ''),
+      ),
+      box,
+      table,
+    );
+    el.dataset.steps = String(t.steps.length);
+    plot = new uPlot(
+      {
+        width: Math.max(420, box.clientWidth - 10),
+        height: 220,
+        series: [
+          { label: 'step' },
+          ...order.map((i, k) => ({
+            label: `${t.names[i]} (s)`,
+            stroke: COLORS[k % COLORS.length],
+            width: 1.5,
+            spanGaps: true,
+            points: { show: t.steps.length < 50 },
+          })),
+        ],
+        scales: { x: { time: false } },
+        legend: { live: true },
+      },
+      [t.steps, ...order.map((i) => t.seconds[t.names[i]])],
+      box,
+    );
+  };
+  const refreshSoon = () => {
+    if (timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      if (el.isConnected) refresh().catch(() => undefined);
+    }, 2000);
+  };
+  return { el, refresh, refreshSoon };
 }
 
 async function viewConfig(params) {
@@ -681,38 +771,71 @@ function tokens(step, advantage, by) {
   return box;
 }
 
+/** A tool call's arguments as text: pretty JSON when they parse, else as logged. */
+function argumentsText(call) {
+  const args = call.function?.arguments ?? call.arguments;
+  if (typeof args !== 'string') return JSON.stringify(args ?? {}, null, 2);
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+/**
+ * One message of a conversation (upstream's message shape) as turns: its text (thinking apart, images named), then each
+ * tool call as a turn of its own (name, id, arguments); a `tool` message is a tool result. All text, no markup.
+ */
 function messageView(m) {
   const role = typeof m.role === 'string' ? m.role : 'message';
-  const content = Array.isArray(m.content)
-    ? m.content.map((c) => (typeof c === 'string' ? c : (c.text ?? JSON.stringify(c)))).join('')
-    : typeof m.content === 'string'
-      ? m.content
-      : JSON.stringify(m.content ?? '');
+  const parts = Array.isArray(m.content) ? m.content : [m.content];
+  const blocks = [];
+  let text = '';
+  for (const p of parts) {
+    if (typeof p === 'string') text += p;
+    else if (p?.type === 'text') text += p.text ?? '';
+    else if (p?.type === 'thinking')
+      blocks.push(h('div', { class: 'thinking' }, h('div', { class: 'who' }, 'thinking'), textBlock(p.thinking)));
+    else if (p?.type === 'image') text += typeof p.image === 'string' ? `[image ${p.image}]` : '[image]';
+    else if (p !== undefined && p !== null) text += JSON.stringify(p);
+  }
+  const isResult = role === 'tool';
+  const who = isResult
+    ? `tool result${m.name ? ` · ${m.name}` : ''}${m.tool_call_id ? ` · for ${m.tool_call_id}` : ''}`
+    : `${role}${m.name ? ` · ${m.name}` : ''}`;
   const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
-  return h(
-    'div',
-    { class: `turn role-${role.replace(/[^a-z]/g, '')}` },
+  const unparsed = Array.isArray(m.unparsed_tool_calls) ? m.unparsed_tool_calls : [];
+  return [
     h(
       'div',
-      { class: 'who' },
-      role,
-      m.name ? ` · ${m.name}` : '',
-      m.tool_call_id ? ` · result of ${m.tool_call_id}` : '',
+      { class: `turn role-${role.replace(/[^a-z]/g, '')}${isResult ? ' tool-result' : ''}` },
+      h('div', { class: 'who' }, who),
+      blocks,
+      text !== '' || (calls.length === 0 && blocks.length === 0) ? textBlock(text) : '',
     ),
-    textBlock(content),
     calls.map((c) =>
       h(
         'div',
-        { class: 'turn role-tool' },
-        h('div', { class: 'who' }, `tool call ${c.function?.name ?? c.name ?? ''}`),
-        textBlock(
-          typeof c.function?.arguments === 'string'
-            ? c.function.arguments
-            : JSON.stringify(c.arguments ?? c.function ?? c),
+        { class: 'turn tool-call' },
+        h(
+          'div',
+          { class: 'who' },
+          'tool call · ',
+          h('span', { class: 'tool-name' }, String(c.function?.name ?? c.name ?? '?')),
+          c.id ? ` · ${c.id}` : '',
         ),
+        textBlock(argumentsText(c), 'text tool-args'),
       ),
     ),
-  );
+    unparsed.map((c) =>
+      h(
+        'div',
+        { class: 'turn tool-call unparsed' },
+        h('div', { class: 'who' }, `tool call not understood: ${c.error ?? ''}`),
+        textBlock(String(c.raw_text ?? '')),
+      ),
+    ),
+  ];
 }
 
 function trajectoryView(rec, by) {
@@ -727,7 +850,25 @@ function trajectoryView(rec, by) {
       (rec.truncation ? ` · truncated: ${rec.truncation}` : ''),
   );
   const turns = [];
-  if (Array.isArray(rec.messages)) turns.push(...rec.messages.map(messageView));
+  if (Array.isArray(rec.messages)) {
+    const shown = rec.messages.length;
+    turns.push(
+      h(
+        'div',
+        { class: 'conversation' },
+        h(
+          'h3',
+          {},
+          'Turns',
+          typeof rec.messages_total === 'number' && rec.messages_total > shown
+            ? ` (${shown} of ${rec.messages_total} messages logged: the first and the last ones)`
+            : '',
+        ),
+        rec.messages.map(messageView),
+      ),
+      h('h3', {}, 'Steps'),
+    );
+  }
   steps.forEach((s, i) => {
     const parts = [];
     if (typeof s.ob_text === 'string')

@@ -10,7 +10,7 @@
  * `infrequentEvalEvery` steps whatever the infrequent evaluators report (sampling ones sample the student).
  */
 import { performance } from 'node:perf_hooks';
-import { DataError, type Datum } from '@cookbook/core';
+import { DataError, type Datum, recordTime } from '@cookbook/core';
 import type { SupervisedDatasetBuilder, SupervisedDatasets } from '@cookbook/supervised';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
 import {
@@ -217,7 +217,7 @@ export async function trainOffPolicyDistillation(
         async submit(at, metrics) {
           const tWait = performance.now();
           const batch = await next;
-          metrics['time/teacher_wait'] = (performance.now() - tWait) / 1000;
+          recordTime(metrics, 'teacher_wait', tWait);
           if (at.step + 1 < at.totalSteps) next = fetch(at.step + 1);
           elapsedTokens += batch.data.reduce((a, d) => a + d.modelInput.length, 0);
           const fb = client.forwardBackward(batch.data, 'cross_entropy');

@@ -6,7 +6,7 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, recordTime } from '@cookbook/core';
 import {
   type RLTrainConfig,
   RLTrainConfigSchema,
@@ -121,7 +121,7 @@ export async function trainOnPolicyDistillation(
         discount: config.klDiscountFactor,
         concurrency: config.teacherConcurrency,
       });
-      metrics['time/teacher'] = (performance.now() - start) / 1000;
+      recordTime(metrics, 'teacher', start);
       return metrics;
     },
   });

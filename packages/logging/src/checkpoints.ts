@@ -12,9 +12,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
-import { writeFileAtomicSync } from './atomic-write.js';
 import { deferred } from './internal/deferred.js';
-import { appendJsonLine, type MetricsRow, parseJsonl, repairTruncatedTail } from './jsonl.js';
+import { appendJsonLine, parseJsonl, repairTruncatedTail, truncateStepsFrom } from './jsonl.js';
 import { METRICS_FILE } from './metrics-logger.js';
 
 /** File name of the checkpoint log inside a log dir. */
@@ -132,14 +131,5 @@ export async function saveCheckpoint(
  * half-written last line goes too. Returns the number of rows dropped (0 when there is no file).
  */
 export function truncateMetricsFrom(logDir: string, fromStep: number): number {
-  const path = join(logDir, METRICS_FILE);
-  if (!existsSync(path)) return 0;
-  const text = readFileSync(path, 'utf8');
-  const { records, truncated } = parseJsonl<MetricsRow>(text, path);
-  const kept = records.filter((r) => typeof r.step !== 'number' || r.step < fromStep);
-  const removed = records.length - kept.length;
-  if (removed > 0 || truncated !== undefined || (text.length > 0 && !text.endsWith('\n'))) {
-    writeFileAtomicSync(path, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
-  }
-  return removed;
+  return truncateStepsFrom(join(logDir, METRICS_FILE), fromStep);
 }

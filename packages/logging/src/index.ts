@@ -50,12 +50,21 @@ export {
   printAboveProgress,
   progressBar,
 } from './progress-bar.js';
-export { clipText, ROLLOUT_LOG_LIMITS, type RolloutLogOptions, tokenTexts, writeRolloutLog } from './rollout-log.js';
+export {
+  clipText,
+  conversationRecord,
+  type JsonableMessage,
+  ROLLOUT_LOG_LIMITS,
+  type RolloutLogOptions,
+  tokenTexts,
+  writeRolloutLog,
+} from './rollout-log.js';
 export {
   REPORT_FILE,
   type RunReportInput,
   type RunReportOptions,
   writeRunReport,
 } from './run-report.js';
+export { appendTimingSpans, truncateTimingSpansFrom } from './timing-spans.js';
 export type { TraceEventWriterOptions } from './trace-events.js';
 export type { WandbLoggerOptions } from './wandb-logger.js';

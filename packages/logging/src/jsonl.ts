@@ -3,9 +3,20 @@
  * Difference: the reader here tolerates the truncated last line a killed process can leave behind.
  */
 
-import { appendFileSync, closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { DataError } from '@cookbook/core';
+import { writeFileAtomicSync } from './atomic-write.js';
 
 /** One row of `metrics.jsonl`: an optional integer `step` plus metric values. */
 export type MetricsRow = { step?: number } & Record<string, number | string | null>;
@@ -154,4 +165,21 @@ export function repairTruncatedTail(path: string): string | undefined {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Drops the lines of a JSONL file whose `step` is `fromStep` or later (a resumed run writes them again), and a
+ * truncated last line; rewrites the file atomically when anything goes. A missing file is left missing. Returns the
+ * number of lines dropped (the truncated one not counted).
+ */
+export function truncateStepsFrom(path: string, fromStep: number): number {
+  if (!existsSync(path)) return 0;
+  const text = readFileSync(path, 'utf8');
+  const { records, truncated } = parseJsonl<{ step?: unknown }>(text, path);
+  const kept = records.filter((r) => typeof r?.step !== 'number' || r.step < fromStep);
+  const removed = records.length - kept.length;
+  if (removed > 0 || truncated !== undefined || (text.length > 0 && !text.endsWith('\n'))) {
+    writeFileAtomicSync(path, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  }
+  return removed;
 }

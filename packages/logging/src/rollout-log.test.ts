@@ -1,8 +1,17 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Message } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { clipText, sampleIndices, tokenTexts, writeRolloutLog } from './rollout-log.js';
+import {
+  clipText,
+  conversationRecord,
+  messageToJsonable,
+  ROLLOUT_LOG_LIMITS,
+  sampleIndices,
+  tokenTexts,
+  writeRolloutLog,
+} from './rollout-log.js';
 
 describe('rollout log', () => {
   it('keeps every index up to the bound, a seeded sorted sample of distinct indices past it', () => {
@@ -64,5 +73,65 @@ describe('rollout log', () => {
     // Bytes that never form a character (a lone 0xff) are shown once the next token decodes, not held forever.
     vocab.push([0xff], enc('a'));
     expect(tokenTexts([11, 12, 0], decode)).toEqual(['', '\uFFFDa', 'h']);
+  });
+
+  it("writes a message in upstream's message_to_jsonable shape: tool calls, results, parts; no image bytes", () => {
+    const call: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'look it up' },
+        { type: 'text', text: 'Calling.' },
+      ],
+      tool_calls: [{ type: 'function', id: 'call_0', function: { name: 'lookup', arguments: '{"key": "fig"}' } }],
+      unparsed_tool_calls: [{ raw_text: '<tool_call>{', error: 'bad JSON' }],
+    };
+    expect(messageToJsonable(call)).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'look it up' },
+        { type: 'text', text: 'Calling.' },
+      ],
+      tool_calls: [{ type: 'function', id: 'call_0', function: { name: 'lookup', arguments: '{"key": "fig"}' } }],
+      unparsed_tool_calls: [{ raw_text: '<tool_call>{', error: 'bad JSON' }],
+    });
+    expect(messageToJsonable({ role: 'tool', content: '7', tool_call_id: 'call_0', name: 'lookup' })).toEqual({
+      role: 'tool',
+      content: '7',
+      tool_call_id: 'call_0',
+      name: 'lookup',
+    });
+    const image: Message = {
+      role: 'user',
+      content: [
+        { type: 'image', image: new Uint8Array([1, 2, 3]) },
+        { type: 'image', image: 'https://example.org/a.png' },
+        { type: 'image', image: `data:image/png;base64,${'A'.repeat(ROLLOUT_LOG_LIMITS.maxImageUrlChars)}` },
+      ],
+    };
+    expect(messageToJsonable(image).content).toEqual([
+      { type: 'image' },
+      { type: 'image', image: 'https://example.org/a.png' },
+      { type: 'image' },
+    ]);
+    const long = messageToJsonable(
+      {
+        role: 'assistant',
+        content: 'x',
+        tool_calls: [{ type: 'function', function: { name: 'f', arguments: 'y'.repeat(50) } }],
+      },
+      10,
+    );
+    expect(long.tool_calls![0]!.function.arguments).toBe(`${'y'.repeat(10)}… [40 more characters not logged]`);
+  });
+
+  it('keeps a long conversation bounded: its first quarter and last three quarters, with the count', () => {
+    const messages: Message[] = Array.from({ length: 50 }, (_, i) => ({
+      role: i % 2 ? 'tool' : 'assistant',
+      content: String(i),
+    }));
+    expect(conversationRecord(messages.slice(0, 8), 8)).toEqual({ messages: messages.slice(0, 8) });
+    const cut = conversationRecord(messages, 8);
+    expect(cut.messages_total).toBe(50);
+    expect(cut.messages.map((m) => m.content)).toEqual(['0', '1', '44', '45', '46', '47', '48', '49']);
   });
 });

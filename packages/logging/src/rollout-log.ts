@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { mulberry32 } from '@cookbook/core';
+import { type ContentPart, type Message, mulberry32 } from '@cookbook/core';
 import { writeFileAtomicSync } from './atomic-write.js';
 
 /** Default bounds of one step's rollout log. */
@@ -18,7 +18,85 @@ export const ROLLOUT_LOG_LIMITS = {
   maxTextChars: 16_000,
   /** Tokens of one action whose per-token text and logprobs are logged. */
   maxTokenTexts: 4096,
+  /** Messages of one trajectory's conversation (the first ones and the last ones past this). */
+  maxMessages: 200,
+  /** Characters of an image part's URL kept (a longer one, such as a data URL, is left out). */
+  maxImageUrlChars: 2048,
 } as const;
+
+/** A message as the rollout log writes it (upstream's `message_to_jsonable` shape). */
+export interface JsonableMessage {
+  role: string;
+  content: string | JsonableContentPart[];
+  tool_calls?: { type: 'function'; id?: string; function: { name: string; arguments: string } }[];
+  unparsed_tool_calls?: { raw_text: string; error: string }[];
+  trainable?: boolean;
+  tool_call_id?: string;
+  name?: string;
+}
+
+/** A content part as logged: text and thinking as they are, an image as `{type: "image"}` (with its URL if short). */
+export type JsonableContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string }
+  | { type: 'image'; image?: string };
+
+function jsonablePart(part: ContentPart, max: number): JsonableContentPart {
+  if (part.type === 'text') return { type: 'text', text: clipText(part.text, max) };
+  if (part.type === 'thinking') return { type: 'thinking', thinking: clipText(part.thinking, max) };
+  // Image bytes are never logged; a URL is kept when short.
+  return typeof part.image === 'string' && part.image.length <= ROLLOUT_LOG_LIMITS.maxImageUrlChars
+    ? { type: 'image', image: part.image }
+    : { type: 'image' };
+}
+
+/**
+ * One message in upstream's `message_to_jsonable` shape (role, content, `tool_calls` as
+ * `{type: "function", id, function: {name, arguments}}`, `unparsed_tool_calls`, `trainable`, `tool_call_id`,
+ * `name`), every text cut at `maxTextChars` (tool call arguments included; the cut is marked).
+ */
+export function messageToJsonable(
+  message: Message,
+  maxTextChars: number = ROLLOUT_LOG_LIMITS.maxTextChars,
+): JsonableMessage {
+  const out: JsonableMessage = {
+    role: message.role,
+    content:
+      typeof message.content === 'string'
+        ? clipText(message.content, maxTextChars)
+        : message.content.map((p) => jsonablePart(p, maxTextChars)),
+  };
+  if (message.tool_calls !== undefined)
+    out.tool_calls = message.tool_calls.map((c) => ({
+      type: 'function',
+      ...(c.id === undefined ? {} : { id: c.id }),
+      function: { name: clipText(c.function.name, 256), arguments: clipText(c.function.arguments, maxTextChars) },
+    }));
+  if (message.unparsed_tool_calls !== undefined)
+    out.unparsed_tool_calls = message.unparsed_tool_calls.map((c) => ({
+      raw_text: clipText(c.raw_text, maxTextChars),
+      error: clipText(c.error, maxTextChars),
+    }));
+  if (message.trainable !== undefined) out.trainable = message.trainable;
+  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
+  if (message.name !== undefined) out.name = message.name;
+  return out;
+}
+
+/**
+ * A trajectory's conversation for its rollout log line: `messages` (each by {@link messageToJsonable}), at most
+ * `maxMessages` of them — past that the first quarter and the last three quarters are kept and `messages_total` says
+ * how many there were.
+ */
+export function conversationRecord(
+  messages: readonly Message[],
+  maxMessages: number = ROLLOUT_LOG_LIMITS.maxMessages,
+): { messages: JsonableMessage[]; messages_total?: number } {
+  if (messages.length <= maxMessages) return { messages: messages.map((m) => messageToJsonable(m)) };
+  const head = Math.floor(maxMessages / 4);
+  const kept = [...messages.slice(0, head), ...messages.slice(messages.length - (maxMessages - head))];
+  return { messages: kept.map((m) => messageToJsonable(m)), messages_total: messages.length };
+}
 
 /** Options of {@link writeRolloutLog}. */
 export interface RolloutLogOptions {

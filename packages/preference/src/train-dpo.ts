@@ -9,7 +9,7 @@
  * exactly the first `step` updates and names the next batch (as the SFT loop).
  */
 import { performance } from 'node:perf_hooks';
-import { ConfigError, type Datum, timed } from '@cookbook/core';
+import { ConfigError, type Datum, recordTime, timed } from '@cookbook/core';
 import { deferred } from '@cookbook/logging';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { adamConfigShape, type SupervisedDataset } from '@cookbook/supervised';
@@ -216,10 +216,10 @@ export async function trainDpo(
             inFlight: [fb, optim],
             collect: async () => {
               await fb;
-              metrics['time/forward_backward'] = (performance.now() - t0) / 1000;
+              recordTime(metrics, 'forward_backward', t0);
               const t1 = performance.now();
               const opt = await optim;
-              metrics['time/optim'] = (performance.now() - t1) / 1000;
+              recordTime(metrics, 'optim', t1);
               return {
                 ...dpo,
                 num_tokens: data.reduce((a, d) => a + d.modelInput.length, 0),

@@ -52,7 +52,7 @@ export { RLTestSetEvaluator, type RLTestSetEvaluatorOptions } from './evaluators
 export { computeKlSampleTrain } from './metrics.js';
 export type { ProblemDatasetOptions } from './problem-dataset.js';
 export type { ProblemEnvOptions } from './problem-env.js';
-export { rolloutSummaries } from './rollout-summaries.js';
+export { rolloutSummaries, writeRolloutSummaries } from './rollout-summaries.js';
 export {
   doGroupRollout,
   type GroupRolloutOptions,

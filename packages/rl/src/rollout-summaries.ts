@@ -1,11 +1,19 @@
 /**
  * Per-rollout JSON summaries (upstream `rollout_json_export`): one line per trajectory in
  * `iteration_XXXXXX/<split>_rollout_summaries.jsonl`, for analysis without parsing transcripts (and for the
- * dashboard's rollout view). Upstream's fields are kept as they are; given a `decode`, a line also carries (our
- * addition, absent upstream) each step's observation and action text, the action's per-token text and sampler
- * logprobs, and the trajectory's advantage. Writing is bounded per step (`writeRolloutLog`, `@cookbook/logging`).
+ * dashboard's rollout view). Upstream's fields are kept as they are. Our additions, absent upstream: given a
+ * `decode`, each step's observation and action text, the action's per-token text and sampler logprobs; the
+ * trajectory's advantage; and a message-based env's conversation as structured turns (`messages`, in the shape of
+ * upstream's logtree conversations). Writing is bounded per step (`writeRolloutLog`, `@cookbook/logging`).
  */
-import { clipText, type RolloutLogOptions, tokenTexts, writeRolloutLog } from '@cookbook/logging';
+import {
+  clipText,
+  conversationRecord,
+  type JsonableMessage,
+  type RolloutLogOptions,
+  tokenTexts,
+  writeRolloutLog,
+} from '@cookbook/logging';
 import type { TrajectoryGroup } from '@cookbook/training';
 
 /** One line of a rollout summaries file. */
@@ -40,6 +48,14 @@ export interface RolloutSummary {
   }[];
   /** Ours: the trajectory's advantage (the same on each of its action tokens). */
   advantage?: number;
+  /**
+   * Ours: the conversation of a message-based env (tool use, multiplayer games) as structured turns, each message in
+   * upstream's `message_to_jsonable` shape (its logtree's conversation messages): tool calls with name and arguments,
+   * tool results as `role: "tool"` messages with `tool_call_id`.
+   */
+  messages?: JsonableMessage[];
+  /** Ours: messages the conversation had when `messages` keeps only its first and last ones. */
+  messages_total?: number;
   /** Ours: trajectories of this step before the log sampled them (set by {@link writeRolloutSummaries}). */
   rollouts_total?: number;
 }
@@ -90,6 +106,7 @@ export function rolloutSummaries(
           ...(decode === undefined ? {} : stepText(decode, t.ob, t.ac.tokens, t.ac.maybeLogprobs)),
         })),
         ...(options.advantages_P_G?.[p]?.[g] === undefined ? {} : { advantage: options.advantages_P_G[p]![g]! }),
+        ...(traj.messages === undefined ? {} : conversationRecord(traj.messages)),
       });
     });
   });

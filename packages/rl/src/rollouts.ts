@@ -56,7 +56,11 @@ export async function doSingleRollout(
     stop = step.nextStopCondition;
     if (step.episodeDone) break;
   }
-  return { transitions, finalObservation: ob };
+  const trajectory: Trajectory = { transitions, finalObservation: ob };
+  // A message-based env's turns, as structured messages (tool calls and results), for the rollout log.
+  const conversation = env.conversation;
+  if (conversation !== undefined && conversation.length > 0) trajectory.messages = conversation.slice();
+  return trajectory;
 }
 
 /** Options of {@link doGroupRollout}. */

@@ -14,7 +14,7 @@
  */
 
 import { join } from 'node:path';
-import { DataError, type Datum, timed } from '@cookbook/core';
+import { DataError, type Datum, recordTime, timed } from '@cookbook/core';
 import { checkpointName, deferred, Transcript } from '@cookbook/logging';
 import type { ForwardBackwardOutput } from '@cookbook/tinker-client';
 import { getTokenizer } from '@cookbook/tokenizers';
@@ -189,7 +189,7 @@ async function supervisedSteps(
           fwdBwd: deferred(client.forwardBackward(data, 'cross_entropy')),
           optim: deferred(client.optimStep({ learningRate: at.learningRate, ...adam })),
         };
-        metrics['time/submit'] = (performance.now() - t0) / 1000;
+        recordTime(metrics, 'submit', t0);
         return {
           inFlight: [work.fwdBwd, work.optim],
           collect: async () => {

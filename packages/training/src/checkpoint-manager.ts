@@ -27,7 +27,7 @@
  * step's metrics row; a resumed run re-deletes the states a killed process may have left just before the kept ones.
  */
 import { performance } from 'node:perf_hooks';
-import { ConfigError } from '@cookbook/core';
+import { ConfigError, traceScope } from '@cookbook/core';
 import {
   appendCheckpointRecord,
   type CheckpointClient,
@@ -359,8 +359,11 @@ export class CheckpointManager {
     fields: Omit<CheckpointRecord, 'name'> = {},
     elapsedTokens = 0,
   ): Promise<QueuedSave> {
-    await this.ready();
-    return this.queueSave(kind, done, fields, elapsedTokens);
+    // The loop's wait here is its checkpoint time (a span in `timing_spans.jsonl`).
+    return traceScope('checkpoint', async () => {
+      await this.ready();
+      return this.queueSave(kind, done, fields, elapsedTokens);
+    });
   }
 
   /** The metrics row of `step` is written (or the step has none): saves of `step + 1` steps may be recorded. */
@@ -389,6 +392,14 @@ export class CheckpointManager {
    * go when `keepLast` is null).
    */
   async saveNow(name: string, fields: Omit<CheckpointRecord, 'name'>, final = false): Promise<CheckpointRecord> {
+    return traceScope('checkpoint', () => this.saveNowUntraced(name, fields, final));
+  }
+
+  private async saveNowUntraced(
+    name: string,
+    fields: Omit<CheckpointRecord, 'name'>,
+    final: boolean,
+  ): Promise<CheckpointRecord> {
     await this.drain();
     const paths = await submitCheckpointSave(this.client, name, {
       kind: 'both',

@@ -53,6 +53,12 @@ export interface Env {
    * other) implement it to end the shared episode, so the others are not left waiting.
    */
   truncate?(reason: TruncationReason): void;
+  /**
+   * The episode's conversation as structured messages (roles, tool calls with their arguments, tool results), for
+   * envs built on messages. Optional: a rollout copies it into {@link Trajectory.messages} when the episode ends, and
+   * the rollout log writes it, so a tool call is logged as a call, not only as text inside the model's reply.
+   */
+  readonly conversation?: readonly Message[] | undefined;
 }
 
 /** One step of a trajectory: what was observed, what was sampled, and what it earned. */
@@ -69,6 +75,8 @@ export interface Transition {
 export interface Trajectory {
   transitions: Transition[];
   finalObservation: Observation;
+  /** The env's conversation when the episode ended ({@link Env.conversation}), when it has one. */
+  messages?: readonly Message[];
 }
 
 /** A reward (and metrics) given to one trajectory after the whole group was rolled out. */

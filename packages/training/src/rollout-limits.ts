@@ -14,7 +14,7 @@
  * token budgets; `maxTotalTokens` is upstream's `max_trajectory_tokens`.
  */
 
-import { ConfigError, ModelInput } from '@cookbook/core';
+import { ConfigError, type Message, ModelInput } from '@cookbook/core';
 import { logText } from '@cookbook/logging';
 import { z } from 'zod';
 import type {
@@ -152,6 +152,11 @@ export class LimitedEnv implements Env {
   constructor(inner: Env, limits: RolloutLimits, clock?: Clock) {
     this.inner = inner;
     this.tracker = new RolloutLimitTracker(limits, clock);
+  }
+
+  /** The inner env's conversation (see {@link Env.conversation}). */
+  get conversation(): readonly Message[] | undefined {
+    return this.inner.conversation;
   }
 
   async initialObservation(): Promise<InitialObservation> {

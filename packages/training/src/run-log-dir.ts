@@ -24,6 +24,7 @@ import {
   type LogDirDecision,
   readCheckpoints,
   truncateMetricsFrom,
+  truncateTimingSpansFrom,
 } from '@cookbook/logging';
 import type { RunConfig } from './run.js';
 
@@ -136,6 +137,8 @@ export function claimLogDir(
   // Rows past the resume point were written after the checkpoint by a process that died: they are recomputed. A
   // final checkpoint is written after everything of its run (final evaluations included), so nothing is dropped.
   const dropped = resumeFrom?.final === true ? 0 : truncateMetricsFrom(logPath, startStep);
+  // The same for the steps' timing spans (never reported: they are only timings).
+  if (resumeFrom?.final !== true) truncateTimingSpansFrom(logPath, startStep);
   if (dropped > 0) log(`dropped ${dropped} metrics rows at or after step ${startStep}; they will be recomputed`);
   if (resumeFrom !== undefined) log(`resuming from checkpoint "${resumeFrom.name}" at step ${startStep}`);
   return { lock, resumeFrom, startStep, createdDir };

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CookbookError, InterruptedError } from '@cookbook/core';
+import { CookbookError, InterruptedError, recordTime, traceScope } from '@cookbook/core';
 import { appendCheckpointRecord, readCheckpoints, readMetrics } from '@cookbook/logging';
 import { describe, expect, it } from 'vitest';
 import { fakeTerminal } from './__fixtures__/terminal.js';
@@ -51,6 +51,45 @@ describe('runLoop', () => {
       learning_rate: 1e-4,
     });
     expect((await readMetrics(join(logPath, 'metrics.jsonl'))).rows.map((r) => r.step)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('writes the spans each step recorded to timing_spans.jsonl; a resumed run drops the lines of re-run steps', async () => {
+    const logPath = join(tmp(), 'run');
+    /** Steps that record `sample` (measured by the loop) and `train` (a traced scope, with a nested span). */
+    const loop = (o: RunLoopOptions, total: number, failAt?: number) =>
+      runLoop(o, async (run) => {
+        for (let step = run.startStep; step < total; step++) {
+          if (step === failAt) throw new Error(`boom at ${step}`);
+          const metrics: Record<string, number> = {};
+          const t0 = performance.now();
+          recordTime(metrics, 'sample', t0 - 1000 * (step + 1), t0);
+          await traceScope('train', () => traceScope('forward_backward', async () => undefined));
+          run.logger.logMetrics(metrics, step);
+          if (step === 1) appendCheckpointRecord(run.logPath, { name: 'c2', step: 2, state_path: 's2' });
+        }
+        // After the last logged step (a final save): written under that step, in a line of its own.
+        await traceScope('checkpoint', async () => undefined);
+        return { totalSteps: total, endStep: total };
+      });
+    const lines = () =>
+      readFileSync(join(logPath, 'timing_spans.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { step: number; spans: { name: string; duration: number; depth?: number }[] });
+    await expect(loop(options(logPath), 4, 3)).rejects.toThrow('boom at 3');
+    expect(lines().map((l) => l.step)).toEqual([0, 1, 2]);
+    const [first] = lines();
+    expect(first!.spans.map((s) => [s.name, s.depth ?? 0])).toEqual([
+      ['sample', 0],
+      ['train', 0],
+      ['forward_backward', 1],
+    ]);
+    expect(first!.spans[0]!.duration).toBeCloseTo(1, 3);
+    await loop(options(logPath, { behaviorIfLogDirExists: 'resume' }), 4);
+    const after = lines();
+    expect(after.map((l) => l.step)).toEqual([0, 1, 2, 3, 3]);
+    expect(after[2]!.spans[0]!.duration).toBeCloseTo(3, 3);
+    expect(after[4]!.spans.map((s) => s.name)).toEqual(['checkpoint']);
   });
 
   it('resumes at the step of the last checkpoint and drops metrics rows written past it', async () => {

@@ -20,7 +20,9 @@
  * The pieces, one file each: the log-dir policy and the run lock (`run-log-dir.ts`), the loggers and the progress
  * line (`run-display.ts`), SIGINT/SIGTERM (`run-signals.ts`) and the close (`run-close.ts`).
  */
+import { Tracer, withTracer } from '@cookbook/core';
 import {
+  appendTimingSpans,
   type CheckLogDirOptions,
   type CheckpointRecord,
   LOG_DIR_BEHAVIORS,
@@ -208,7 +210,10 @@ export async function runLoop<T = undefined>(
     options.resumeKey ?? 'state_path',
     log,
   );
-  const logger = display.openLoggers(logPath);
+  // Every span the loop records (`timed`, `traceScope`, `recordTime`) is collected here and written with the step
+  // whose metrics are logged next: `timing_spans.jsonl`, one line per step.
+  const tracer = new Tracer(MAX_HELD_SPANS);
+  const logger = withTimingSpans(display.openLoggers(logPath), logPath, tracer);
   const interrupts = listenForInterrupts(options.handleSigint ?? true, log);
   const run: OpenRun = {
     logPath,
@@ -237,7 +242,7 @@ export async function runLoop<T = undefined>(
   };
   let outcome: LoopOutcome<T>;
   try {
-    outcome = await body(context);
+    outcome = await withTracer(tracer, () => body(context));
   } catch (error) {
     await closeRun(run, true);
     throw error;
@@ -255,5 +260,33 @@ export async function runLoop<T = undefined>(
     totalSteps: outcome.totalSteps,
     finalCheckpoint: outcome.finalCheckpoint,
     value: outcome.value,
+  };
+}
+
+/** Spans held between two logged steps at most (past this they are counted, not kept). */
+const MAX_HELD_SPANS = 4096;
+
+/**
+ * `logger` whose `logMetrics(m, step)` also appends the spans `tracer` collected since the last logged step to
+ * `timing_spans.jsonl` under `step` (nothing when there are none); `close` writes the spans recorded after the last
+ * logged step under that step (a second line for it).
+ */
+function withTimingSpans(logger: MetricsLogger, logPath: string, tracer: Tracer): MetricsLogger {
+  let lastStep: number | undefined;
+  return {
+    logHparams: (config) => logger.logHparams(config),
+    close: () => {
+      // Spans after the last logged step (the final checkpoint) go with that step, in a line of their own.
+      const { spans, dropped } = tracer.take();
+      if (lastStep !== undefined) appendTimingSpans(logPath, lastStep, spans, dropped);
+      return logger.close();
+    },
+    logMetrics: (metrics, step) => {
+      logger.logMetrics(metrics, step);
+      if (step === undefined) return;
+      lastStep = step;
+      const { spans, dropped } = tracer.take();
+      appendTimingSpans(logPath, step, spans, dropped);
+    },
   };
 }

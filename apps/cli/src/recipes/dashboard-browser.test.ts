@@ -13,8 +13,12 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getTextContent, type Message, type TokenCompleter } from '@cookbook/core';
 import { type Dashboard, startDashboard } from '@cookbook/dashboard';
 import { type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
+import { getRenderer } from '@cookbook/renderers';
+import { doGroupRollout, LookupToolDataset, rolloutSummaries, writeRolloutSummaries } from '@cookbook/rl';
+import { getTokenizer } from '@cookbook/tokenizers';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
@@ -135,6 +139,16 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     const rows = readFileSync(join(logPath, 'metrics.jsonl'), 'utf8').trim().split('\n').length;
     await expect.poll(async () => Number(await charts.getAttribute('data-points')), { timeout: 10_000 }).toBe(rows);
     await shot('run-live');
+    // Where each step's time went, from the timing_spans.jsonl the loop wrote: a line per span name, one row each.
+    const timing = page.locator('#timing');
+    await expect.poll(async () => Number(await timing.getAttribute('data-steps')), { timeout: 15_000 }).toBe(rows);
+    const spanNames = await page
+      .locator('#timing-table tr[data-span]')
+      .evaluateAll((trs) => trs.map((t) => t.getAttribute('data-span')));
+    expect(spanNames).toEqual(expect.arrayContaining(['sample', 'train', 'save']));
+    expect(await page.locator('#timing-chart canvas').count()).toBeGreaterThan(0);
+    await timing.scrollIntoViewIfNeeded();
+    await shot('run-timing');
 
     await open('#/');
     await page.locator('#runs tr[data-run="rl_basic"]').waitFor();
@@ -162,6 +176,57 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
       line0.advantage > 0 ? /rgba\(26, 127, 55/ : line0.advantage < 0 ? /rgba\(207, 34, 46/ : /^$|transparent/,
     );
     await shot('rollouts');
+    expect(errors).toEqual([]);
+  });
+
+  it("shows a tool-using trajectory as turns: each call's name and arguments, then its result, as text", async () => {
+    // A rollout of the tool_use recipe's env (its lookup task, renderer and tool), logged by the RL loop's writer; the
+    // policy replies with fixed text (the offline model rarely makes a well-formed call): a call with a key holding
+    // HTML (the tool refuses it and says why), a call with the asked key, then the value.
+    const renderer = getRenderer('qwen3_disable_thinking', getTokenizer('local/qwen3-tiny'));
+    const [builder] = new LookupToolDataset(renderer, 1, 1, 1, 3, { declareTools: false }).getBatch(0);
+    const [demo] = (await builder!.demonstrations!()) as Message[][];
+    const key = JSON.parse(demo!.find((m) => m.tool_calls)!.tool_calls![0]!.function.arguments).key as string;
+    const value = getTextContent(demo!.find((m) => m.role === 'tool')!);
+    const call = (k: string) => `<tool_call>\n{"name": "lookup", "arguments": {"key": "${k}"}}\n</tool_call><|im_end|>`;
+    const texts = [call('<b>bold</b>'), call(key), `${value}<|im_end|>`];
+    let turn = 0;
+    const policy: TokenCompleter = {
+      complete: async () => ({ tokens: renderer.tokenizer.encode(texts[turn++]!), maybeLogprobs: [] }),
+    };
+    const group = await doGroupRollout(builder!, policy);
+    const summaries = rolloutSummaries([group], { split: 'train', iteration: 0, tags_P: ['lookup'] });
+    const dir = join(runs, 'tool_use');
+    writeRolloutSummaries(join(dir, 'iteration_000000', 'train_rollout_summaries.jsonl'), summaries);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_name: 'local/qwen3-tiny' }));
+
+    await open('#/rollouts?id=tool_use');
+    await page.locator('#rollouts tr[data-n="0"]').click();
+    await page.locator('#rollout-detail .trajectory').waitFor();
+    const calls = page.locator('#rollout-detail .tool-call');
+    expect(await calls.locator('.tool-name').allTextContents()).toEqual(['lookup', 'lookup']);
+    expect(JSON.parse((await calls.nth(0).locator('.tool-args').textContent()) ?? '')).toEqual({ key: '<b>bold</b>' });
+    expect(JSON.parse((await calls.nth(1).locator('.tool-args').textContent()) ?? '')).toEqual({ key });
+    const results = page.locator('#rollout-detail .tool-result');
+    expect(await results.count()).toBe(2);
+    expect(await results.nth(0).textContent()).toContain('<b>bold</b>');
+    expect(await results.nth(1).locator('.text').textContent()).toBe(value);
+    // The turns in order: prompt, call, result, call, result, answer.
+    const order = await page
+      .locator('#rollout-detail .conversation .turn')
+      .evaluateAll((els) => els.map((e) => e.className.replace('turn ', '')));
+    expect(order).toEqual([
+      'role-user',
+      'role-assistant',
+      'tool-call',
+      'role-tool tool-result',
+      'role-assistant',
+      'tool-call',
+      'role-tool tool-result',
+      'role-assistant',
+    ]);
+    expect(await page.locator('#rollout-detail b').count()).toBe(0);
+    await shot('rollout-tool-turns');
     expect(errors).toEqual([]);
   });
 
@@ -228,7 +293,7 @@ describe.runIf(run)('dashboard in Chromium [chromium]', () => {
     expect(side).toContain("<script>alert('x')</script>");
     expect(side).toContain('␛[31mred');
     expect(await page.locator('#side-by-side script').count()).toBe(0);
-    expect(side).toContain('tool call calculator');
+    expect(side).toContain('tool call · calculator · call_0');
     await page.locator('#side-by-side').scrollIntoViewIfNeeded();
     await shot('side-by-side');
     expect(errors).toEqual([]);

@@ -67,6 +67,21 @@ describe('tool recipes on the embedded service', () => {
       expect(m[key], key).toBeTypeOf('number');
     }
     expect(c.out.join('\n')).toMatch(/env\/all\/reward\/total: first third/);
+    // The rollout log has each episode's turns as structured messages: the prompt, then one assistant message per
+    // sampled turn (with its tool calls, if the reply made any), and one result per call.
+    const lines = readFileSync(join(logPath, 'iteration_000000', 'train_rollout_summaries.jsonl'), 'utf8');
+    for (const text of lines.trim().split('\n')) {
+      const line = JSON.parse(text) as {
+        steps: unknown[];
+        messages: { role: string; tool_calls?: unknown[]; unparsed_tool_calls?: unknown[] }[];
+      };
+      expect(line.messages[0]!.role).toBe('user');
+      const replies = line.messages.filter((m) => m.role === 'assistant');
+      expect(replies).toHaveLength(line.steps.length);
+      // A call the renderer could not parse is answered too (with the error the model reads next).
+      const calls = replies.flatMap((m) => [...(m.tool_calls ?? []), ...(m.unparsed_tool_calls ?? [])]);
+      expect(line.messages.filter((m) => m.role === 'tool')).toHaveLength(calls.length);
+    }
   });
 
   it('search_tool runs offline end to end', async () => {

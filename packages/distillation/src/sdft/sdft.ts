@@ -8,7 +8,7 @@
  * distance the run closes), `sdft/mean_teacher_entropy`, `sdft/positions`, the rollout lengths and timings.
  */
 import { performance } from 'node:perf_hooks';
-import { ConfigError, type Datum, type Message, tensorToNumbers } from '@cookbook/core';
+import { ConfigError, type Datum, type Message, recordTime, tensorToNumbers } from '@cookbook/core';
 import { resolveModelSetup, TinkerTokenCompleter } from '@cookbook/renderers';
 import { assembleTrainingData, computeAdvantages, doGroupRollout, removeMask } from '@cookbook/rl';
 import type { SamplingClientLike, ServiceClientLike, TrainingClientLike } from '@cookbook/tinker-client';
@@ -286,8 +286,8 @@ export async function trainSdft(
           teacher = await training.saveWeightsAndGetSamplingClient(`sdft-teacher-sync-${done}`);
           run.log(`teacher synced to the student at step ${done}`);
         }
-        metrics['time/sample'] = (tSample - t0) / 1000;
-        metrics['time/teacher'] = (tTeacher - tSample) / 1000;
+        recordTime(metrics, 'sample', t0, tSample);
+        recordTime(metrics, 'teacher', tSample, tTeacher);
         metrics['time/total'] = (performance.now() - t0) / 1000;
         run.logger.logMetrics(metrics, step);
         checkpoints.logged(step);

@@ -18,6 +18,28 @@ export interface Episode {
   transitions: GemTransition[];
   observations: string[];
   actions: string[];
+  /**
+   * Per turn, the tool call the tool wrapper ran for that action (its `info`: tool name, input, output), or undefined
+   * when the action went to the env. Absent for episodes without a tool wrapper.
+   */
+  toolCalls?: (EpisodeToolCall | undefined)[];
+}
+
+/** A tool call of one turn, as the tool wrapper reported it. */
+export interface EpisodeToolCall {
+  name: string;
+  input: string;
+  output: string;
+}
+
+/** The tool call a step's info reports (`use_tool` with `tool_type`, `tool_input`, `tool_output`), if any. */
+function toolCallOf(info: Record<string, unknown>): EpisodeToolCall | undefined {
+  if (info.use_tool !== true || typeof info.tool_type !== 'string') return undefined;
+  return {
+    name: info.tool_type,
+    input: typeof info.tool_input === 'string' ? info.tool_input : '',
+    output: typeof info.tool_output === 'string' ? info.tool_output : '',
+  };
 }
 
 /** Options of {@link collectEpisodes}. */
@@ -142,6 +164,11 @@ async function playEpisode(
     const done = step.terminated || step.truncated;
     episode.observations.push(observation);
     episode.actions.push(action);
+    const tool = toolCallOf(step.info);
+    if (tool !== undefined || episode.toolCalls !== undefined) {
+      episode.toolCalls ??= Array.from({ length: episode.actions.length - 1 }, () => undefined);
+      episode.toolCalls.push(tool);
+    }
     episode.transitions.push({
       obsTokens: prompt.toInts(),
       actTokens: sampled.tokens,

@@ -13,7 +13,7 @@
  * (`train/skipped_no_signal`).
  */
 import { performance } from 'node:perf_hooks';
-import { Sfc32Rng as Rng } from '@cookbook/core';
+import { Sfc32Rng as Rng, recordTime } from '@cookbook/core';
 import { type Renderer, resolveModelSetup } from '@cookbook/renderers';
 import { collectTrainStep, rlAdamParams, submitForwardBackward, transformAdvantages } from '@cookbook/rl';
 import type { TrainingClientLike } from '@cookbook/tinker-client';
@@ -173,7 +173,7 @@ export async function trainGem(
             onProgress: (n) =>
               run.setProgressDetail(`transitions ${Math.min(n, config.batchSize)}/${config.batchSize}`),
           });
-          const tSample = (performance.now() - t0) / 1000;
+          const tSample = recordTime({}, 'sample', t0);
           const episodes = collected.episodes;
           value.failedEpisodes += collected.failedEpisodes;
           if (collected.failedEpisodes > 0) {
@@ -229,7 +229,7 @@ export async function trainGem(
           const due = checkpoints.due(step + 1, total);
           if (due !== undefined) await checkpoints.submit(due, step + 1, { step: step + 1 });
           if (noSignal) skipped++;
-          const tTrain = (performance.now() - t1) / 1000;
+          const tTrain = recordTime({}, 'train', t1);
           const diag = samplerLearnerMetrics(datums, trainingLogprobs_D);
           const metrics: Record<string, number> = {
             'sampler/episode_return': mean(returns_E),

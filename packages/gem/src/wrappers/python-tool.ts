@@ -222,7 +222,16 @@ export class ToolEnvWrapper extends EnvWrapper {
           reward,
           terminated: false,
           truncated: false,
-          info: { parsed_action: result.parsedAction, tool_type: tool.name, use_tool: true, ...this.counters() },
+          // `tool_input` and `tool_output` are ours (GEM's info has neither): the rollout log writes the call and its
+          // result as structured turns from them.
+          info: {
+            parsed_action: result.parsedAction,
+            tool_type: tool.name,
+            tool_input: call.code,
+            tool_output: result.observation,
+            use_tool: true,
+            ...this.counters(),
+          },
         };
       }
     }

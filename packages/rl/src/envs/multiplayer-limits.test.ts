@@ -80,5 +80,11 @@ describe('rollout limits on the multiplayer games', () => {
     expect(o!.transitions.at(-1)!.metrics).toMatchObject({ truncated: 1, win: 0, loss: 0, draw: 0 });
     expect(group.getTotalRewards()).toEqual([0, 0]);
     expect(policy.calls).toHaveLength(4);
+    // Each seat's turns are logged as messages: its prompts and its moves, in order.
+    const [lx, lo] = rolloutSummaries([group], { split: 'train', iteration: 0 });
+    for (const line of [lx!, lo!]) {
+      expect(line.messages!.filter((m) => m.role === 'assistant')).toHaveLength(2);
+      expect(line.messages!.map((m) => m.role).slice(0, 2)).toEqual(['user', 'assistant']);
+    }
   });
 });

@@ -289,6 +289,11 @@ export class TicTacToePlayerEnv implements Env {
     };
   }
 
+  /** This seat's conversation so far (its prompts and moves), for the rollout log. */
+  get conversation(): readonly Message[] {
+    return this.messages;
+  }
+
   /** A rollout limit cut this seat: the game ends for the other seat too. */
   truncate(reason: TruncationReason): void {
     this.game.truncate(reason);

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { iterationDir } from '@cookbook/core';
+import { iterationDir, recordTime } from '@cookbook/core';
 import { initTrace, logTable, scopeHeader } from '@cookbook/logging';
 import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
@@ -152,7 +152,7 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
       }
       collecting = i + 1;
       collectedNow = 0;
-      metrics['time/wait_for_samples'] = (performance.now() - tWait) / 1000;
+      recordTime(metrics, 'wait_for_samples', tWait);
       const groups = collected.map((r) => r.group!);
       const steps = collected.map((r) => r.samplerStep);
       const times = collected.map((r) => r.samplingSeconds);

@@ -6,7 +6,15 @@
 
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CheckpointError, type Datum, deriveSeed, iterationDir, lossInput, type TokenCompleter } from '@cookbook/core';
+import {
+  CheckpointError,
+  type Datum,
+  deriveSeed,
+  iterationDir,
+  lossInput,
+  recordTime,
+  type TokenCompleter,
+} from '@cookbook/core';
 import { initTrace, scopeHeader } from '@cookbook/logging';
 import { getTokenizer } from '@cookbook/tokenizers';
 
@@ -288,7 +296,7 @@ export async function nextSampler(
     if (kind === 'rolling') await save(kind);
     sampler = await ctx.training.saveWeightsAndGetSamplingClient();
   }
-  metrics['time/save'] = (performance.now() - start) / 1000;
+  recordTime(metrics, 'save', start);
   return sampler;
 }
 
@@ -330,11 +338,11 @@ export async function runEvals(
         },
       ),
     );
-    out[timeKey] = (performance.now() - start) / 1000;
+    recordTime(out, timeKey, start);
   };
-  if (due(ctx.config.evalEvery) && ctx.evaluators.length > 0) await run(ctx.evaluators, 'time/eval');
+  if (due(ctx.config.evalEvery) && ctx.evaluators.length > 0) await run(ctx.evaluators, 'eval');
   if (due(ctx.config.infrequentEvalEvery) && ctx.infrequentEvaluators.length > 0) {
-    await run(ctx.infrequentEvaluators, 'time/infrequent_eval');
+    await run(ctx.infrequentEvaluators, 'infrequent_eval');
   }
   return out;
 }
@@ -380,7 +388,7 @@ export function submitUpdate(
     sampler,
     finish: async () => {
       const { trainingLogprobs_D, metrics: lossMetrics } = await collectTrainStep(submitted);
-      metrics[timing.key] = (performance.now() - timing.start) / 1000;
+      recordTime(metrics, timing.key.replace(/^time\//, ''), timing.start);
       Object.assign(metrics, lossMetrics, computeKlSampleTrain([...data_D], trainingLogprobs_D));
       const next = await sampler;
       if (ctx.config.computePostKl && data_D.length > 0) {

@@ -4,7 +4,7 @@
  * optim_step closes each substep. Still on-policy: the step's update happens after all its samples.
  */
 import { performance } from 'node:perf_hooks';
-import { ConfigError, type Datum } from '@cookbook/core';
+import { ConfigError, type Datum, recordTime } from '@cookbook/core';
 import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
 import { AsyncQueue } from '../internal/concurrency.js';
@@ -103,7 +103,7 @@ export async function doStreamMinibatchTraining(
       key: 'time/train_tail',
     });
     await rollouts;
-    metrics['time/sample'] = (lastSampleDone - t0) / 1000;
+    recordTime(metrics, 'sample', t0, lastSampleDone);
     sampler = await update.finish();
     Object.assign(metrics, computeTrajectoryMetrics(allGroups, tagsOf(allBuilders)));
     exportSummaries(ctx, i, allGroups, allBuilders);

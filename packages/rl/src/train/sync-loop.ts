@@ -1,6 +1,6 @@
 /** The synchronous on-policy loop (upstream `do_sync_training`): sample the batch with the current policy, train. */
 import { performance } from 'node:perf_hooks';
-import { deriveSeed, type TokenCompleter, TrainingError } from '@cookbook/core';
+import { deriveSeed, recordTime, type TokenCompleter, TrainingError } from '@cookbook/core';
 import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
 import { computeTrajectoryMetrics } from '../metrics.js';
@@ -33,7 +33,7 @@ export async function doSyncTraining(ctx: LoopContext, sampler0: RLSamplingClien
     Object.assign(metrics, computeTrajectoryMetrics(groups, tagsOf(builders)));
     if (ctx.knobs.dynamicSampling)
       ({ groups, builders } = await dynamicSample(ctx, i, policy, builders, groups, metrics));
-    metrics['time/sample'] = (performance.now() - t0) / 1000;
+    recordTime(metrics, 'sample', t0);
     exportSummaries(ctx, i, groups, builders);
     const data_D = await prepareData(ctx, groups, metrics, builders);
     sampler = await trainAndUpdate(ctx, i, data_D, metrics);
