@@ -10,7 +10,7 @@ import { ConfigError } from '@cookbook/core';
 import type { PolicyGradientLossFn } from '@cookbook/tinker-wire';
 
 import type { AdvantageEstimator } from './advantages.js';
-import type { ImportanceRatioLevel, LossAggregation } from './loss-variants.js';
+import { checkLossAggregation, type ImportanceRatioLevel, type LossAggregation } from './loss-variants.js';
 
 /** The presets, by `algorithm` value. */
 export const ALGORITHMS = ['grpo', 'dr_grpo', 'dapo', 'gspo', 'rloo', 'reinforce_pp', 'ppo', 'cispo'] as const;
@@ -139,7 +139,8 @@ function key(k: string): string {
  * The knobs a run uses: each explicit value, else the preset's, else {@link BASE_KNOBS}; and the preset's own values
  * (undefined without a preset). Checks the combination before anything runs.
  * @throws ConfigError naming the key and value: a preset's defining knob overridden, a sequence-level ratio with a loss
- *   other than ppo, a negative or inverted clip range.
+ *   other than ppo, an aggregation other than sum with a loss it does not fold into (dro), a negative or inverted
+ *   clip range.
  */
 export function resolveAlgorithm(input: AlgorithmKnobsInput): {
   knobs: AlgorithmKnobs;
@@ -177,6 +178,7 @@ function checkKnobs(k: AlgorithmKnobs, maxTokens: number): void {
       `importance_ratio_level=sequence (GSPO) takes loss_fn=ppo (its clipped objective over the sequence ratio), got loss_fn=${k.lossFn}`,
     );
   }
+  checkLossAggregation(k.lossAggregation, k.lossFn);
   const cfg = k.lossFnConfig ?? {};
   const lo = cfg.clip_low_threshold;
   const hi = cfg.clip_high_threshold;

@@ -28,7 +28,8 @@ class BanditEnv implements Env {
 
 function setup(overrides: Partial<RLTrainConfigInput>, goodToken = GOOD, batches = 6) {
   const logPath = join(mkdtempSync(join(tmpdir(), 'rl-algorithms-')), 'run');
-  const service = new FakeService();
+  // Refuses any policy-loss input the hosted service does not take (weights included).
+  const service = new FakeService({ hostedInputsOnly: true });
   const builder: EnvGroupBuilder = { makeEnvs: async () => Array.from({ length: 4 }, () => new BanditEnv(goodToken)) };
   const dataset: RLDataset = { length: batches, getBatch: () => [builder, builder] };
   const config: RLTrainConfigInput = {
@@ -68,8 +69,27 @@ describe('algorithm presets in the loop', () => {
     });
     const trainer = service.trainers[0]!;
     expect(trainer.lossFns.every((l) => l === 'ppo')).toBe(true);
-    // token aggregation: each step's trained tokens (8 rollouts × 1 action token) weigh 1/8.
-    expect(trainer.weightsSeen[0]!.filter((w) => w > 0)).toEqual([0.125]);
+    // token aggregation: each step's trained tokens (8 rollouts × 1 action token) weigh 1/8, folded into the advantage
+    // (the hosted ppo takes no weights): each datum's action token carries its trajectory's GRPO advantage / 8.
+    expect(trainer.weightsSeen.every((w) => w === undefined)).toBe(true);
+    const recorded = readFileSync(join(logPath, 'iteration_000000', 'train_rollout_summaries.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { advantage: number }).advantage);
+    expect(recorded).toHaveLength(8);
+    expect(recorded.some((a) => a !== 0)).toBe(true);
+    const sent = trainer.advantagesSeen.slice(0, 8).map((a) => a.at(-1)!);
+    sent.forEach((a, i) => {
+      expect(a).toBeCloseTo(recorded[i]! / 8, 6);
+    });
+  });
+
+  it('refuses loss_aggregation with dro, whose loss the token weight does not fold into, before anything runs', async () => {
+    const { service, config, deps } = setup({ lossFn: 'dro', lossFnConfig: { beta: 0.1 }, lossAggregation: 'token' });
+    await expect(train(config, deps)).rejects.toThrow(
+      'loss_aggregation=token cannot run with loss_fn=dro: the aggregation is a token weight folded into the advantage',
+    );
+    expect(service.trainers).toHaveLength(0);
   });
 
   it('without a preset nothing changes: importance sampling, no weights', async () => {

@@ -193,7 +193,7 @@ export async function prepareData(
     signal = data_D.some((d) => lossInput(d, 'advantages').some((a) => a !== 0));
   }
   if (!signal) noteNoSignal(ctx, metrics);
-  applyLossAggregation(data_D, ctx.knobs.lossAggregation, ctx.config.maxTokens);
+  applyLossAggregation(data_D, ctx.knobs.lossAggregation, ctx.config.maxTokens, ctx.knobs.lossFn);
   return data_D;
 }
 
