@@ -28,6 +28,7 @@ interface Fixture {
   logprobs: number[][];
   cases: AlgoCase[];
   rewards: number[][];
+  reinforce_pp_tokens: number[][];
   estimators: Record<AdvantageEstimator, number[][]>;
   overlong: { length: number; max_tokens: number; cache: number; penalty: number }[];
 }
@@ -46,7 +47,8 @@ const masks = fx.lengths.map((n) => new Array<number>(n).fill(1));
 describe(`RL algorithms equal TRL ${fx.versions.trl} (torch ${fx.versions.torch})`, () => {
   for (const estimator of ['mean', 'grpo', 'rloo', 'reinforce_pp'] as const) {
     it(`advantage_estimator=${estimator} on groups with a constant one`, () => {
-      const got = estimateAdvantages(fx.rewards, estimator);
+      // REINFORCE++ whitens over tokens: each rollout weighs by its (ragged) token count.
+      const got = estimateAdvantages(fx.rewards, estimator, fx.reinforce_pp_tokens);
       fx.estimators[estimator].forEach((g, p) => {
         g.forEach((a, i) => {
           expectRel(got[p]![i]!, a, `group ${p} rollout ${i}`);

@@ -107,7 +107,9 @@ export const ALGORITHM_PRESETS: Readonly<Record<Algorithm, AlgorithmPreset>> = {
       lossAggregation: 'token',
     }),
     defining: ['advantageEstimator'],
-    formula: 'A = (r − mean_batch)/(std_batch + 1e-4), no group baseline; PPO clip 0.8/1.2; mean over tokens',
+    formula:
+      'A = (r − μ)/σ with μ, σ over every trained token of the batch (each rollout weighs by its tokens), no group ' +
+      'baseline; PPO clip 0.8/1.2; mean over tokens',
     paper: 'Hu 2025, REINFORCE++ (arXiv 2501.03262)',
   },
   ppo: {
