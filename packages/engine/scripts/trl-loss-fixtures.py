@@ -25,6 +25,8 @@ Where TRL has no counterpart the fixture is the paper's or the hosted docs' form
   response's last token, summed backwards) normalised over every response token of the batch, as the paper's own
   framework computes it (OpenRLHF's experience maker: masked mean and masked variance over the batch's action tokens,
   (A - mean) * rsqrt(max(var, 1e-8))). A trajectory's rollouts thus weigh by their token counts.
+- REINFORCE++ w/ Baseline (the same paper's variant for group sampling; OpenRLHF's `reinforce_baseline`): the
+  reward minus its group's mean, then the same whitening over the batch's response tokens.
 - Overlong reward shaping: Yu et al. 2025 (DAPO, arXiv 2503.14476) eq. 13, the soft overlong punishment.
 
 CI never runs this script: it only reads the committed JSON. To rerun (from the repository root):
@@ -316,14 +318,19 @@ def main():
     rp_tokens = torch.tensor(RP_TOKENS)
     T = int(rp_tokens.max())
     resp_mask = (torch.arange(T).expand(flat.numel(), T) < rp_tokens.reshape(-1, 1)).double()
-    token_rewards = torch.zeros(flat.numel(), T)
-    token_rewards[torch.arange(flat.numel()), rp_tokens.reshape(-1) - 1] = flat
-    returns = token_rewards.flip(-1).cumsum(-1).flip(-1) * resp_mask
-    mu = (returns * resp_mask).sum() / resp_mask.sum()
-    var = ((returns - mu).pow(2) * resp_mask).sum() / resp_mask.sum()
-    whitened = (returns - mu) * var.clamp(min=1e-8).rsqrt()
-    # Every token of a response carries the same value (gamma 1, one outcome reward): its first token's.
-    advantages["reinforce_pp"] = whitened[:, 0].reshape(rewards.shape).tolist()
+
+    def reinforce_pp(outcome):
+        token_rewards = torch.zeros(outcome.numel(), T)
+        token_rewards[torch.arange(outcome.numel()), rp_tokens.reshape(-1) - 1] = outcome.reshape(-1)
+        returns = token_rewards.flip(-1).cumsum(-1).flip(-1) * resp_mask
+        mu = (returns * resp_mask).sum() / resp_mask.sum()
+        var = ((returns - mu).pow(2) * resp_mask).sum() / resp_mask.sum()
+        whitened = (returns - mu) * var.clamp(min=1e-8).rsqrt()
+        # Every token of a response carries the same value (gamma 1, one outcome reward): its first token's.
+        return whitened[:, 0].reshape(rewards.shape).tolist()
+
+    advantages["reinforce_pp"] = reinforce_pp(rewards)
+    advantages["reinforce_pp_baseline"] = reinforce_pp(rewards - mean_g)
 
     # --- DAPO's overlong shaping (eq. 13): 0 up to L_max - L_cache, then linear down to -1 at L_max ---
     def overlong(length, max_tokens, cache):

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, TrainingError } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { type AdvantageEstimator, estimateAdvantages, overlongPenalty } from './advantages.js';
+import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator, estimateAdvantages, overlongPenalty } from './advantages.js';
 import { ALGORITHM_PRESETS, ALGORITHMS, type AlgorithmKnobsInput, resolveAlgorithm } from './algorithms.js';
 import { aggregationWeights, type LossAggregation, sequenceRatioLoss } from './loss-variants.js';
 
@@ -45,7 +45,7 @@ function expectRel(actual: number, expected: number, what: string): void {
 const masks = fx.lengths.map((n) => new Array<number>(n).fill(1));
 
 describe(`RL algorithms equal TRL ${fx.versions.trl} (torch ${fx.versions.torch})`, () => {
-  for (const estimator of ['mean', 'grpo', 'rloo', 'reinforce_pp'] as const) {
+  for (const estimator of ADVANTAGE_ESTIMATORS) {
     it(`advantage_estimator=${estimator} on groups with a constant one`, () => {
       // REINFORCE++ whitens over tokens: each rollout weighs by its (ragged) token count.
       const got = estimateAdvantages(fx.rewards, estimator, fx.reinforce_pp_tokens);
@@ -100,6 +100,9 @@ describe(`RL algorithms equal TRL ${fx.versions.trl} (torch ${fx.versions.torch}
     expect(() => estimateAdvantages([[1, 0], [1]], 'rloo')).toThrow(TrainingError);
     expect(() => estimateAdvantages([[1, 0], [1]], 'rloo')).toThrow(
       'advantage_estimator=rloo needs groups of two or more rollouts, but group 1 has 1',
+    );
+    expect(() => estimateAdvantages([[1], [1, 0]], 'reinforce_pp_baseline')).toThrow(
+      'advantage_estimator=reinforce_pp_baseline needs groups of two or more rollouts, but group 0 has 1',
     );
   });
 });
