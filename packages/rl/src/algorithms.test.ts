@@ -178,6 +178,17 @@ describe('algorithm presets', () => {
     expect(() => resolveAlgorithm({ ...none, algorithm: 'gspo', lossFn: 'ppo' })).not.toThrow();
   });
 
+  it('reinforce_pp is REINFORCE++ w/ Baseline (group sampling); its plain variant is allowed, another estimator not', () => {
+    expect(resolveAlgorithm({ ...none, algorithm: 'reinforce_pp' }).knobs.advantageEstimator).toBe(
+      'reinforce_pp_baseline',
+    );
+    const plain = resolveAlgorithm({ ...none, algorithm: 'reinforce_pp', advantageEstimator: 'reinforce_pp' });
+    expect(plain.knobs).toMatchObject({ advantageEstimator: 'reinforce_pp', lossFn: 'ppo', lossAggregation: 'token' });
+    expect(() => resolveAlgorithm({ ...none, algorithm: 'reinforce_pp', advantageEstimator: 'grpo' })).toThrow(
+      'algorithm=reinforce_pp cannot take advantage_estimator=grpo',
+    );
+  });
+
   it('refuses a negative or inverted clip range and a sequence ratio without ppo', () => {
     expect(() =>
       resolveAlgorithm({
