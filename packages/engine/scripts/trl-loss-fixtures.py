@@ -21,8 +21,12 @@ Where TRL has no counterpart the fixture is the paper's or the hosted docs' form
   group mean and divide by the group's standard deviation + 1e-4, using TRL's own `nanstd` (unbiased).
 - RLOO advantages: Ahmadian et al. 2024 ("Back to Basics", arXiv 2402.14740) eq. for the leave-one-out baseline,
   r_i - mean_{j != i} r_j (TRL's RLOOTrainer computes the same baseline).
-- REINFORCE++ advantages: Hu 2025 (arXiv 2501.03262), the reward normalised over the whole batch,
-  (r - mean_batch) / (std_batch + 1e-4), std unbiased as TRL's `nanstd`.
+- REINFORCE++ advantages: Hu 2025 (arXiv 2501.03262): each token's return (gamma 1, the outcome reward on the
+  response's last token, summed backwards) normalised over every response token of the batch, as the paper's own
+  framework computes it (OpenRLHF's experience maker: masked mean and masked variance over the batch's action tokens,
+  (A - mean) * rsqrt(max(var, 1e-8))). A trajectory's rollouts thus weigh by their token counts.
+- REINFORCE++ w/ Baseline (the same paper's variant for group sampling; OpenRLHF's `reinforce_baseline`): the
+  reward minus its group's mean, then the same whitening over the batch's response tokens.
 - Overlong reward shaping: Yu et al. 2025 (DAPO, arXiv 2503.14476) eq. 13, the soft overlong punishment.
 
 CI never runs this script: it only reads the committed JSON. To rerun (from the repository root):
@@ -52,6 +56,8 @@ RL_OUT = os.path.join(HERE, "..", "..", "rl", "src", "__fixtures__", "trl-algori
 LENGTHS = [5, 3, 7, 1, 4, 6, 2, 8, 5]
 ADVANTAGES = [1.2, -0.4, -0.8, 0.0, 0.0, 0.0, 0.5, -1.5, 1.0]
 MAX_COMPLETION_LENGTH = 8  # Dr. GRPO's constant divisor
+# REINFORCE++'s batch: the trained tokens of each rollout of the estimator fixture's groups (ragged).
+RP_TOKENS = [[3, 5, 1, 7], [2, 2, 4, 6], [8, 1, 3, 5]]
 
 
 def batch(seed):
@@ -307,8 +313,24 @@ def main():
         "mean": (rewards - mean_g).tolist(),
         "grpo": ((rewards - mean_g) / (std_g + 1e-4)).tolist(),
         "rloo": (rewards - (rewards.sum(1, keepdim=True) - rewards) / (G - 1)).tolist(),
-        "reinforce_pp": ((rewards - flat.mean()) / (nanstd(flat) + 1e-4)).tolist(),
     }
+    # REINFORCE++: per-token returns of ragged responses, whitened over every response token of the batch.
+    rp_tokens = torch.tensor(RP_TOKENS)
+    T = int(rp_tokens.max())
+    resp_mask = (torch.arange(T).expand(flat.numel(), T) < rp_tokens.reshape(-1, 1)).double()
+
+    def reinforce_pp(outcome):
+        token_rewards = torch.zeros(outcome.numel(), T)
+        token_rewards[torch.arange(outcome.numel()), rp_tokens.reshape(-1) - 1] = outcome.reshape(-1)
+        returns = token_rewards.flip(-1).cumsum(-1).flip(-1) * resp_mask
+        mu = (returns * resp_mask).sum() / resp_mask.sum()
+        var = ((returns - mu).pow(2) * resp_mask).sum() / resp_mask.sum()
+        whitened = (returns - mu) * var.clamp(min=1e-8).rsqrt()
+        # Every token of a response carries the same value (gamma 1, one outcome reward): its first token's.
+        return whitened[:, 0].reshape(rewards.shape).tolist()
+
+    advantages["reinforce_pp"] = reinforce_pp(rewards)
+    advantages["reinforce_pp_baseline"] = reinforce_pp(rewards - mean_g)
 
     # --- DAPO's overlong shaping (eq. 13): 0 up to L_max - L_cache, then linear down to -1 at L_max ---
     def overlong(length, max_tokens, cache):
@@ -327,6 +349,7 @@ def main():
                 **common,
                 "cases": algo_cases,
                 "rewards": rewards.tolist(),
+                "reinforce_pp_tokens": RP_TOKENS,
                 "estimators": advantages,
                 "overlong": shaping,
             },

@@ -5,7 +5,7 @@
  * from the hosted docs' formula in PyTorch); this test only reads it.
  */
 import { readFileSync } from 'node:fs';
-import type { LossFnType } from '@cookbook/tinker-wire';
+import { BUILTIN_LOSSES, type LossFnType } from '@cookbook/tinker-wire';
 import { describe, expect, it } from 'vitest';
 import { type EngineDatum, prepareDatum, resolveLossConfig, segmentLoss } from './losses.js';
 
@@ -39,16 +39,21 @@ function expectRel(actual: number, expected: number, what: string): void {
   }
 }
 
-/** The engine's loss rows of datum i: per-token loss and ∂L/∂lp at the fixture's policy logprobs. */
-function engineRows(c: Case, i: number): { loss: number[]; grad: number[] } {
+/**
+ * The engine's loss rows of datum i: per-token loss and ∂L/∂lp at the fixture's policy logprobs. `fold`: no `weights`
+ * input, the case's token weight multiplied into the advantage instead (what an RL loop sends the hosted service).
+ */
+function engineRows(c: Case, i: number, fold = false): { loss: number[]; grad: number[] } {
   const n = fixture.lengths[i]!;
+  const A = fixture.advantages[i]!;
+  const w = c.weights[i]!;
   const datum: EngineDatum = {
     tokens: new Array<number>(n).fill(1),
     lossFnInputs: {
       target_tokens: { data: new Array<number>(n).fill(2), dtype: 'int64' },
       logprobs: { data: fixture.sampler_logprobs[i]!, dtype: 'float32' },
-      advantages: { data: new Array<number>(n).fill(fixture.advantages[i]!), dtype: 'float32' },
-      weights: { data: c.weights[i]!, dtype: 'float32' },
+      advantages: { data: fold ? w.map((x) => x * A) : new Array<number>(n).fill(A), dtype: 'float32' },
+      ...(fold ? {} : { weights: { data: w, dtype: 'float32' as const } }),
     },
   };
   const seg = segmentLoss(
@@ -89,4 +94,25 @@ describe(`built-in policy losses equal TRL ${fixture.versions.trl} (torch ${fixt
       expectRel(total, c.loss, 'summed loss');
     });
   }
+
+  // The hosted policy losses take no `weights`: a loss linear in A per token takes the weight folded into A instead.
+  for (const c of fixture.cases.filter((x) => BUILTIN_LOSSES[x.loss_fn].weightFoldsIntoAdvantage)) {
+    it(`${c.name}: the token weight folded into the advantage gives TRL's weighted loss and gradient`, () => {
+      fixture.lengths.forEach((n, i) => {
+        const { loss, grad } = engineRows(c, i, true);
+        for (let t = 0; t < n; t++) {
+          expectRel(loss[t]!, c.token_loss[i]![t]!, `datum ${i} token ${t} loss (folded)`);
+          expectRel(grad[t]!, c.grad[i]![t]!, `datum ${i} token ${t} ∂L/∂lp (folded)`);
+        }
+      });
+    });
+  }
+
+  it('dro: a folded weight would not give the weighted loss (its quadratic term does not scale with A)', () => {
+    const c = fixture.cases.find((x) => x.loss_fn === 'dro')!;
+    expect(BUILTIN_LOSSES.dro.weightFoldsIntoAdvantage).toBe(false);
+    const { loss } = engineRows(c, 0, true);
+    const tol = 1e-6 * Math.abs(c.token_loss[0]![0]!);
+    expect(Math.abs(loss[0]! - c.token_loss[0]![0]!)).toBeGreaterThan(tol);
+  });
 });

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, TrainingError } from '@cookbook/core';
 import { describe, expect, it } from 'vitest';
-import { type AdvantageEstimator, estimateAdvantages, overlongPenalty } from './advantages.js';
+import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator, estimateAdvantages, overlongPenalty } from './advantages.js';
 import { ALGORITHM_PRESETS, ALGORITHMS, type AlgorithmKnobsInput, resolveAlgorithm } from './algorithms.js';
 import { aggregationWeights, type LossAggregation, sequenceRatioLoss } from './loss-variants.js';
 
@@ -28,6 +28,7 @@ interface Fixture {
   logprobs: number[][];
   cases: AlgoCase[];
   rewards: number[][];
+  reinforce_pp_tokens: number[][];
   estimators: Record<AdvantageEstimator, number[][]>;
   overlong: { length: number; max_tokens: number; cache: number; penalty: number }[];
 }
@@ -44,9 +45,10 @@ function expectRel(actual: number, expected: number, what: string): void {
 const masks = fx.lengths.map((n) => new Array<number>(n).fill(1));
 
 describe(`RL algorithms equal TRL ${fx.versions.trl} (torch ${fx.versions.torch})`, () => {
-  for (const estimator of ['mean', 'grpo', 'rloo', 'reinforce_pp'] as const) {
+  for (const estimator of ADVANTAGE_ESTIMATORS) {
     it(`advantage_estimator=${estimator} on groups with a constant one`, () => {
-      const got = estimateAdvantages(fx.rewards, estimator);
+      // REINFORCE++ whitens over tokens: each rollout weighs by its (ragged) token count.
+      const got = estimateAdvantages(fx.rewards, estimator, fx.reinforce_pp_tokens);
       fx.estimators[estimator].forEach((g, p) => {
         g.forEach((a, i) => {
           expectRel(got[p]![i]!, a, `group ${p} rollout ${i}`);
@@ -98,6 +100,9 @@ describe(`RL algorithms equal TRL ${fx.versions.trl} (torch ${fx.versions.torch}
     expect(() => estimateAdvantages([[1, 0], [1]], 'rloo')).toThrow(TrainingError);
     expect(() => estimateAdvantages([[1, 0], [1]], 'rloo')).toThrow(
       'advantage_estimator=rloo needs groups of two or more rollouts, but group 1 has 1',
+    );
+    expect(() => estimateAdvantages([[1], [1, 0]], 'reinforce_pp_baseline')).toThrow(
+      'advantage_estimator=reinforce_pp_baseline needs groups of two or more rollouts, but group 0 has 1',
     );
   });
 });
@@ -171,6 +176,17 @@ describe('algorithm presets', () => {
     );
     // Restating the defining value is fine.
     expect(() => resolveAlgorithm({ ...none, algorithm: 'gspo', lossFn: 'ppo' })).not.toThrow();
+  });
+
+  it('reinforce_pp is REINFORCE++ w/ Baseline (group sampling); its plain variant is allowed, another estimator not', () => {
+    expect(resolveAlgorithm({ ...none, algorithm: 'reinforce_pp' }).knobs.advantageEstimator).toBe(
+      'reinforce_pp_baseline',
+    );
+    const plain = resolveAlgorithm({ ...none, algorithm: 'reinforce_pp', advantageEstimator: 'reinforce_pp' });
+    expect(plain.knobs).toMatchObject({ advantageEstimator: 'reinforce_pp', lossFn: 'ppo', lossAggregation: 'token' });
+    expect(() => resolveAlgorithm({ ...none, algorithm: 'reinforce_pp', advantageEstimator: 'grpo' })).toThrow(
+      'algorithm=reinforce_pp cannot take advantage_estimator=grpo',
+    );
   });
 
   it('refuses a negative or inverted clip range and a sequence ratio without ppo', () => {

@@ -1,11 +1,12 @@
 /**
  * The policy-loss variants of the RL algorithms on top of the service's losses: how per-token terms are aggregated
- * (token weights, which every built-in loss takes, so the hosted service computes them too) and GSPO's
- * sequence-level importance ratio (no built-in loss has it: a client-side loss through `forwardBackwardCustom`, which
- * costs an extra forward pass).
+ * (a token weight folded into the advantage, exact for the losses linear in it, so the hosted service's built-in
+ * losses compute them without a `weights` input, which they do not take) and GSPO's sequence-level importance ratio
+ * (no built-in loss has it: a client-side loss through `forwardBackwardCustom`, which costs an extra forward pass).
  */
-import { type Datum, lossInput, TrainingError, tensorFromFloat32 } from '@cookbook/core';
+import { ConfigError, type Datum, lossInput, TrainingError, tensorFromFloat32 } from '@cookbook/core';
 import type { CustomLossResult } from '@cookbook/tinker-client';
+import { BUILTIN_LOSSES, type PolicyGradientLossFn } from '@cookbook/tinker-wire';
 
 /**
  * How the per-token loss terms of a batch are combined:
@@ -47,8 +48,34 @@ export function aggregationWeights(
   });
 }
 
-/** Sets each datum's `weights` for `aggregation` (nothing for `sum`). Mutates `data_D`. */
-export function applyLossAggregation(data_D: Datum[], aggregation: LossAggregation, maxTokens: number): void {
+/**
+ * Checks that `aggregation` can be sent with `lossFn`: every aggregation but `sum` is a token weight folded into the
+ * advantage, which is exact only for a loss linear in the advantage per token (the wire's `weightFoldsIntoAdvantage`).
+ * @throws ConfigError naming both keys and values otherwise (dro's ½·β·(lp − q)² does not scale with A, and the hosted
+ *   dro takes no `weights`).
+ */
+export function checkLossAggregation(aggregation: LossAggregation, lossFn: PolicyGradientLossFn): void {
+  if (aggregation === 'sum' || BUILTIN_LOSSES[lossFn].weightFoldsIntoAdvantage) return;
+  throw new ConfigError(
+    `loss_aggregation=${aggregation} cannot run with loss_fn=${lossFn}: the aggregation is a token weight folded into ` +
+      `the advantage, and ${lossFn}'s loss is not linear in the advantage (nor does the hosted ${lossFn} take a ` +
+      'weights input); use loss_aggregation=sum, or a loss linear in the advantage (importance_sampling, ppo, cispo)',
+  );
+}
+
+/**
+ * Folds `aggregation`'s token weights into each datum's `advantages` (`A ← w·A`; nothing for `sum`): the loss and
+ * gradient of the losses linear in A per token equal those of `(A, weights)`, and the datums keep the hosted service's
+ * inputs (no `weights`). Call it last, on the advantages the step trains on. Mutates `data_D`.
+ * @throws ConfigError for a loss the weight does not fold into ({@link checkLossAggregation}).
+ */
+export function applyLossAggregation(
+  data_D: Datum[],
+  aggregation: LossAggregation,
+  maxTokens: number,
+  lossFn: PolicyGradientLossFn,
+): void {
+  checkLossAggregation(aggregation, lossFn);
   const weights = aggregationWeights(
     data_D.map((d) => lossInput(d, 'mask')),
     aggregation,
@@ -56,7 +83,8 @@ export function applyLossAggregation(data_D: Datum[], aggregation: LossAggregati
   );
   if (weights === undefined) return;
   data_D.forEach((d, i) => {
-    d.lossFnInputs.weights = tensorFromFloat32(weights[i]!);
+    const w = weights[i]!;
+    d.lossFnInputs.advantages = tensorFromFloat32(lossInput(d, 'advantages').map((a, t) => a * w[t]!));
   });
 }
 

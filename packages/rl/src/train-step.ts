@@ -6,6 +6,7 @@
  */
 import { type Datum, splitList, TrainingError, tensorToNumbers } from '@cookbook/core';
 import type { AdamParams, ForwardBackwardOutput, LossFnType } from '@cookbook/tinker-client';
+import { BUILTIN_LOSSES, type LossInputKey } from '@cookbook/tinker-wire';
 import { LOOP_ADAM } from '@cookbook/training';
 import type { RLTrainingClient } from './clients.js';
 import { removeMask } from './data-processing.js';
@@ -63,7 +64,31 @@ export function submitForwardBackward(
     }));
     return client.forwardBackwardCustom(stripped, (_d, logprobs) => sequenceRatioLoss(inputs, logprobs, clip));
   }
-  return client.forwardBackward(data.map(removeMask), options.lossFn ?? 'importance_sampling', options.lossFnConfig);
+  const lossFn = options.lossFn ?? 'importance_sampling';
+  return client.forwardBackward(
+    data.map((d, i) => hostedDatum(removeMask(d), lossFn, i)),
+    lossFn,
+    options.lossFnConfig,
+  );
+}
+
+/**
+ * The datum as the hosted service's `lossFn` takes it: only the inputs it documents (`mask` is the loop's own and is
+ * removed first; the loss aggregation is folded into `advantages`, never sent as `weights`).
+ * @throws TrainingError naming the datum, the key and the loss when the datum carries another input (e.g. `weights`
+ *   set by an `adjustData` hook): the hosted service would refuse it.
+ */
+export function hostedDatum(datum: Datum, lossFn: LossFnType, index = 0): Datum {
+  const allowed: readonly LossInputKey[] = BUILTIN_LOSSES[lossFn].hostedInputs;
+  for (const key of Object.keys(datum.lossFnInputs)) {
+    if (!(allowed as readonly string[]).includes(key)) {
+      throw new TrainingError(
+        `datum ${index}: loss_fn_inputs.${key} is not an input the hosted ${lossFn} loss takes (it takes ` +
+          `${allowed.join(', ')}); fold a token weight into advantages instead`,
+      );
+    }
+  }
+  return datum;
 }
 
 /** Submit half: every chunk's forward_backward and optim_step, nothing awaited. */

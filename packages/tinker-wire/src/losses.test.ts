@@ -48,6 +48,21 @@ describe('the built-in loss declaration', () => {
     expect(BUILTIN_LOSSES.dro.config).toEqual({ beta: null });
   });
 
+  it("declares the hosted service's inputs: no weights on a policy loss (upstream's tutorials 202 and 301)", () => {
+    expect([...BUILTIN_LOSSES.cross_entropy.hostedInputs].sort()).toEqual(['target_tokens', 'weights']);
+    for (const name of ['importance_sampling', 'ppo', 'cispo', 'dro'] as const) {
+      expect([...BUILTIN_LOSSES[name].hostedInputs].sort()).toEqual(['advantages', 'logprobs', 'target_tokens']);
+    }
+    for (const loss of Object.values(BUILTIN_LOSSES)) {
+      for (const key of loss.hostedInputs) expect([...loss.required, ...loss.optional]).toContain(key);
+    }
+    // The losses linear in A per token; dro's quadratic term is not (checked against TRL in the engine's tests).
+    expect(LOSS_FN_NAMES.filter((n) => BUILTIN_LOSSES[n].weightFoldsIntoAdvantage)).toEqual(
+      expect.arrayContaining(['importance_sampling', 'ppo', 'cispo']),
+    );
+    expect(BUILTIN_LOSSES.dro.weightFoldsIntoAdvantage).toBe(false);
+  });
+
   it('derives the policy-gradient losses and which of them run without a config', () => {
     expect(sdkOnly(POLICY_GRADIENT_LOSS_FNS)).toEqual(['importance_sampling', 'ppo', 'cispo', 'dro']);
     expect(sdkOnly(POLICY_GRADIENT_LOSS_FNS.filter(lossNeedsNoConfig))).toEqual([

@@ -33,9 +33,31 @@ export interface LossDeclaration {
   readonly config: Readonly<Record<string, number | null>>;
   /** Whether `target_tokens` (and `weights`) may be `[N, K]`: K candidate targets per position (top-K distillation). */
   readonly topKTargets: boolean;
+  /**
+   * The `loss_fn_inputs` keys the hosted service documents for this loss. The embedded engine takes every key of
+   * `required` and `optional`; a client that must also run on the hosted service sends only these.
+   */
+  readonly hostedInputs: readonly LossInputKey[];
+  /**
+   * Whether a token weight `w ≥ 0` folds into the advantage exactly: the per-token loss is `w·f(A)` with `f` linear in
+   * `A` (for PPO, `min(r·wA, clip(r)·wA) = w·min(r·A, clip(r)·A)` since `w ≥ 0`), so `(A, w)` and `(w·A, no weights)`
+   * give the same loss and the same gradient. False where a term does not scale with `A` (DRO's quadratic) or there is
+   * no advantage (cross-entropy).
+   */
+  readonly weightFoldsIntoAdvantage: boolean;
 }
 
 const POLICY_INPUTS = ['target_tokens', 'logprobs', 'advantages'] as const;
+
+/**
+ * What the hosted service's policy losses take: `target_tokens`, `logprobs`, `advantages` and nothing else (upstream's
+ * loss tutorial `tutorials/202_loss_functions.py`, its table of required `loss_fn_inputs` for importance_sampling, ppo
+ * and cispo; its `tutorials/301_cookbook_abstractions.py`: "The built-in importance_sampling loss accepts only the
+ * first three", which is why upstream's RL loop strips `mask` before sending; the hosted docs' loss page as
+ * tinker-api.md §3.4 records it, the same three for dro). No `weights` (the `w` of the formulas below is the embedded
+ * engine's extension): an RL loop that aggregates per token folds the weight into the advantage instead.
+ */
+const HOSTED_POLICY_INPUTS = POLICY_INPUTS;
 
 /**
  * The built-in losses, in the SDK's order (formulas: tinker-api.md §4; `logprobs` are the sampler's). The config
@@ -44,9 +66,24 @@ const POLICY_INPUTS = ['target_tokens', 'logprobs', 'advantages'] as const;
  */
 export const BUILTIN_LOSSES = {
   /** `L = Σ −lp·w`; no config (the hosted docs' loss list and the SDK's types name none). */
-  cross_entropy: { required: ['target_tokens'], optional: ['weights'], config: {}, topKTargets: true },
+  cross_entropy: {
+    required: ['target_tokens'],
+    optional: ['weights'],
+    config: {},
+    topKTargets: true,
+    // The tutorial's table: `target_tokens`, `weights`.
+    hostedInputs: ['target_tokens', 'weights'],
+    weightFoldsIntoAdvantage: false,
+  },
   /** `L = −Σ w·r·A`, `r = exp(lp − q)`; no config (the hosted docs' loss list and the SDK's types name none). */
-  importance_sampling: { required: POLICY_INPUTS, optional: ['weights'], config: {}, topKTargets: false },
+  importance_sampling: {
+    required: POLICY_INPUTS,
+    optional: ['weights'],
+    config: {},
+    topKTargets: false,
+    hostedInputs: HOSTED_POLICY_INPUTS,
+    weightFoldsIntoAdvantage: true,
+  },
   /**
    * `L = −Σ w·min(r·A, clip(r)·A)`; the clip bounds are ratios, per token when given as inputs. Defaults 0.8 / 1.2:
    * upstream's loss tutorial (`tutorials/202_loss_functions.py`, "PPO defaults to `0.8` and `1.2`") and the hosted
@@ -57,6 +94,8 @@ export const BUILTIN_LOSSES = {
     optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
     config: { clip_low_threshold: 0.8, clip_high_threshold: 1.2 },
     topKTargets: false,
+    hostedInputs: HOSTED_POLICY_INPUTS,
+    weightFoldsIntoAdvantage: true,
   },
   /**
    * `L = −Σ w·sg(clip(r))·lp·A`. Defaults 0.0 / 4.0, a one-sided clip (the lower bound is off, the coefficient is
@@ -68,12 +107,22 @@ export const BUILTIN_LOSSES = {
     optional: ['weights', 'clip_low_threshold', 'clip_high_threshold'],
     config: { clip_low_threshold: 0, clip_high_threshold: 4 },
     topKTargets: false,
+    hostedInputs: HOSTED_POLICY_INPUTS,
+    weightFoldsIntoAdvantage: true,
   },
   /**
    * `L = −Σ w·(lp·A − ½·β·(lp − q)²)`; β has no default: the hosted docs' DRO page shows it only as a `loss_fn_config`
    * the caller passes (`{"beta": 0.05}` in its example), so a request without it is refused rather than guessed.
    */
-  dro: { required: POLICY_INPUTS, optional: ['weights'], config: { beta: null }, topKTargets: false },
+  dro: {
+    required: POLICY_INPUTS,
+    optional: ['weights'],
+    config: { beta: null },
+    topKTargets: false,
+    hostedInputs: HOSTED_POLICY_INPUTS,
+    // ½·β·(lp − q)² does not scale with A.
+    weightFoldsIntoAdvantage: false,
+  },
 } as const satisfies Record<string, LossDeclaration>;
 
 /** The name of a built-in loss (`loss_fn`). */

@@ -30,6 +30,10 @@ describe('rl_basic algorithm= errors', () => {
     const r = await refused(['algorithm=rloo', 'group_size=1']);
     expect(r.err).toContain('advantage_estimator=rloo (algorithm=rloo) needs group_size ≥ 2');
     expect(r.err).toContain('got group_size=1');
+    const rpp = await refused(['algorithm=reinforce_pp', 'group_size=1']);
+    expect(rpp.err).toContain(
+      'advantage_estimator=reinforce_pp_baseline (algorithm=reinforce_pp) needs group_size ≥ 2',
+    );
     const inv = await refused(['algorithm=ppo', 'loss_fn_config={"clip_low_threshold":1.3,"clip_high_threshold":1.2}']);
     expect(inv.err).toContain('clip_low_threshold=1.3 above clip_high_threshold=1.2: the range is inverted');
     const neg = await refused(['loss_fn=cispo', 'loss_fn_config={"clip_low_threshold":-1,"clip_high_threshold":4}']);

@@ -121,12 +121,19 @@ export async function runRlRecipe(
   },
 ): Promise<void> {
   const { extra = {}, deps = {} } = options;
-  // Checked before the service is contacted: the algorithm's knobs, and RLOO's need for a second rollout per group.
+  // Checked before the service is contacted: the algorithm's knobs, and the group baselines' need for a second rollout
+  // per group (RLOO's leave-one-out, REINFORCE++ w/ Baseline's group mean).
   const { knobs } = resolveAlgorithm({ ...config, ...extra } as RLRecipeConfig);
-  if (knobs.advantageEstimator === 'rloo' && config.groupSize < 2) {
+  const grouped = {
+    rloo: "the leave-one-out baseline is the group's other rollouts",
+    reinforce_pp_baseline: "the baseline is the group's mean; advantage_estimator=reinforce_pp has none",
+  } as const;
+  const est = knobs.advantageEstimator;
+  if ((est === 'rloo' || est === 'reinforce_pp_baseline') && config.groupSize < 2) {
+    const from =
+      config.algorithm !== null && config.advantageEstimator === null ? `algorithm=${config.algorithm}` : 'explicit';
     throw new ConfigError(
-      `advantage_estimator=rloo (${config.algorithm === 'rloo' ? 'algorithm=rloo' : 'explicit'}) needs group_size ≥ 2 (the ` +
-        `leave-one-out baseline is the group's other rollouts), got group_size=${config.groupSize}`,
+      `advantage_estimator=${est} (${from}) needs group_size ≥ 2 (${grouped[est]}), got group_size=${config.groupSize}`,
     );
   }
   const service = await connectService(config.baseUrl);

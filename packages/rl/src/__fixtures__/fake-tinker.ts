@@ -66,7 +66,16 @@ export class FakeService implements RLServiceClient {
   stateSeq = 0;
 
   constructor(
-    readonly options: { sampleDelayMs?: number; trainDelayMs?: number; initialTheta?: number } = {},
+    readonly options: {
+      sampleDelayMs?: number;
+      trainDelayMs?: number;
+      initialTheta?: number;
+      /**
+       * Refuse, as the hosted service does, a policy-loss datum with any input but `target_tokens`, `logprobs` and
+       * `advantages` (upstream's tutorials 202 and 301: "accepts only the first three").
+       */
+      hostedInputsOnly?: boolean;
+    } = {},
   ) {}
 
   /** A sampler over θ, its generator seeded by θ itself, so equal weights sample equally (exact-resume tests). */
@@ -117,6 +126,8 @@ export class FakeTrainer implements RLTrainingClient {
   readonly lossFns: LossFnType[] = [];
   /** The `weights` of every datum trained by forward_backward (undefined: none sent). */
   readonly weightsSeen: (number[] | undefined)[] = [];
+  /** The `advantages` of every datum trained by forward_backward. */
+  readonly advantagesSeen: number[][] = [];
 
   constructor(
     readonly service: FakeService,
@@ -145,17 +156,22 @@ export class FakeTrainer implements RLTrainingClient {
     this.calls.push('forward_backward');
     this.lossFns.push(lossFn);
     if (this.optimsInFlight > 0) this.forwardBackwardsSentAhead++;
-    return this.inOrder(() => this.runForwardBackward(data));
+    return this.inOrder(() => this.runForwardBackward(data, lossFn));
   }
 
-  private async runForwardBackward(data: Datum[]): Promise<ForwardBackwardOutput> {
+  private async runForwardBackward(data: Datum[], lossFn: LossFnType): Promise<ForwardBackwardOutput> {
     await this.delay();
     let loss = 0;
     const outputs = data.map((d) => {
       if (d.lossFnInputs.mask !== undefined) throw new Error('mask must be stripped before forward_backward');
+      const extra = Object.keys(d.lossFnInputs).filter((k) => !['target_tokens', 'logprobs', 'advantages'].includes(k));
+      if (this.service.options.hostedInputsOnly && extra.length > 0) {
+        throw new Error(`the hosted ${lossFn} takes target_tokens, logprobs and advantages only, got ${extra.join(', ')}`);
+      }
       const targets = tensorToNumbers(d.lossFnInputs.target_tokens!);
       const q = tensorToNumbers(d.lossFnInputs.logprobs!);
       const adv = tensorToNumbers(d.lossFnInputs.advantages!);
+      this.advantagesSeen.push(adv);
       const w = d.lossFnInputs.weights === undefined ? undefined : tensorToNumbers(d.lossFnInputs.weights);
       this.weightsSeen.push(w);
       const lps = targets.map((t, i) => {

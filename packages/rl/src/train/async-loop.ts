@@ -6,15 +6,20 @@
  * sends step i + 1's training as soon as its groups are in, before collecting step i's results (step i + 1 may use
  * groups sampled before step i's update anyway), so under clock cycles a step takes one cycle, not a cycle plus the
  * boundary its results came out at. Workers switch to a new sampler as soon as its save is out.
+ * With DAPO's dynamic sampling (`dynamic_sampling`), a fresh group whose rollouts all earned the same reward is not
+ * trained on: its problem goes back to the workers to be drawn again, up to `dynamic_sampling_max_rounds` draws per
+ * problem (the sync loop redraws a whole step's problems per round instead); a problem still without signal after its
+ * last draw fills its place in the batch with nothing, so a step may train on fewer groups.
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { iterationDir, recordTime } from '@cookbook/core';
+import { iterationDir, recordTime, TrainingError } from '@cookbook/core';
 import { initTrace, logTable, scopeHeader } from '@cookbook/logging';
 import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
 import { AsyncQueue } from '../internal/concurrency.js';
 import { computeTrajectoryMetrics } from '../metrics.js';
+import { actionTokens, hasSignal } from '../rollout-signal.js';
 import { doGroupRollout } from '../rollouts.js';
 import { submitTrainStep } from '../train-step.js';
 import type { AsyncConfig } from './config.js';
@@ -33,9 +38,15 @@ import {
   type UpdateInFlight,
 } from './loop-steps.js';
 
-interface AsyncResult {
-  group?: TrajectoryGroup;
+/** A problem handed to the workers, and how many times it has been drawn before (dynamic sampling redraws it). */
+interface AsyncJob {
   builder: EnvGroupBuilder;
+  /** 1 for a problem's first rollout, n for its n-th. */
+  draw: number;
+}
+
+interface AsyncResult extends AsyncJob {
+  group?: TrajectoryGroup;
   samplerStep: number;
   samplingSeconds: number;
   error?: unknown;
@@ -51,7 +62,7 @@ function logRewardsTable(group: TrajectoryGroup): void {
 /** Runs steps from `ctx.startStep` until `ctx.endStep`, an interruption or the end of the data; returns the step it stopped at. */
 export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClient, cfg: AsyncConfig): Promise<number> {
   let current = { sampler: sampler0, step: ctx.startStep, policy: ctx.policyFor(sampler0) };
-  const builderQueue = new AsyncQueue<EnvGroupBuilder | null>();
+  const builderQueue = new AsyncQueue<AsyncJob | null>();
   const results = new AsyncQueue<AsyncResult>();
   // Builders are fed batch by batch, a little ahead of the trainer, so workers never idle on the data loader.
   let nextBatchToFeed = ctx.startStep;
@@ -61,7 +72,7 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
     if (nextBatchToFeed < ctx.endStep) {
       for (const b of ctx.train.getBatch(nextBatchToFeed)) {
         outstanding++;
-        builderQueue.put(b);
+        builderQueue.put({ builder: b, draw: 1 });
       }
       nextBatchToFeed++;
     }
@@ -87,8 +98,8 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
   };
   const worker = async () => {
     for (;;) {
-      const builder = await builderQueue.get();
-      if (builder === null || stopping) return;
+      const job = await builderQueue.get();
+      if (job === null || stopping) return;
       // With a sampler already too old for the step this rollout would feed, wait for the next one rather than
       // sample a group that would be discarded (and hold up the fresh ones).
       while (targetStep() - current.step > cfg.maxStepsOffPolicy && !stopping) {
@@ -99,10 +110,10 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
       const { policy, step } = current;
       const t0 = performance.now();
       try {
-        const group = await doGroupRollout(builder, policy);
-        results.put({ group, builder, samplerStep: step, samplingSeconds: (performance.now() - t0) / 1000 });
+        const group = await doGroupRollout(job.builder, policy);
+        results.put({ ...job, group, samplerStep: step, samplingSeconds: (performance.now() - t0) / 1000 });
       } catch (error) {
-        results.put({ builder, samplerStep: step, samplingSeconds: 0, error });
+        results.put({ ...job, samplerStep: step, samplingSeconds: 0, error });
       }
     }
   };
@@ -126,8 +137,11 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
       Object.assign(metrics, await runEvals(ctx, i, current.sampler));
       const collected: AsyncResult[] = [];
       let discarded = 0;
+      // Dynamic sampling: the fresh groups consumed (kept or not), and the places of problems that ran out of draws.
+      const drawn: AsyncResult[] = [];
+      let exhausted = 0;
       const tWait = performance.now();
-      while (collected.length < cfg.groupsPerBatch) {
+      while (collected.length + exhausted < cfg.groupsPerBatch) {
         if (builderQueue.size === 0) feed();
         if (outstanding === 0 && nextBatchToFeed >= ctx.endStep) {
           // The dataset cannot fill another step (its batches hold fewer groups than groups_per_batch).
@@ -142,9 +156,23 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
         if (i - r.samplerStep > cfg.maxStepsOffPolicy) {
           discarded++;
           outstanding++;
-          builderQueue.put(r.builder);
+          builderQueue.put({ builder: r.builder, draw: r.draw });
           wakeWorkers();
           continue;
+        }
+        if (ctx.knobs.dynamicSampling) {
+          drawn.push(r);
+          if (!hasSignal(r.group!)) {
+            if (r.draw < ctx.config.dynamicSamplingMaxRounds) {
+              outstanding++;
+              builderQueue.put({ builder: r.builder, draw: r.draw + 1 });
+              wakeWorkers();
+            } else {
+              exhausted++;
+              collectedNow++;
+            }
+            continue;
+          }
         }
         collected.push(r);
         collectedNow++;
@@ -153,6 +181,24 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
       collecting = i + 1;
       collectedNow = 0;
       recordTime(metrics, 'wait_for_samples', tWait);
+      if (ctx.knobs.dynamicSampling) {
+        Object.assign(metrics, {
+          'dynamic_sampling/rounds': Math.max(...drawn.map((r) => r.draw)),
+          'dynamic_sampling/groups_drawn': drawn.length,
+          'dynamic_sampling/groups_kept': collected.length,
+          'dynamic_sampling/extra_ac_tokens': drawn
+            .filter((r) => r.draw > 1)
+            .reduce((a, r) => a + actionTokens(r.group!), 0),
+        });
+        if (collected.length === 0) {
+          throw new TrainingError(
+            `dynamic sampling at step ${i}: none of the ${drawn.length} groups drawn had signal (every group's ` +
+              `rollouts earned the same reward, each problem drawn up to dynamic_sampling_max_rounds=` +
+              `${ctx.config.dynamicSamplingMaxRounds} times), so the batch can never fill. The task is solved (or never ` +
+              'solved) by this policy: make it harder (or easier), raise group_size, or set dynamic_sampling=false',
+          );
+        }
+      }
       const groups = collected.map((r) => r.group!);
       const steps = collected.map((r) => r.samplerStep);
       const times = collected.map((r) => r.samplingSeconds);
@@ -174,7 +220,15 @@ export async function doAsyncTraining(ctx: LoopContext, sampler0: RLSamplingClie
         });
       }
       const builders = collected.map((r) => r.builder);
-      Object.assign(metrics, computeTrajectoryMetrics(groups, tagsOf(builders)));
+      // The reward metrics describe the policy: with dynamic sampling, every fresh group drawn, not only those kept.
+      const described = ctx.knobs.dynamicSampling ? drawn : collected;
+      Object.assign(
+        metrics,
+        computeTrajectoryMetrics(
+          described.map((r) => r.group!),
+          tagsOf(described.map((r) => r.builder)),
+        ),
+      );
       exportSummaries(ctx, i, groups, builders, steps);
       const data_D = await prepareData(ctx, groups, metrics, builders);
       const timing = { start: performance.now(), key: 'time/train' };

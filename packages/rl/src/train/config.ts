@@ -125,14 +125,17 @@ export const RLTrainConfigSchema = z.object({
     .default(null)
     .describe(
       "DAPO: roll the step's problems out again until the batch holds groups_per_batch groups with signal (or the " +
-        "rounds run out); sync loop only. null = the preset's, else false",
+        'rounds run out); the async loop redraws each problem without signal instead; not with ' +
+        "stream_minibatch_config. null = the preset's, else false",
     ),
   dynamicSamplingMaxRounds: z
     .number()
     .int()
     .positive()
     .default(4)
-    .describe('Dynamic sampling: most rollout rounds per step (the first included)'),
+    .describe(
+      'Dynamic sampling: most rollout rounds per step (the first included); in the async loop, most draws per problem',
+    ),
   overlongBufferTokens: z
     .number()
     .int()

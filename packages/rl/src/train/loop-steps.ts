@@ -201,7 +201,7 @@ export async function prepareData(
     signal = data_D.some((d) => lossInput(d, 'advantages').some((a) => a !== 0));
   }
   if (!signal) noteNoSignal(ctx, metrics);
-  applyLossAggregation(data_D, ctx.knobs.lossAggregation, ctx.config.maxTokens);
+  applyLossAggregation(data_D, ctx.knobs.lossAggregation, ctx.config.maxTokens, ctx.knobs.lossFn);
   return data_D;
 }
 
@@ -211,7 +211,19 @@ function groupAdvantages(
   groups: readonly TrajectoryGroup[],
   metrics: Record<string, number>,
 ): number[][] {
-  return estimateAdvantages(shapedRewards(ctx, groups, metrics), ctx.knobs.advantageEstimator);
+  return estimateAdvantages(shapedRewards(ctx, groups, metrics), ctx.knobs.advantageEstimator, trainedTokens(groups));
+}
+
+/**
+ * The tokens each trajectory trains on: its action tokens, less those of turns masked for a parse error (the datums'
+ * `mask`, {@link assembleTrainingData}).
+ */
+export function trainedTokens(groups: readonly TrajectoryGroup[]): number[][] {
+  return groups.map((g) =>
+    g.trajectories_G.map((traj) =>
+      traj.transitions.reduce((a, t) => a + ((t.metrics.parse_error_masked ?? 0) >= 1 ? 0 : t.ac.tokens.length), 0),
+    ),
+  );
 }
 
 /**

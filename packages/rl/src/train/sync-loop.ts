@@ -4,6 +4,7 @@ import { deriveSeed, recordTime, type TokenCompleter, TrainingError } from '@coo
 import type { EnvGroupBuilder, TrajectoryGroup } from '@cookbook/training';
 import type { RLSamplingClient } from '../clients.js';
 import { computeTrajectoryMetrics } from '../metrics.js';
+import { actionTokens, hasSignal } from '../rollout-signal.js';
 import {
   baseMetrics,
   exportSummaries,
@@ -40,12 +41,6 @@ export async function doSyncTraining(ctx: LoopContext, sampler0: RLSamplingClien
     logStep(ctx, i, metrics, stepStart);
   }
   return i;
-}
-
-/** Whether a group's rollouts earned different rewards (so its advantages are not all 0). */
-function hasSignal(group: TrajectoryGroup): boolean {
-  const r = group.getTotalRewards();
-  return r.some((x) => x !== r[0]);
 }
 
 /**
@@ -86,10 +81,7 @@ async function dynamicSample(
     });
     rounds++;
     drawn += more.length;
-    extraTokens += more.reduce(
-      (a, g) => a + g.trajectories_G.reduce((b, t) => b + t.transitions.reduce((c, x) => c + x.ac.tokens.length, 0), 0),
-      0,
-    );
+    extraTokens += more.reduce((a, g) => a + actionTokens(g), 0);
     keep(more);
   }
   metrics['dynamic_sampling/rounds'] = rounds;

@@ -74,9 +74,11 @@ export async function train(
   const plan = resolveRunPlan(RLTrainConfigSchema, configInput, rlPlanOptions(deps.hparams));
   const config = plan.config;
   const { knobs } = resolveAlgorithm(config);
-  if (knobs.dynamicSampling && (config.asyncConfig !== null || config.streamMinibatchConfig !== null)) {
+  if (knobs.dynamicSampling && config.streamMinibatchConfig !== null) {
     throw new ConfigError(
-      `dynamic_sampling=true runs in the synchronous loop only; drop ${config.asyncConfig !== null ? 'async_config' : 'stream_minibatch_config'} or set dynamic_sampling=false`,
+      'dynamic_sampling=true runs in the synchronous and the async loop, not with stream_minibatch_config (a streamed ' +
+        'minibatch trains on groups as they finish, before the batch could be refilled); drop stream_minibatch_config ' +
+        'or set dynamic_sampling=false',
     );
   }
   let datasets: { train: RLDataset; test?: RLDataset | undefined } | undefined;
