@@ -19,7 +19,11 @@
  * 20 steps). A sign flip or advantages lost on the way to the loss fail it: learn then runs as the negated control
  * (the `negate` figures above: its last third ends 0.05–0.55 below zero's in every seed) or as zero itself. That is
  * why the test runs no negated arm of its own: it would cost a third of the test and catch nothing the zero margin
- * does not. The seed fixes the secrets, the warm start and the sampling, so the test repeats exactly on one machine.
+ * does not. The test also sets `remove_constant_reward_groups=true`: a group whose eight games all won or all lost has
+ * advantage 0 on every token, so it adds exactly nothing to the gradient, and training on it only costs time (half
+ * the groups or more once the policy improves). Measured: seed 0's learn curve is the same to the last digit with it
+ * and without, at less CPU time. The seed fixes the secrets, the warm start and the sampling, so the
+ * test repeats exactly on one machine.
  */
 import { describe, expect, it } from 'vitest';
 import { curvesDetail, learningService } from './__tests__/learning-fixture.js';
@@ -31,7 +35,15 @@ describe('multiplayer env=guess_number learns (on the embedded service)', () => 
   it('its win rate ends above the zero-advantage control from the same warm start, and rises more', async () => {
     const arms = await multiplayerArms(
       service,
-      { env: 'guess_number', seed: 0, warmStartSteps: 60, maxSteps: 9, groupsPerBatch: 8, learningRate: 3e-3 },
+      {
+        env: 'guess_number',
+        seed: 0,
+        warmStartSteps: 60,
+        maxSteps: 9,
+        groupsPerBatch: 8,
+        learningRate: 3e-3,
+        removeConstantRewardGroups: true,
+      },
       'env/all/reward/total',
       ['zero'],
     );
