@@ -6,7 +6,13 @@
  * Offline by default: generated stdin/stdout tasks on `local/qwen3-tiny`, warm-started on their reference programs.
  * Online: DeepCoder-Preview from the Hub with upstream's LiveCodeBench prompt.
  */
-import { buildCodeDatasets, codeDemonstrations } from '@cookbook/rl';
+import { resolveModelRef } from '@cookbook/core';
+import {
+  buildCodeDatasets,
+  CODE_AGENT_MAX_TRAJECTORY_TOKENS,
+  CODE_AGENT_MAX_TURNS,
+  codeDemonstrations,
+} from '@cookbook/rl';
 import { type CodeTests, createSandboxPool, gradeWithPool, SANDBOX_BACKENDS } from '@cookbook/sandbox';
 import { z } from 'zod';
 import { defineRecipe } from '../recipe.js';
@@ -37,6 +43,30 @@ export const codeRlSchema = rlRecipeSchema.extend({
     ),
   sandboxConcurrency: z.number().int().min(1).max(64).default(4).describe('Programs graded at once'),
   testTimeoutSeconds: z.number().int().min(1).max(60).default(6).describe('Per-test time limit (upstream: 6)'),
+  checkSolutionTool: z
+    .boolean()
+    .nullable()
+    .default(null)
+    .describe(
+      "Upstream's agent variant: the model may call check_solution(code) to run a program on the tests and read the " +
+        'result, at most max_turns replies, then the last reply is graded; the trajectory is capped at ' +
+        'max_trajectory_tokens (−0.1 on overflow). null = on with online=true (upstream), off offline (single turn)',
+    ),
+  maxTurns: z
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(CODE_AGENT_MAX_TURNS)
+    .describe('check_solution_tool: most assistant replies per episode (upstream: 2)'),
+  maxTrajectoryTokens: z
+    .number()
+    .int()
+    .positive()
+    .default(CODE_AGENT_MAX_TRAJECTORY_TOKENS)
+    .describe(
+      'check_solution_tool: token cap of an episode; it ends at −0.1 when the next prompt plus max_tokens would pass it',
+    ),
   ...warmStartFields(CODE_RL_WARM_START),
 });
 
@@ -50,6 +80,8 @@ export const codeRl = defineRecipe({
   ),
   async run(config, io) {
     const renderer = rlRenderer(config);
+    const agent = config.checkSolutionTool ?? config.online;
+    const resolved = { ...config, checkSolutionTool: agent };
     const pool = createSandboxPool(config.sandboxBackend, config.sandboxConcurrency);
     // Identical programs for one task (frequent in a group) are graded once.
     const cache = new Map<string, Promise<boolean>>();
@@ -67,7 +99,7 @@ export const codeRl = defineRecipe({
     try {
       await runRlRecipe(
         codeRlSchema,
-        config,
+        resolved,
         () =>
           buildCodeDatasets({
             renderer,
@@ -77,6 +109,18 @@ export const codeRl = defineRecipe({
             numBatches: numBatches(config),
             seed: config.seed,
             online: config.online,
+            ...(agent
+              ? {
+                  agent: {
+                    maxGenerationTokens: config.maxTokens,
+                    maxTurns: config.maxTurns,
+                    maxTrajectoryTokens: config.maxTrajectoryTokens,
+                    // The stand-in cannot read a tool's JSON schema: its prompt stays the question alone.
+                    declareTools: resolveModelRef(config.modelName).kind !== 'built-in',
+                    perTestSeconds: config.testTimeoutSeconds,
+                  },
+                }
+              : {}),
           }),
         io,
         {
