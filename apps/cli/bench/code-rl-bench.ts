@@ -37,7 +37,7 @@ function runArm(seed: number, arm: (typeof ARMS)[number]) {
   mkdirSync(dir, { recursive: true });
   const logPath = join(dir, 'run');
   const args = ['code_rl', `seed=${seed}`, `log_path=${logPath}`, ...arm.args, ...extra];
-  const env = { ...process.env, COOKBOOK_LOCAL_TINKER_ROOT: join(root, `seed${seed}-service`) };
+  const env: NodeJS.ProcessEnv = { ...process.env, COOKBOOK_LOCAL_TINKER_ROOT: join(root, `seed${seed}-service`) };
   delete env.TINKER_BASE_URL;
   delete env.TINKER_API_KEY;
   // `times` after the run prints the shell's own and its children's CPU time: the run's, sandboxes included.
