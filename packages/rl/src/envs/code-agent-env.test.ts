@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import type { Message } from '@cookbook/core';
 import { getRenderer } from '@cookbook/renderers';
 import {
@@ -212,7 +213,7 @@ describe.runIf(run)('check_solution grades in the sandbox [bubblewrap]', () => {
   const pool = new SandboxPool({ create: () => new BubblewrapSandbox(), size: 2 });
   const grade: CodeGrader = (code, tests) => gradeWithPool(pool, code, tests, { timeoutSeconds: 2 });
 
-  it('runs the program on the tests in bubblewrap: accepted, wrong answer, a network attempt fails', async () => {
+  it('runs the program on the tests in bubblewrap: accepted, wrong answer, no connection to a local listener', async () => {
     const tools = toolMap([checkSolutionTool(task, grade, 2)]);
     const call = async (code: string) =>
       JSON.parse(
@@ -227,10 +228,22 @@ describe.runIf(run)('check_solution grades in the sandbox [bubblewrap]', () => {
       ) as { passed: boolean; details: { verdict: string; exit_code: number } };
     expect(await call(RIGHT)).toMatchObject({ passed: true, details: { verdict: 'Accepted', exit_code: 0 } });
     expect(await call(WRONG)).toMatchObject({ passed: false, details: { verdict: 'Wrong Answer' } });
-    const net = await call(
-      'import socket\nsocket.create_connection(("127.0.0.1", 9), timeout=1)\nprint(int(input()) + 2)',
-    );
-    expect(net.passed).toBe(false);
+    // A right program that first connects to a listener on this machine: unconfined it would pass.
+    const connections: number[] = [];
+    const server = createServer((socket) => {
+      connections.push(1);
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const net = await call(
+        `import socket\nsocket.create_connection(("127.0.0.1", ${port}), timeout=1)\nprint(int(input()) + 2)`,
+      );
+      expect([net.passed, connections.length]).toEqual([false, 0]);
+    } finally {
+      server.close();
+    }
   });
 
   it('offline datasets build agent envs when asked', async () => {
