@@ -25,9 +25,10 @@ export const CODE_RL_MAX_TOKENS = 16;
 export const CODE_RL_LEARNING_RATE = 5e-4;
 /**
  * Offline warm start: 50 SFT steps, which leave the operator (+ − ×) of a task partly unlearned, so the warm-started
- * policy solves 0.30–0.57 (the zero control's reward) and RL has room. Measured on this 2-core machine (OpenBLAS): at 80 steps (the earlier default, learning rate
- * 2e-4) one seed started at 0.92 and RL ended only 0.006–0.05 above the zero control; at 30 steps the program itself was
- * not learned (format 0.22, reward −0.08) and RL climbed slowly (−0.08 → 0.05 in 7 steps).
+ * policy solves 0.30–0.57 (the zero control's reward) and RL has room. Measured on a 2-core machine (OpenBLAS): after
+ * 80 steps (the earlier default, with learning rate 2e-4) one seed started at 0.92 and RL ended only 0.006–0.05 above
+ * the zero control; after 30 steps the program itself was not learned (format 0.22, reward −0.08) and RL climbed
+ * slowly (−0.08 → 0.05 in 7 steps).
  */
 export const CODE_RL_WARM_START = { steps: 50, examples: 64, batchSize: 4, learningRate: 1e-2 };
 
