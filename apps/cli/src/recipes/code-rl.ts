@@ -23,6 +23,8 @@ import { DEMONSTRATION_SEED_OFFSET, offlineRlNotes, warmStartFields } from './rl
 /** Offline defaults: answers are a short program in a fenced block. */
 export const CODE_RL_MAX_TOKENS = 16;
 export const CODE_RL_LEARNING_RATE = 5e-4;
+/** Offline RL steps: 27 keeps every offline run under 3 CPU-minutes (at 30, seed 2's took 188–190 s). */
+export const CODE_RL_MAX_STEPS = 27;
 /**
  * Offline warm start: 50 SFT steps, which leave the operator (+ − ×) of a task partly unlearned, so the warm-started
  * policy solves 0.30–0.57 (the zero control's reward) and RL has room. Measured on a 2-core machine (OpenBLAS): after
@@ -35,6 +37,7 @@ export const CODE_RL_WARM_START = { steps: 50, examples: 64, batchSize: 4, learn
 export const codeRlSchema = rlRecipeSchema.extend({
   logPath: rlRecipeSchema.shape.logPath.default('.cookbook-runs/code_rl'),
   maxTokens: rlRecipeSchema.shape.maxTokens.default(CODE_RL_MAX_TOKENS),
+  maxSteps: rlRecipeSchema.shape.maxSteps.default(CODE_RL_MAX_STEPS),
   // Measured (seed 0, offline, 80-step warm start): at the RL default (1e-3) the first step broke the warm-started
   // program's fixed tokens (correct 0.44 → 0.00 and it stayed there). After the 50-step warm start, 5e-4 climbs in
   // every seed (figures in the CLI README).
