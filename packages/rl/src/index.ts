@@ -9,6 +9,7 @@ export {
 } from './data-processing.js';
 export { collectDemonstrations } from './demonstrations.js';
 export { AgentToolEnv, type AgentToolEnvOptions, AgentToolGroupBuilder } from './envs/agent-tool-env.js';
+export { CODE_AGENT_MAX_TRAJECTORY_TOKENS, CODE_AGENT_MAX_TURNS } from './envs/code-agent-env.js';
 export { buildCodeDatasets, type CodeDatasetsOptions, codeDemonstrations } from './envs/code-env.js';
 export { GuessNumberMessageEnv, type GuessNumberOptions } from './envs/guess-number-env.js';
 export { LookupToolDataset, type LookupToolOptions } from './envs/lookup-tool-env.js';

@@ -93,6 +93,12 @@ export interface AgentToolEnvOptions {
     /** Leave malformed turns out of the loss (`parse_error_masked`). Default false. */
     mask?: boolean;
   };
+  /**
+   * A reply whose every tool call the renderer could not parse: `tool_error` (default) shows the model an error message
+   * and goes on; `parse_error` treats the reply as malformed (the `parseError` policy and penalty apply, the grader is
+   * not called), as upstream's agent env does (`failed_parse_reward`).
+   */
+  unparsedToolCalls?: 'tool_error' | 'parse_error';
   /** Run a reply's calls concurrently (default) or in order (tools that share state). */
   parallelToolCalls?: boolean;
   /** Output cap per call when the tool sets none. Default 8192 characters. */
@@ -156,7 +162,11 @@ export class AgentToolEnv implements Env {
   async step(action: Action, extra?: { stopReason?: SampleStopReason }): Promise<StepResult> {
     const parsed = safeParseResponse(this.renderer, action);
     const reply: Message = { ...parsed.message, role: 'assistant' };
-    const malformed = !isCleanTermination(parsed.termination) || extra?.stopReason === 'length';
+    const onlyUnparsedCalls =
+      this.options.unparsedToolCalls === 'parse_error' &&
+      (reply.tool_calls ?? []).length === 0 &&
+      (reply.unparsed_tool_calls ?? []).length > 0;
+    const malformed = !isCleanTermination(parsed.termination) || extra?.stopReason === 'length' || onlyUnparsedCalls;
     const pe = this.options.parseError ?? {};
     const turnMetrics: Metrics = { parse_error: malformed ? 1 : 0 };
     if (malformed && pe.mask === true) turnMetrics.parse_error_masked = 1;

@@ -8,8 +8,8 @@
  * offline, a generated set of small stdin/stdout programs (read a number, print a value derived from it) that the
  * tiny stand-in can climb after a warm start on their reference programs.
  *
- * Difference from upstream: the episode is single-turn. Upstream's agent variant (a `check_solution(code)` tool, at
- * most 2 turns, a trajectory token cap, −0.1 for overflow) is not built here.
+ * The episode is single-turn by default; `agent` in {@link buildCodeDatasets} gives upstream's agent variant instead
+ * (`code-agent-env.ts`: a `check_solution(code)` tool, at most 2 turns, a trajectory token cap, −0.1 for overflow).
  */
 import { DataError, type Message, Mulberry32Rng } from '@cookbook/core';
 import { type FetchHubRowsOptions, fetchHubRows } from '@cookbook/eval';
@@ -18,6 +18,7 @@ import { type CodeTests, extractCode, type Grade, parseCodeTests } from '@cookbo
 import type { RLDataset } from '@cookbook/training';
 import { ProblemDataset } from '../problem-dataset.js';
 import { ProblemEnv, type ProblemEnvOptions } from '../problem-env.js';
+import { CodeAgentEnv } from './code-agent-env.js';
 
 /** A programming problem. */
 export interface CodeTask {
@@ -226,6 +227,16 @@ export interface CodeDatasetsOptions {
   /** Rows read per DeepCoder subset. Default 1000. */
   rowsPerSubset?: number;
   fetch?: FetchHubRowsOptions['fetch'];
+  /** Upstream's agent variant (a `check_solution` tool, turn limit, token cap) instead of single-turn episodes. */
+  agent?: {
+    /** The sampler's `max_tokens` (the cap's generation reserve). */
+    maxGenerationTokens: number;
+    maxTurns?: number;
+    maxTrajectoryTokens?: number;
+    /** Declare the tool in the prompt. Default true. */
+    declareTools?: boolean;
+    perTestSeconds?: number;
+  };
 }
 
 /** The train (and test) datasets of code RL. */
@@ -242,8 +253,17 @@ export async function buildCodeDatasets(options: CodeDatasetsOptions): Promise<{
     test = generateCodeTasks(nTest, options.seed + 1_000_003);
   }
   const prompt = options.online === true ? undefined : (t: CodeTask) => t.question;
+  const agent = options.agent;
   const makeEnv = (t: CodeTask) =>
-    new CodeProblemEnv(t, options.renderer, options.grade, prompt === undefined ? {} : { prompt });
+    agent === undefined
+      ? new CodeProblemEnv(t, options.renderer, options.grade, prompt === undefined ? {} : { prompt })
+      : new CodeAgentEnv({
+          task: t,
+          renderer: options.renderer,
+          grade: options.grade,
+          prompt: prompt === undefined ? liveCodeBenchPrompt(t.question, t.starterCode) : prompt(t),
+          ...agent,
+        });
   const dataset = (problems: CodeTask[], numBatches: number, groupSize: number, batchSize: number) =>
     new ProblemDataset({ problems, batchSize, groupSize, makeEnv, datasetName: 'code', numBatches });
   return {
