@@ -21,9 +21,11 @@ import {
   type EngineOp,
   type EngineOpKind,
   type EngineOpResult,
+  type EngineProgress,
   type EngineReady,
   type EngineResponse,
   type EngineWorkerData,
+  type SequenceProgress,
   STAT_DECODE_STEPS,
   STAT_SLOTS,
 } from './engine-protocol.js';
@@ -75,6 +77,8 @@ interface Queued {
   cycle: number | undefined;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
+  /** Gets a streamed sample's tokens as they are picked. */
+  onProgress: ((progress: SequenceProgress[]) => void) | undefined;
 }
 
 interface Slot {
@@ -174,7 +178,9 @@ export class EngineHost {
 
   /**
    * Queue `op` on `worker`; resolves with its result. With a clock, an operation given the `cycle` it was admitted
-   * to starts only once that cycle runs. `tag` names the request it serves, for {@link cancelTag}.
+   * to starts only once that cycle runs. `tag` names the request it serves, for {@link cancelTag}. `onProgress` gets
+   * the tokens of a sample sent with `progress: true` as they are picked (each sequence's new ones), before it
+   * resolves.
    */
   run<K extends EngineOpKind>(
     worker: number,
@@ -182,6 +188,7 @@ export class EngineHost {
     owner?: string,
     cycle?: number,
     tag?: string,
+    onProgress?: (progress: SequenceProgress[]) => void,
   ): Promise<EngineOpResult[K]> {
     if (this.closed) return Promise.reject(new EngineWorkerLost('the engine is shut down'));
     const slot = this.slots[worker]!;
@@ -197,6 +204,7 @@ export class EngineHost {
         cycle: gated ? cycle : undefined,
         resolve: resolve as (v: unknown) => void,
         reject,
+        onProgress,
       };
       if (gated) {
         clock.queued(cycle);
@@ -290,7 +298,7 @@ export class EngineHost {
     w.unref();
     slot.worker = w;
     slot.ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (m: EngineReady | EngineResponse) => {
+      const onMessage = (m: EngineReady | EngineResponse | EngineProgress) => {
         if ('ready' in m) {
           w.off('error', onError);
           resolve();
@@ -387,9 +395,13 @@ export class EngineHost {
     this.checkIdle();
   }
 
-  private finish(slot: Slot, m: EngineResponse): void {
+  private finish(slot: Slot, m: EngineResponse | EngineProgress): void {
     const q = slot.inflight.get(m.id);
     if (!q) return;
+    if ('progress' in m) {
+      q.onProgress?.(m.progress);
+      return;
+    }
     slot.inflight.delete(m.id);
     if (m.ok && m.bytes !== undefined && slot.residents.has(residentOf(q.op))) {
       this.residentBytes.set(residentOf(q.op), m.bytes);

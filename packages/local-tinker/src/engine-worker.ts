@@ -27,6 +27,7 @@ import {
   CANCEL_SLOTS,
   type EngineFailure,
   type EngineOp,
+  type EngineProgress,
   type EngineReady,
   type EngineRequest,
   type EngineResponse,
@@ -263,7 +264,8 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
     return;
   }
   const c = s.sampler.base.config;
-  const members = new Map<number, { id: number; seqs: number; len: number }>();
+  /** By sampler key: the request's id, sequences, longest length and, when it streams, the tokens reported. */
+  const members = new Map<number, { id: number; seqs: number; len: number; reported?: number[] }>();
   const admission = new Map<number, WaitingSample>();
   const bytes = (seqs: number, len: number) =>
     4 * (2 * c.numLayers * c.numKvHeads * c.headDim * seqs * len + seqs * c.vocabSize);
@@ -335,7 +337,12 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
               },
             },
           });
-          members.set(key, { id, seqs: view.seqs, len: view.len });
+          members.set(key, {
+            id,
+            seqs: view.seqs,
+            len: view.len,
+            ...(next.op.progress === true ? { reported: new Array<number>(view.seqs).fill(0) } : {}),
+          });
         } catch (err) {
           port!.postMessage({ id, ok: false, error: failureOf(err) } satisfies EngineResponse);
         }
@@ -370,6 +377,7 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
         record();
         memoryFreed();
       }
+      for (const [key, m] of members) if (m.reported) report(m.id, s.sampler.progress(key), m.reported);
       await new Promise((r) => setImmediate(r));
       if (++steps % DECODE_SLICE === 0 && turns.length > 0) {
         // The slice is over: the others waiting take their turns first.
@@ -393,6 +401,19 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
     memoryFreed();
     endTurn();
   }
+}
+
+/** Posts the tokens of `seqs` past `reported` (per sequence), if any, and moves `reported` on. */
+function report(id: number, seqs: ReturnType<Sampler['progress']>, reported: number[]): void {
+  if (seqs === undefined) return;
+  let any = false;
+  const progress = seqs.map((q, i) => {
+    const from = reported[i]!;
+    reported[i] = q.tokens.length;
+    if (q.tokens.length > from) any = true;
+    return { tokens: q.tokens.slice(from), logprobs: q.logprobs.slice(from) };
+  });
+  if (any) port!.postMessage({ id, progress } satisfies EngineProgress);
 }
 
 /** Runs one operation other than a sample in its turn and answers it. */

@@ -14,6 +14,7 @@ describe('client/config flags and JWT mode', () => {
     const s = await directService({ protocol: { clientFlags: { parallel_fwdbwd_chunks: false } } });
     try {
       expect(json(await s.handle(request('POST', 'client/config', { sdk_version: '0.25.0' })))).toEqual({
+        sample_partial_results: true,
         parallel_fwdbwd_chunks: false,
       });
       expect((await s.handle(request('POST', 'auth/token', {}))).status).toBe(404);
