@@ -5,7 +5,12 @@ import { JwtIssuer, resolveClientFlags } from './protocol-config.js';
 describe('client/config flags and JWT mode', () => {
   it('answers the configured flags; refuses an unknown or mistyped flag by name', async () => {
     expect(resolveClientFlags({ clientFlags: { proto_compress_fwdbwd: true } })).toEqual({
+      sample_partial_results: true,
       proto_compress_fwdbwd: true,
+    });
+    // A service that should not stream (a proxy in front of another) can say so.
+    expect(resolveClientFlags({ clientFlags: { sample_partial_results: false } })).toEqual({
+      sample_partial_results: false,
     });
     expect(() => resolveClientFlags({ clientFlags: { proto_compres_fwdbwd: true } as never })).toThrow(
       /unknown client\/config flag "proto_compres_fwdbwd"/,
