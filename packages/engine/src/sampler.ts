@@ -91,6 +91,14 @@ export class Sampler {
     }
   }
 
+  /**
+   * The sequences of request `key` as they stand (tokens and logprobs picked so far; live arrays the next
+   * {@link decodeStep} extends): what a caller streams before the request is done. Undefined once it left the batch.
+   */
+  progress(key: number): readonly SampledSequence[] | undefined {
+    return (this.members.find((m) => m.key === key) ?? this.joining.find((m) => m.key === key))?.seqs;
+  }
+
   /** Requests joined or decoding. */
   get batchSize(): number {
     return this.members.length + this.joining.length;

@@ -3,10 +3,11 @@
  * while a long training or sampling operation runs). Each worker owns the models and samplers placed on it;
  * operations are messages (`engine-protocol.ts`).
  *
- * The host keeps one FIFO queue per worker and sends a worker its next operation only when the previous one is done,
- * so queued work stays here, where it can be inspected, cancelled or held for its clock cycle (`next()` is the one
- * place that picks what runs). Invariants: at most one operation is in flight per worker, except that samples for
- * the sampler the running sample decodes on are sent at once to join its batch (`sendJoins`: continuous batching);
+ * The host keeps one FIFO queue per worker and sends what may run now (`pump` is the one place that picks it), so
+ * queued work stays here, where it can be inspected, cancelled or held for its clock cycle. Invariants: the
+ * operations of one model or sampler reach the worker in queue order, and an operation other than a sample is sent
+ * only when nothing else of its model or sampler is in flight; samples are sent at once, on any sampler (the worker
+ * decodes them in turns: `engine-worker.ts`), and at most one other operation is in flight per worker, beside them;
  * a cancelled queued operation never starts, a cancelled running sample stops at its next decode step; a worker
  * that dies (out of memory, a crash) fails only its own operations, reports the models and samplers it held
  * through `onLost`, and is replaced on the next operation.
@@ -20,9 +21,11 @@ import {
   type EngineOp,
   type EngineOpKind,
   type EngineOpResult,
+  type EngineProgress,
   type EngineReady,
   type EngineResponse,
   type EngineWorkerData,
+  type SequenceProgress,
   STAT_DECODE_STEPS,
   STAT_SLOTS,
 } from './engine-protocol.js';
@@ -74,6 +77,8 @@ interface Queued {
   cycle: number | undefined;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
+  /** Gets a streamed sample's tokens as they are picked. */
+  onProgress: ((progress: SequenceProgress[]) => void) | undefined;
 }
 
 interface Slot {
@@ -83,20 +88,24 @@ interface Slot {
   cancel: Int32Array;
   cancelNext: number;
   queue: Queued[];
-  running: Queued | undefined;
-  /** True once `running` was posted to the worker. */
-  sent: boolean;
-  /** Samples sent to join the batch the running sample decodes in, by id. */
-  joined: Map<number, Queued>;
+  /** True once the worker listens (operations are posted only then). */
+  live: boolean;
+  /** Operations posted to the worker and not answered yet, by id. */
+  inflight: Map<number, Queued>;
   /** Models and samplers placed on this worker. */
   residents: Set<string>;
 }
 
 let nextOpId = 0;
 
-/** The model or sampler an operation acts on. */
+/** The model or sampler an operation acts on (the one whose memory it reports). */
 function residentOf(op: EngineOp): string {
   return 'modelId' in op ? op.modelId : op.samplerId;
+}
+
+/** Every model and sampler an operation touches (a snapshot touches its model and makes its sampler). */
+function residentsOf(op: EngineOp): string[] {
+  return op.kind === 'snapshotSampler' ? [op.modelId, op.samplerId] : [residentOf(op)];
 }
 
 /** How a worker thread is started: the built `.js`, or the `.ts` source through tsx (tests, `pnpm cookbook`). */
@@ -109,7 +118,7 @@ export class EngineHost {
   private readonly heapMb: number;
   private readonly onLost: (residents: string[], reason: string) => void;
   private idleWaiters: (() => void)[] = [];
-  /** Samples sent to join a batch already decoding (continuous batching), since the start. */
+  /** Samples sent while another sample of their sampler was in flight (to join its batch), since the start. */
   samplesJoined = 0;
   /** Memory each training model holds in its worker, bytes, as last reported. */
   private readonly residentBytes = new Map<string, number>();
@@ -130,9 +139,8 @@ export class EngineHost {
       cancel: new Int32Array(new SharedArrayBuffer(4 * CANCEL_SLOTS)),
       cancelNext: 0,
       queue: [],
-      running: undefined,
-      sent: false,
-      joined: new Map(),
+      live: false,
+      inflight: new Map(),
       residents: new Set(),
     }));
   }
@@ -170,7 +178,9 @@ export class EngineHost {
 
   /**
    * Queue `op` on `worker`; resolves with its result. With a clock, an operation given the `cycle` it was admitted
-   * to starts only once that cycle runs. `tag` names the request it serves, for {@link cancelTag}.
+   * to starts only once that cycle runs. `tag` names the request it serves, for {@link cancelTag}. `onProgress` gets
+   * the tokens of a sample sent with `progress: true` as they are picked (each sequence's new ones), before it
+   * resolves.
    */
   run<K extends EngineOpKind>(
     worker: number,
@@ -178,6 +188,7 @@ export class EngineHost {
     owner?: string,
     cycle?: number,
     tag?: string,
+    onProgress?: (progress: SequenceProgress[]) => void,
   ): Promise<EngineOpResult[K]> {
     if (this.closed) return Promise.reject(new EngineWorkerLost('the engine is shut down'));
     const slot = this.slots[worker]!;
@@ -193,6 +204,7 @@ export class EngineHost {
         cycle: gated ? cycle : undefined,
         resolve: resolve as (v: unknown) => void,
         reject,
+        onProgress,
       };
       if (gated) {
         clock.queued(cycle);
@@ -234,8 +246,8 @@ export class EngineHost {
         } else keep.push(q);
       }
       slot.queue = keep;
-      for (const r of [slot.running, ...slot.joined.values()]) {
-        if (r && r.cancelled === undefined && match(r) && r.op.kind === 'sample') {
+      for (const r of slot.inflight.values()) {
+        if (r.cancelled === undefined && match(r) && r.op.kind === 'sample') {
           r.cancelled = reason;
           Atomics.store(slot.cancel, slot.cancelNext, r.id);
           slot.cancelNext = (slot.cancelNext + 1) % CANCEL_SLOTS;
@@ -248,7 +260,7 @@ export class EngineHost {
 
   /** Operations queued or running, over all workers. */
   get pending(): number {
-    return this.slots.reduce((a, s) => a + s.queue.length + s.joined.size + (s.running ? 1 : 0), 0);
+    return this.slots.reduce((a, s) => a + s.queue.length + s.inflight.size, 0);
   }
 
   /** Resolves once nothing is queued or running. */
@@ -263,41 +275,15 @@ export class EngineHost {
       this.slots.map(async (slot) => {
         const stopped = new EngineWorkerLost('the engine is shut down');
         for (const q of slot.queue.splice(0)) q.reject(stopped);
-        for (const q of [slot.running, ...slot.joined.values()]) q?.reject(stopped);
-        slot.running = undefined;
-        slot.joined.clear();
+        for (const q of slot.inflight.values()) q.reject(stopped);
+        slot.inflight.clear();
+        slot.live = false;
         const w = slot.worker;
         slot.worker = undefined;
         if (w) await w.terminate();
       }),
     );
     for (const w of this.idleWaiters.splice(0)) w();
-  }
-
-  /**
-   * Picks the operation a free worker runs next: FIFO, except that with a clock an operation waiting for its cycle
-   * is passed over by later ones that may run now — never by one for the same model or sampler, so each resident's
-   * operations keep their order.
-   */
-  private next(slot: Slot): Queued | undefined {
-    const clock = this.clock;
-    if (!clock) return slot.queue.shift();
-    const waiting = new Set<string>();
-    for (let i = 0; i < slot.queue.length; i++) {
-      const q = slot.queue[i]!;
-      const who = residentOf(q.op);
-      if (q.cycle !== undefined && clock.eligible(q.cycle) && clock.steppedThisCycle(who)) {
-        // A model takes one optimizer step per cycle: what follows its step waits for the next cycle.
-        q.cycle = clock.defer(q.cycle);
-      }
-      if ((q.cycle === undefined || clock.eligible(q.cycle)) && !waiting.has(who)) {
-        slot.queue.splice(i, 1);
-        if (q.cycle !== undefined) clock.started(q.op.kind, who);
-        return q;
-      }
-      waiting.add(who);
-    }
-    return undefined;
   }
 
   private pumpAll(): void {
@@ -312,7 +298,7 @@ export class EngineHost {
     w.unref();
     slot.worker = w;
     slot.ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (m: EngineReady | EngineResponse) => {
+      const onMessage = (m: EngineReady | EngineResponse | EngineProgress) => {
         if ('ready' in m) {
           w.off('error', onError);
           resolve();
@@ -331,94 +317,119 @@ export class EngineHost {
   }
 
   /**
-   * Sends the queued samples for the sampler the running sample decodes on to join its batch (continuous batching),
-   * in queue order, never past an earlier operation of that sampler that must run first.
+   * Sends every queued operation that may run now, in queue order: a sample unless an earlier operation of its
+   * sampler is still queued or an operation other than a sample is in flight on it; another operation unless an
+   * earlier one of its model or sampler is queued, anything of theirs is in flight, or another such operation is in
+   * flight. With a clock, an operation waiting for its cycle is passed over by later ones that may run now — never
+   * by one for the same model or sampler, so each resident's operations keep their order.
    */
-  private sendJoins(slot: Slot): void {
-    const r = slot.running;
-    const w = slot.worker;
-    if (!r || !slot.sent || !w || r.op.kind !== 'sample') return;
-    const sampler = r.op.samplerId;
-    for (let i = 0; i < slot.queue.length; i++) {
-      const q = slot.queue[i]!;
-      if (residentOf(q.op) !== sampler) continue;
-      if (q.op.kind !== 'sample' || (q.cycle !== undefined && !this.clock?.eligible(q.cycle))) break;
-      slot.queue.splice(i--, 1);
-      if (q.cycle !== undefined) this.clock?.started(q.op.kind, sampler);
-      slot.joined.set(q.id, q);
-      this.samplesJoined++;
-      w.postMessage({ id: q.id, op: q.op });
-    }
-  }
-
   private pump(slot: Slot): void {
     if (this.closed) return;
-    if (slot.running) {
-      this.sendJoins(slot);
-      return;
-    }
-    const q = this.next(slot);
-    if (!q) {
-      this.checkIdle();
-      return;
-    }
-    slot.running = q;
-    slot.sent = false;
-    let worker: Worker;
-    try {
-      worker = slot.worker ?? this.start(slot);
-    } catch (err) {
-      slot.running = undefined;
-      q.reject(
-        new EngineWorkerLost(`the engine worker could not start: ${err instanceof Error ? err.message : String(err)}`),
+    if (!slot.worker) {
+      if (slot.queue.length === 0) {
+        this.checkIdle();
+        return;
+      }
+      let worker: Worker;
+      try {
+        worker = this.start(slot);
+      } catch (err) {
+        const lost = new EngineWorkerLost(
+          `the engine worker could not start: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        for (const q of slot.queue.splice(0)) q.reject(lost);
+        this.checkIdle();
+        return;
+      }
+      slot.ready!.then(
+        () => {
+          if (slot.worker !== worker) return;
+          slot.live = true;
+          this.pump(slot);
+        },
+        (err: unknown) =>
+          this.lose(slot, worker, `it failed to start: ${err instanceof Error ? err.message : String(err)}`),
       );
-      this.pump(slot);
       return;
     }
-    (slot.ready ?? Promise.resolve()).then(
-      () => {
-        if (slot.worker !== worker || slot.running !== q) return;
-        worker.postMessage({ id: q.id, op: q.op });
-        slot.sent = true;
-        this.sendJoins(slot);
-      },
-      (err: unknown) =>
-        this.lose(slot, worker, `it failed to start: ${err instanceof Error ? err.message : String(err)}`),
-    );
+    if (!slot.live) return;
+    const w = slot.worker;
+    const clock = this.clock;
+    const sampling = new Set<string>();
+    const operating = new Set<string>();
+    let opInFlight = false;
+    for (const r of slot.inflight.values()) {
+      if (r.op.kind === 'sample') sampling.add(r.op.samplerId);
+      else {
+        opInFlight = true;
+        for (const who of residentsOf(r.op)) operating.add(who);
+      }
+    }
+    const waiting = new Set<string>();
+    for (let i = 0; i < slot.queue.length; i++) {
+      const q = slot.queue[i]!;
+      const who = residentsOf(q.op);
+      if (clock && q.cycle !== undefined && clock.eligible(q.cycle) && clock.steppedThisCycle(who[0]!)) {
+        // A model takes one optimizer step per cycle: what follows its step waits for the next cycle.
+        q.cycle = clock.defer(q.cycle);
+      }
+      const eligible = !clock || q.cycle === undefined || clock.eligible(q.cycle);
+      const free = who.every((x) => !waiting.has(x) && !operating.has(x));
+      const send = eligible && free && (q.op.kind === 'sample' || (!opInFlight && who.every((x) => !sampling.has(x))));
+      if (!send) {
+        for (const x of who) waiting.add(x);
+        continue;
+      }
+      slot.queue.splice(i--, 1);
+      if (q.cycle !== undefined) clock?.started(q.op.kind, who[0]!);
+      if (q.op.kind === 'sample') {
+        if (sampling.has(q.op.samplerId)) this.samplesJoined++;
+        sampling.add(q.op.samplerId);
+      } else {
+        opInFlight = true;
+        for (const x of who) operating.add(x);
+      }
+      slot.inflight.set(q.id, q);
+      w.postMessage({ id: q.id, op: q.op });
+    }
+    this.checkIdle();
   }
 
-  private finish(slot: Slot, m: EngineResponse): void {
-    const joined = slot.joined.get(m.id);
-    const q = joined ?? slot.running;
-    if (!q || q.id !== m.id) return;
-    if (joined) slot.joined.delete(m.id);
-    else slot.running = undefined;
+  private finish(slot: Slot, m: EngineResponse | EngineProgress): void {
+    const q = slot.inflight.get(m.id);
+    if (!q) return;
+    if ('progress' in m) {
+      q.onProgress?.(m.progress);
+      return;
+    }
+    slot.inflight.delete(m.id);
     if (m.ok && m.bytes !== undefined && slot.residents.has(residentOf(q.op))) {
       this.residentBytes.set(residentOf(q.op), m.bytes);
     }
     if (m.ok) q.resolve(m.value);
     else if (m.error.name === 'EngineCancelledError') q.reject(new EngineOpCancelled(q.cancelled ?? m.error.message));
     else q.reject(new EngineOpError(m.error, q.op.kind));
-    if (joined) this.checkIdle();
-    else this.pump(slot);
+    this.pump(slot);
   }
 
   /** A worker stopped: fail what it was running and report what it held; the next operation starts a new one. */
   private lose(slot: Slot, worker: Worker, why: string): void {
     if (slot.worker !== worker) return;
+    const wasLive = slot.live;
     slot.worker = undefined;
     slot.ready = undefined;
+    slot.live = false;
     const residents = [...slot.residents];
     slot.residents.clear();
     for (const r of residents) this.residentBytes.delete(r);
-    const q = slot.running;
-    slot.running = undefined;
-    const joined = [...slot.joined.values()];
-    slot.joined.clear();
+    const lost = [...slot.inflight.values()];
+    slot.inflight.clear();
+    // A worker that stopped before it listened fails the operation it was started for (the next one starts another).
+    const first = wasLive ? undefined : slot.queue.shift();
+    if (first) lost.push(first);
     if (!this.closed) {
       const reason = `the engine worker stopped (${why})`;
-      q?.reject(new EngineWorkerLost(reason));
-      for (const j of joined) j.reject(new EngineWorkerLost(reason));
+      for (const q of lost) q.reject(new EngineWorkerLost(reason));
       if (residents.length > 0) this.onLost(residents, reason);
       this.pump(slot);
     }

@@ -50,6 +50,8 @@ export type EngineOp =
       options: Omit<SampleOptions, 'signal'>;
       /** Largest working memory (KV cache and logits) of the batch this request may join, bytes. */
       maxBatchBytes?: number;
+      /** Report the tokens as they are picked ({@link EngineProgress} messages before the result). */
+      progress?: boolean;
     }
   | { kind: 'dropModel'; modelId: string }
   | { kind: 'dropSampler'; samplerId: string };
@@ -97,6 +99,21 @@ export interface EngineFailure {
 export type EngineResponse =
   | { id: number; ok: true; value: unknown; bytes?: number }
   | { id: number; ok: false; error: EngineFailure };
+
+/** The tokens a sequence gained since the last report, with their logprobs. */
+export interface SequenceProgress {
+  tokens: number[];
+  logprobs: number[];
+}
+
+/**
+ * Worker → host while a sample asked for `progress` decodes: per sequence (in order), the tokens picked since the
+ * previous report. The result that follows holds every token.
+ */
+export interface EngineProgress {
+  id: number;
+  progress: SequenceProgress[];
+}
 
 /** Worker → host once the engine is loaded and the worker listens. */
 export interface EngineReady {

@@ -1,10 +1,14 @@
 /**
  * An engine worker: a thread that owns LoRA models and samplers (and the base models under them, shared and freed
- * with their last user) and runs the host's operations one at a time, off the HTTP event loop. Started by
- * `engine-host.ts`; speaks `engine-protocol.ts`. Invariants: a failure inside an operation never leaves a model or
- * sampler unusable (a sampler whose call failed is rebuilt, non-finite gradients are discarded before they reach the
+ * with their last user) and runs the host's operations off the HTTP event loop. Started by `engine-host.ts`; speaks
+ * `engine-protocol.ts`. Invariants: the engine runs one thing at a time, in turns taken in arrival order (`turn`):
+ * an operation other than a sample takes one turn, a sampler's batch takes one turn per {@link DECODE_SLICE} decode
+ * steps and then queues again, so one long sample never holds back a short one on another sampler or a training
+ * operation by more than a slice per batch decoding; a failure inside an operation never leaves a model or sampler
+ * unusable (a sampler whose call failed is rebuilt, non-finite gradients are discarded before they reach the
  * weights); a cancelled sample stops at its next decode step; samples for one sampler decode together as one batch
- * (`decodeBatch`), each answered when its own sequences are done.
+ * (`decodeBatch`), each answered when its own sequences are done; the working memory of every batch decoding stays
+ * within what each request admitted allows (a batch that does not fit waits for memory to be freed).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { CookbookError } from '@cookbook/core';
@@ -23,6 +27,7 @@ import {
   CANCEL_SLOTS,
   type EngineFailure,
   type EngineOp,
+  type EngineProgress,
   type EngineReady,
   type EngineRequest,
   type EngineResponse,
@@ -31,6 +36,12 @@ import {
   NOT_RESIDENT,
   STAT_DECODE_STEPS,
 } from './engine-protocol.js';
+
+/**
+ * Decode steps a sampler's batch runs per turn before the other batches and operations waiting get theirs: small
+ * enough that a short request's wait is a few tokens per batch decoding, large enough that turns cost nothing.
+ */
+const DECODE_SLICE = 4;
 
 /** Largest gradient element an optimizer step accepts. */
 const MAX_GRADIENT = 1e18;
@@ -205,15 +216,42 @@ function cancelled(id: number): boolean {
   return false;
 }
 
+/** Whoever waits for the engine, first come first served; `engaged` while someone holds it. */
+const turns: (() => void)[] = [];
+let engaged = false;
+
+/** Resolves when it is the caller's turn on the engine; the caller gives it back with {@link endTurn}. */
+function turn(): Promise<void> {
+  if (!engaged) {
+    engaged = true;
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => turns.push(resolve));
+}
+
+function endTurn(): void {
+  const next = turns.shift();
+  if (next) next();
+  else engaged = false;
+}
+
 /** The sample requests waiting to join the batch decoding (or about to decode) on each sampler. */
 const batches = new Map<string, SampleRequest[]>();
+/** Working memory (KV cache and logits) of each sampler's batch decoding, bytes, and its requests. */
+const decoding = new Map<string, { bytes: number; members: number }>();
+/** Batches waiting for memory that another batch holds, woken when a batch shrinks or ends. */
+const memoryWaiters: (() => void)[] = [];
+function memoryFreed(): void {
+  for (const w of memoryWaiters.splice(0)) w();
+}
 type SampleRequest = EngineRequest & { op: Extract<EngineOp, { kind: 'sample' }> };
 
 /**
- * Decodes `first` and every sample request for the same sampler that arrives while it runs, together (continuous
+ * Decodes the sample requests for one sampler and every one that arrives while it runs, together (continuous
  * batching): a request joins between tokens when the batch has room (`batch-admission.ts`: sequences and working
- * memory, with a lane for small requests so large ones cannot starve them), and is answered as soon as its own
- * sequences are done. Yields to the event loop after each token, so requests can join.
+ * memory — its own and the other samplers' batches' — with a lane for small requests so large ones cannot starve
+ * them), and is answered as soon as its own sequences are done. Takes the engine in turns of {@link DECODE_SLICE}
+ * steps and yields to the event loop after each token, so requests can join and others get their turn.
  */
 async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise<void> {
   let s: { sampler: Sampler; baseName: string };
@@ -226,10 +264,26 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
     return;
   }
   const c = s.sampler.base.config;
-  const members = new Map<number, { id: number; seqs: number; len: number }>();
+  /** By sampler key: the request's id, sequences, longest length and, when it streams, the tokens reported. */
+  const members = new Map<number, { id: number; seqs: number; len: number; reported?: number[] }>();
   const admission = new Map<number, WaitingSample>();
   const bytes = (seqs: number, len: number) =>
     4 * (2 * c.numLayers * c.numKvHeads * c.headDim * seqs * len + seqs * c.vocabSize);
+  const shapeOf = () => {
+    let shape = { seqs: 0, maxLen: 0, members: members.size };
+    for (const m of members.values())
+      shape = { ...shape, seqs: shape.seqs + m.seqs, maxLen: Math.max(shape.maxLen, m.len) };
+    return shape;
+  };
+  const own = { bytes: 0, members: 0 };
+  const record = () => {
+    const shape = shapeOf();
+    own.bytes = shape.members === 0 ? 0 : bytes(shape.seqs, shape.maxLen);
+    own.members = shape.members;
+  };
+  decoding.set(samplerId, own);
+  await turn();
+  let steps = 0;
   try {
     for (;;) {
       // Cancelled before they joined: answered now (the cancel ring may not hold their id for long).
@@ -243,9 +297,16 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
           error: { name: 'EngineCancelledError', message: 'sampling was cancelled' },
         } satisfies EngineResponse);
       }
-      let shape = { seqs: 0, maxLen: 0, members: members.size };
-      for (const m of members.values())
-        shape = { ...shape, seqs: shape.seqs + m.seqs, maxLen: Math.max(shape.maxLen, m.len) };
+      // The other samplers' batches count against the memory a request admits (and a worker decoding nothing
+      // always takes its first request).
+      let otherBytes = 0;
+      let otherMembers = 0;
+      for (const [id, d] of decoding) {
+        if (id === samplerId) continue;
+        otherBytes += d.bytes;
+        otherMembers += d.members;
+      }
+      const shape = shapeOf();
       const views = waiting.map((w) => {
         const o = w.op.options;
         const view = admission.get(w.id) ?? {
@@ -257,7 +318,9 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
         admission.set(w.id, view);
         return view;
       });
-      const joining = new Set(admit(views, shape, bytes));
+      const joining = new Set(
+        admit(views, { ...shape, members: shape.members + otherMembers }, (q, l) => otherBytes + bytes(q, l)),
+      );
       const admitted = waiting.filter((_, i) => joining.has(i));
       const stay = waiting.filter((_, i) => !joining.has(i));
       waiting.splice(0, waiting.length, ...stay);
@@ -274,12 +337,31 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
               },
             },
           });
-          members.set(key, { id, seqs: view.seqs, len: view.len });
+          members.set(key, {
+            id,
+            seqs: view.seqs,
+            len: view.len,
+            ...(next.op.progress === true ? { reported: new Array<number>(view.seqs).fill(0) } : {}),
+          });
         } catch (err) {
           port!.postMessage({ id, ok: false, error: failureOf(err) } satisfies EngineResponse);
         }
       }
-      if (members.size === 0) break;
+      record();
+      if (members.size === 0) {
+        if (waiting.length === 0) break;
+        // Nothing fits beside the other samplers' batches: wait until one shrinks (or a while, to see cancels).
+        endTurn();
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 50);
+          memoryWaiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        await turn();
+        continue;
+      }
       const finished = s.sampler.decodeStep();
       Atomics.add(stats, STAT_DECODE_STEPS, 1);
       for (const f of finished) {
@@ -291,7 +373,17 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
             : { id: m.id, ok: true, value: f.result }) satisfies EngineResponse,
         );
       }
+      if (finished.length > 0) {
+        record();
+        memoryFreed();
+      }
+      for (const [key, m] of members) if (m.reported) report(m.id, s.sampler.progress(key), m.reported);
       await new Promise((r) => setImmediate(r));
+      if (++steps % DECODE_SLICE === 0 && turns.length > 0) {
+        // The slice is over: the others waiting take their turns first.
+        endTurn();
+        await turn();
+      }
     }
   } catch (err) {
     // An allocation that failed half-way (or any other surprise) may leave buffers inconsistent: fail the batch and
@@ -305,34 +397,55 @@ async function decodeBatch(samplerId: string, waiting: SampleRequest[]): Promise
       port!.postMessage({ id: w.id, ok: false, error: failure } satisfies EngineResponse);
   } finally {
     if (batches.get(samplerId) === waiting) batches.delete(samplerId);
+    if (decoding.get(samplerId) === own) decoding.delete(samplerId);
+    memoryFreed();
+    endTurn();
   }
 }
 
-let chain: Promise<void> = Promise.resolve();
+/** Posts the tokens of `seqs` past `reported` (per sequence), if any, and moves `reported` on. */
+function report(id: number, seqs: ReturnType<Sampler['progress']>, reported: number[]): void {
+  if (seqs === undefined) return;
+  let any = false;
+  const progress = seqs.map((q, i) => {
+    const from = reported[i]!;
+    reported[i] = q.tokens.length;
+    if (q.tokens.length > from) any = true;
+    return { tokens: q.tokens.slice(from), logprobs: q.logprobs.slice(from) };
+  });
+  if (any) port!.postMessage({ id, progress } satisfies EngineProgress);
+}
+
+/** Runs one operation other than a sample in its turn and answers it. */
+async function runOp(req: EngineRequest): Promise<void> {
+  await turn();
+  let reply: EngineResponse;
+  try {
+    const value = await run(req.op);
+    const m = 'modelId' in req.op ? models.get(req.op.modelId) : undefined;
+    reply = { id: req.id, ok: true, value, ...(m ? { bytes: m.model.memoryBytes } : {}) };
+  } catch (err) {
+    reply = { id: req.id, ok: false, error: failureOf(err) };
+  } finally {
+    endTurn();
+  }
+  port!.postMessage(reply);
+}
+
 port.on('message', (req: EngineRequest) => {
-  if (req.op.kind === 'sample') {
-    // Joins the batch decoding (or about to decode) on its sampler, or starts one after what is queued.
-    const id = req.op.samplerId;
-    const joining = batches.get(id);
-    if (joining) {
-      joining.push(req as SampleRequest);
-      return;
-    }
-    const waiting = [req as SampleRequest];
-    batches.set(id, waiting);
-    chain = chain.then(() => decodeBatch(id, waiting));
+  if (req.op.kind !== 'sample') {
+    void runOp(req);
     return;
   }
-  chain = chain.then(async () => {
-    let reply: EngineResponse;
-    try {
-      const value = await run(req.op);
-      const m = 'modelId' in req.op ? models.get(req.op.modelId) : undefined;
-      reply = { id: req.id, ok: true, value, ...(m ? { bytes: m.model.memoryBytes } : {}) };
-    } catch (err) {
-      reply = { id: req.id, ok: false, error: failureOf(err) };
-    }
-    port.postMessage(reply);
-  });
+  // Joins the batch decoding (or about to decode) on its sampler, or starts one, which waits for its turn.
+  const id = req.op.samplerId;
+  const joining = batches.get(id);
+  if (joining) {
+    joining.push(req as SampleRequest);
+    return;
+  }
+  const waiting = [req as SampleRequest];
+  batches.set(id, waiting);
+  void decodeBatch(id, waiting);
 });
 port.postMessage({ ready: true } satisfies EngineReady);

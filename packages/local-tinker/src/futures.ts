@@ -20,11 +20,20 @@ interface Entry {
   /** When the result is dropped: completion + TTL, or shortly after its first delivery. */
   expiresAt?: number;
   waiters: Set<() => void>;
+  /** A streamed sample's sequences so far (tokens and logprobs), and who waits for more of them. */
+  partial?: { tokens: number[]; logprobs: number[] }[];
+  partialWaiters?: Set<() => void>;
+}
+
+/** A pending streamed sample's tokens past what the poller had: each sequence's tokens from position `from` on. */
+export interface PartialSequences {
+  from: number;
+  sequences: { tokens: number[]; logprobs: number[] }[];
 }
 
 /** What `retrieve_future` sees. */
 export type FutureLookup =
-  | { kind: 'pending' }
+  | { kind: 'pending'; partial?: PartialSequences }
   | { kind: 'done'; value: unknown }
   | { kind: 'failed'; failure: FutureFailure }
   | { kind: 'expired' }
@@ -89,6 +98,8 @@ export class FutureTable {
     if (entry.state === 'done') return; // failed by failPending (shutdown) before its work ended
     entry.state = 'done';
     entry.completedAt = Date.now();
+    entry.partial = undefined;
+    for (const w of entry.partialWaiters ?? []) w();
     entry.expiresAt = entry.completedAt + this.ttlMs;
     if (outcome.failure) {
       const f = outcome.failure;
@@ -114,23 +125,61 @@ export class FutureTable {
     return e.failure ? { kind: 'failed', failure: e.failure } : { kind: 'done', value: e.value };
   }
 
-  /** Wait until the future completes or `timeoutMs` passes (or `abort` fires), then look it up. */
-  async wait(id: string, timeoutMs: number, abort?: AbortSignal): Promise<FutureLookup> {
+  /**
+   * Adds a streamed sample's new tokens (per sequence, in order) to future `id` while it is pending, and wakes the
+   * pollers waiting for them.
+   */
+  progress(id: string, sequences: readonly { tokens: number[]; logprobs: number[] }[]): void {
     const e = this.entries.get(id);
-    if (e && e.state === 'pending' && timeoutMs > 0 && !abort?.aborted) {
+    if (e === undefined || e.state !== 'pending') return;
+    if (e.partial === undefined) e.partial = sequences.map(() => ({ tokens: [], logprobs: [] }));
+    const partial = e.partial;
+    sequences.forEach((q, i) => {
+      const p = partial[i];
+      if (!p) return;
+      p.tokens.push(...q.tokens);
+      p.logprobs.push(...q.logprobs);
+    });
+    for (const w of e.partialWaiters ?? []) w();
+    e.partialWaiters?.clear();
+  }
+
+  /**
+   * Wait until the future completes or `timeoutMs` passes (or `abort` fires), then look it up. With `partialFrom`
+   * (a streamed sample's poller, holding each sequence's first `partialFrom` tokens), a pending future answers as
+   * soon as some sequence has more, with the tokens past that position.
+   */
+  async wait(id: string, timeoutMs: number, abort?: AbortSignal, partialFrom?: number): Promise<FutureLookup> {
+    const e = this.entries.get(id);
+    const more = () => partialFrom !== undefined && (e?.partial?.some((q) => q.tokens.length > partialFrom) ?? false);
+    if (e && e.state === 'pending' && timeoutMs > 0 && !abort?.aborted && !more()) {
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           e.waiters.delete(done);
+          e.partialWaiters?.delete(done);
           abort?.removeEventListener('abort', done);
           resolve();
         };
         const timer = setTimeout(done, timeoutMs);
         e.waiters.add(done);
+        if (partialFrom !== undefined) {
+          if (e.partialWaiters === undefined) e.partialWaiters = new Set();
+          e.partialWaiters.add(done);
+        }
         abort?.addEventListener('abort', done, { once: true });
       });
     }
-    return this.lookup(id);
+    const found = this.lookup(id);
+    if (found.kind !== 'pending' || !more()) return found;
+    const from = partialFrom!;
+    return {
+      kind: 'pending',
+      partial: {
+        from,
+        sequences: e!.partial!.map((q) => ({ tokens: q.tokens.slice(from), logprobs: q.logprobs.slice(from) })),
+      },
+    };
   }
 
   /** Release every waiting poller (used at shutdown: they get try_again and come back, or find the server gone). */

@@ -5,7 +5,12 @@ import { JwtIssuer, resolveClientFlags } from './protocol-config.js';
 describe('client/config flags and JWT mode', () => {
   it('answers the configured flags; refuses an unknown or mistyped flag by name', async () => {
     expect(resolveClientFlags({ clientFlags: { proto_compress_fwdbwd: true } })).toEqual({
+      sample_partial_results: true,
       proto_compress_fwdbwd: true,
+    });
+    // A service that should not stream (a proxy in front of another) can say so.
+    expect(resolveClientFlags({ clientFlags: { sample_partial_results: false } })).toEqual({
+      sample_partial_results: false,
     });
     expect(() => resolveClientFlags({ clientFlags: { proto_compres_fwdbwd: true } as never })).toThrow(
       /unknown client\/config flag "proto_compres_fwdbwd"/,
@@ -14,6 +19,7 @@ describe('client/config flags and JWT mode', () => {
     const s = await directService({ protocol: { clientFlags: { parallel_fwdbwd_chunks: false } } });
     try {
       expect(json(await s.handle(request('POST', 'client/config', { sdk_version: '0.25.0' })))).toEqual({
+        sample_partial_results: true,
         parallel_fwdbwd_chunks: false,
       });
       expect((await s.handle(request('POST', 'auth/token', {}))).status).toBe(404);

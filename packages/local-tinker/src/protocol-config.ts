@@ -24,7 +24,10 @@ export interface ProtocolOptions {
 /** Routes a client calls with its raw API key even in JWT mode (the handshake). */
 export const RAW_KEY_ROUTES = new Set(['POST /api/v1/client/config', 'POST /api/v1/auth/token']);
 
-/** Checks `options` and returns the flags to answer; unknown flag names are refused (a typo would do nothing). */
+/**
+ * Checks `options` and returns the flags to answer; unknown flag names are refused (a typo would do nothing).
+ * `sample_partial_results` is on unless the options turn it off: this service keeps a streamed sample's tokens.
+ */
 export function resolveClientFlags(options: ProtocolOptions = {}): Record<string, unknown> {
   const flags = options.clientFlags ?? {};
   const known = new Set(Object.keys(ClientConfigResponseSchema.shape));
@@ -40,7 +43,7 @@ export function resolveClientFlags(options: ProtocolOptions = {}): Record<string
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`client/config flag ${issue.path.join('.')}: ${issue.message}`, { key: 'client_flags' });
   }
-  return { ...flags };
+  return { sample_partial_results: true, ...flags };
 }
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64url');

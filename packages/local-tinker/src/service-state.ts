@@ -15,7 +15,7 @@ import type { WireLoraConfig } from '@cookbook/tinker-wire';
 import { formatBytes, pruneCache } from './cache.js';
 import { ClockCycle } from './clock-cycle.js';
 import { EngineHost, EngineOpCancelled, EngineOpError, EngineWorkerLost } from './engine-host.js';
-import type { BaseInfo, EngineOp, EngineOpKind, EngineOpResult } from './engine-protocol.js';
+import type { BaseInfo, EngineOp, EngineOpKind, EngineOpResult, SequenceProgress } from './engine-protocol.js';
 import { NOT_RESIDENT } from './engine-protocol.js';
 import { FutureFailure, FutureTable } from './futures.js';
 import { futureReply, HttpError, type ServiceReply, userError } from './http-errors.js';
@@ -288,9 +288,10 @@ export class ServiceState {
     owner?: string,
     cycle?: number,
     tag?: string,
+    onProgress?: (progress: SequenceProgress[]) => void,
   ): Promise<EngineOpResult[K]> {
     try {
-      return await this.engine.run(worker, op, owner, cycle, tag);
+      return await this.engine.run(worker, op, owner, cycle, tag, onProgress);
     } catch (err) {
       throw this.failure(err, op);
     }

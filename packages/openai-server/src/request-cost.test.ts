@@ -4,7 +4,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { CompletionRequestSchema } from './request-schemas.js';
+import {
+  ChatCompletionRequestSchema,
+  CompletionRequestSchema,
+  MAX_CONTENT_PARTS,
+  MAX_TOOL_CALLS,
+} from './request-schemas.js';
 import { createOpenAIRoutes } from './routes.js';
 
 /** The routes with a backend that must not be reached, and a response that records what was written. */
@@ -61,5 +66,21 @@ describe('chat and completion bodies are bounded before they are validated', () 
     });
     expect(r.status).toBe(400);
     expect(r.error.message.length).toBeLessThan(2_000);
+  });
+
+  it('content parts and tool calls within their bounds stop at the first bad one (regression: every one was checked and reported)', () => {
+    // 1,024 bad parts in each of 64 messages, 128 bad tool calls: one issue per message, at its first bad element.
+    const r = ChatCompletionRequestSchema.safeParse({
+      model: 'm',
+      messages: [
+        ...Array.from({ length: 64 }, () => ({ role: 'user', content: Array(MAX_CONTENT_PARTS).fill(7) })),
+        { role: 'assistant', content: 'x', tool_calls: Array(MAX_TOOL_CALLS).fill(7) },
+      ],
+    });
+    expect(r.success).toBe(false);
+    const text = JSON.stringify(r.error?.issues);
+    expect(text.length).toBeLessThan(100_000);
+    expect(text).toContain('"path":[0]');
+    expect(text).toContain('"path":["messages",64,"tool_calls",0]');
   });
 });

@@ -36,6 +36,39 @@ const tokenList = () =>
       }
     });
 
+/**
+ * A list of at most `max` items, its length checked before any item and its items checked in order up to the first
+ * bad one (only its issue is reported): `z.array(item).max(n)` checks every item first and reports each bad one,
+ * which for 4,096 messages of 1,024 bad content parts (an 8.5 MB body) kept the HTTP thread busy for a minute.
+ */
+function listOf<T extends z.ZodType>(item: T, max: number) {
+  return z.unknown().transform((v, ctx): z.output<T>[] => {
+    if (!Array.isArray(v)) {
+      ctx.addIssue({ code: 'custom', message: 'Invalid input: expected array' });
+      return z.NEVER;
+    }
+    if (v.length > max) {
+      ctx.addIssue({ code: 'custom', message: `Too big: expected array to have <=${max} items, got ${v.length}` });
+      return z.NEVER;
+    }
+    const out: z.output<T>[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const r = item.safeParse(v[i]);
+      if (!r.success) {
+        const issue = r.error.issues[0]!;
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, ...issue.path.map((p) => p as string | number)],
+          message: issue.message,
+        });
+        return z.NEVER;
+      }
+      out.push(r.data);
+    }
+    return out;
+  });
+}
+
 const stop = z.union([z.string(), z.array(z.string()).max(64)]).nullish();
 const zeroOnly = (name: string) =>
   z
@@ -85,25 +118,25 @@ const toolCall = z.object({
 export const ChatMessageSchema = z.discriminatedUnion('role', [
   z.object({
     role: z.enum(['system', 'developer']),
-    content: z.union([z.string(), z.array(textPart).max(MAX_CONTENT_PARTS)]),
+    content: z.union([z.string(), listOf(textPart, MAX_CONTENT_PARTS)]),
     name: z.string().optional(),
   }),
   z.object({
     role: z.literal('user'),
-    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPart, imagePart])).max(MAX_CONTENT_PARTS)]),
+    content: z.union([z.string(), listOf(z.discriminatedUnion('type', [textPart, imagePart]), MAX_CONTENT_PARTS)]),
     name: z.string().optional(),
   }),
   z.object({
     role: z.literal('assistant'),
-    content: z.union([z.string(), z.array(textPart).max(MAX_CONTENT_PARTS)]).nullish(),
+    content: z.union([z.string(), listOf(textPart, MAX_CONTENT_PARTS)]).nullish(),
     reasoning_content: z.string().nullish(),
-    tool_calls: z.array(toolCall).max(MAX_TOOL_CALLS).nullish(),
+    tool_calls: listOf(toolCall, MAX_TOOL_CALLS).nullish(),
     name: z.string().optional(),
     refusal: z.string().nullish(),
   }),
   z.object({
     role: z.literal('tool'),
-    content: z.union([z.string(), z.array(textPart).max(MAX_CONTENT_PARTS)]),
+    content: z.union([z.string(), listOf(textPart, MAX_CONTENT_PARTS)]),
     tool_call_id: z.string(),
   }),
 ]);

@@ -2,10 +2,14 @@
  * The OpenAI-compatible routes: `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions`,
  * `POST /v1/chat/completions` (plain JSON or `stream: true` server-sent events), answered through a Tinker service.
  *
- * Streaming: the Tinker sampling route returns a whole sample at once, so a streamed reply's events are all written
- * when the sample is done (role, reasoning, content — one delta per token with its logprob when the content is the
- * tokens' text, else one delta —, tool calls, finish, usage, `[DONE]`). A client sees the OpenAI event stream; it
- * does not see tokens earlier than without streaming.
+ * Streaming: on a service that reports a sample's tokens as they come (`sample_partial_results`: the embedded one),
+ * a streamed reply's content is sent while it is sampled (`live-text.ts`: the text that can no longer change — not
+ * the tail that could still become a stop string); the rest (content the reply parsed otherwise, reasoning, tool
+ * calls, finish, usage, `[DONE]`) follows with the result. Live deltas need `logprobs` off and, for chat, no tools
+ * declared, and stop when the reply turns out not to be plain text (thinking). Otherwise, and on a service that does
+ * not stream (the hosted API has no streaming), every event is written when the sample is done (role, reasoning,
+ * content — one delta per token with its logprob when the content is the tokens' text, else one delta —, tool calls,
+ * finish, usage, `[DONE]`). The response opens with its first event, so a refused request still gets its 4xx.
  *
  * Auth: with an `apiKey`, every route wants it as `Authorization: Bearer <key>` (what OpenAI clients send) or
  * `X-API-Key`. Cancellation: when the client disconnects before its answer (`request.signal` aborts), the request's
@@ -18,6 +22,7 @@ import type { ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { buildChatPrompt, type ChatChoice, chatChoice, tokenDeltas } from './chat.js';
 import { type CompletionChoice, completionChoice, completionPrompt, completionStop } from './completions.js';
+import { holdBackFor, LiveText } from './live-text.js';
 import { ModelResolver, type OpenAIBackend } from './models.js';
 import { OpenAIHttpError, openAIErrorBody, toOpenAIError } from './openai-errors.js';
 import {
@@ -28,7 +33,7 @@ import {
   completionPrompts,
   DEFAULT_MAX_MESSAGES,
 } from './request-schemas.js';
-import { type SampledChoice, sampleChoices } from './sampling.js';
+import { firstStop, type SampledChoice, sampleChoices } from './sampling.js';
 
 /** A request as the HTTP layer hands it over (the shape of local-tinker's `ServiceRequest`). */
 export interface OpenAIRequest {
@@ -199,10 +204,29 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(payload);
 }
 
-function sendEvents(res: ServerResponse, events: readonly unknown[]): void {
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
-  for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
-  res.end('data: [DONE]\n\n');
+/** Server-sent events; the response opens (200) with the first event, so a failure before it is a plain error. */
+class EventStream {
+  constructor(private readonly res: ServerResponse) {}
+
+  private open(): void {
+    if (this.res.headersSent) return;
+    this.res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+    });
+  }
+
+  send(event: unknown): void {
+    this.open();
+    this.res.write(`data: ${JSON.stringify(event)}\n\n`);
+  }
+
+  end(events: readonly unknown[]): void {
+    for (const e of events) this.send(e);
+    this.open();
+    this.res.end('data: [DONE]\n\n');
+  }
 }
 
 interface ModelCard {
@@ -243,6 +267,44 @@ async function chatCompletions(
   const model = await models.resolve(req.model);
   const { prompt, stop, userStops } = buildChatPrompt(model.setup, req);
   const logprobs = req.logprobs === true;
+  const toolsDeclared = (req.tools?.length ?? 0) > 0 && req.tool_choice !== 'none';
+  const id = `chatcmpl-${randomUUID()}`;
+  const created = nowS();
+  const chunk = (choices: unknown[]) => ({ id, object: 'chat.completion.chunk', created, model: req.model, choices });
+  const stream = req.stream === true ? new EventStream(res) : undefined;
+  // Live content: the text of the tokens so far as the renderer parses it, cut at the first user stop string.
+  const visible = (tokens: readonly number[]): string | undefined => {
+    const { message } = model.setup.renderer.parseResponse([...tokens]);
+    if ((message.tool_calls?.length ?? 0) > 0) return undefined;
+    if (typeof message.content !== 'string' && message.content.some((p) => p.type !== 'text')) return undefined;
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    const hit = firstStop(text, userStops);
+    return hit === undefined ? text : text.slice(0, hit.index);
+  };
+  const live =
+    stream !== undefined && !logprobs && !toolsDeclared
+      ? Array.from({ length: req.n ?? 1 }, () => new LiveText(visible, holdBackFor(userStops)))
+      : undefined;
+  const onTokens =
+    live === undefined || stream === undefined
+      ? undefined
+      : (sequences: { tokens: number[] }[]) =>
+          sequences.forEach((q, index) => {
+            const l = live[index];
+            if (l === undefined) return;
+            const first = l.sent === '';
+            const delta = l.push(q.tokens);
+            if (delta === '') return;
+            if (first) {
+              stream.send(
+                chunk([{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+              );
+            }
+            stream.send(chunk([{ index, delta: { content: delta }, logprobs: null, finish_reason: null }]));
+          });
   const choices = await models.withModel(req.model, (m) =>
     sampleChoices(m, {
       prompt,
@@ -254,9 +316,9 @@ async function chatCompletions(
       stop,
       topLogprobs: logprobs ? (req.top_logprobs ?? 0) : 0,
       signal,
+      ...(onTokens === undefined ? {} : { onTokens }),
     }),
   );
-  const toolsDeclared = (req.tools?.length ?? 0) > 0 && req.tool_choice !== 'none';
   const out: ChatChoice[] = choices.map((c, i) =>
     chatChoice(model.setup, c, i, { userStops, logprobs, toolsDeclared }),
   );
@@ -266,14 +328,36 @@ async function chatCompletions(
     completion_tokens: completionTokens,
     total_tokens: prompt.length + completionTokens,
   };
-  const id = `chatcmpl-${randomUUID()}`;
-  const created = nowS();
-  if (req.stream !== true) {
+  if (stream === undefined) {
     return sendJson(res, 200, { id, object: 'chat.completion', created, model: req.model, choices: out, usage });
   }
-  const chunk = (choices: unknown[]) => ({ id, object: 'chat.completion.chunk', created, model: req.model, choices });
   const events: unknown[] = [];
   for (const c of out) {
+    const sent = live?.[c.index]?.sent ?? '';
+    if (sent !== '') {
+      // Part of the content went live: the rest of it, then what only the whole reply shows.
+      const rest = live![c.index]!.rest(c.message.content ?? '');
+      if (rest === undefined) {
+        throw new OpenAIHttpError(500, `the streamed content of choice ${c.index} differs from the reply's content`);
+      }
+      if (rest !== '') {
+        events.push(chunk([{ index: c.index, delta: { content: rest }, logprobs: null, finish_reason: null }]));
+      }
+      if (c.message.reasoning_content !== undefined) {
+        events.push(
+          chunk([
+            {
+              index: c.index,
+              delta: { reasoning_content: c.message.reasoning_content },
+              logprobs: null,
+              finish_reason: null,
+            },
+          ]),
+        );
+      }
+      events.push(chunk([{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }]));
+      continue;
+    }
     events.push(
       chunk([{ index: c.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
     );
@@ -325,7 +409,7 @@ async function chatCompletions(
     events.push(chunk([{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }]));
   }
   if (req.stream_options?.include_usage === true) events.push({ ...chunk([]), usage });
-  sendEvents(res, events);
+  stream.end(events);
 }
 
 async function completions(
@@ -339,9 +423,36 @@ async function completions(
   const { stop, userStops } = completionStop(model.setup, req.stop);
   const n = req.n ?? 1;
   const k = req.logprobs ?? 0;
+  const id = `cmpl-${randomUUID()}`;
+  const created = nowS();
+  const body = (choices: unknown[]) => ({ id, object: 'text_completion', created, model: req.model, choices });
+  const stream = req.stream === true ? new EventStream(res) : undefined;
+  // Live text: the tokens' text cut at the first stop string (the user's, or the EOS token's text).
+  const eosText = model.setup.tokenizer.eosToken;
+  const stops = [...userStops, ...(eosText === undefined ? [] : [eosText])];
+  const visible = (tokens: readonly number[]): string => {
+    const text = model.setup.tokenizer.decode([...tokens]);
+    const hit = firstStop(text, stops);
+    return hit === undefined ? text : text.slice(0, hit.index);
+  };
+  const live =
+    stream !== undefined && (req.logprobs === undefined || req.logprobs === null)
+      ? Array.from({ length: prompts.length * n }, () => new LiveText(visible, holdBackFor(stops)))
+      : undefined;
   const perPrompt = await Promise.all(
-    prompts.map(async (p) => {
+    prompts.map(async (p, pi) => {
       const input = completionPrompt(model.setup, p);
+      const onTokens =
+        live === undefined || stream === undefined
+          ? undefined
+          : (sequences: { tokens: number[] }[]) =>
+              sequences.forEach((q, j) => {
+                const index = pi * n + j;
+                const delta = live[index]?.push(q.tokens) ?? '';
+                if (delta !== '') {
+                  stream.send(body([{ index, text: delta, logprobs: null, finish_reason: null }]));
+                }
+              });
       const sampled = await models.withModel(req.model, (m) =>
         sampleChoices(m, {
           prompt: input,
@@ -353,6 +464,7 @@ async function completions(
           stop,
           topLogprobs: k,
           signal,
+          ...(onTokens === undefined ? {} : { onTokens }),
         }),
       );
       return { input, sampled, text: typeof p === 'string' ? p : model.setup.tokenizer.decode(p) };
@@ -373,15 +485,20 @@ async function completions(
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
   };
-  const id = `cmpl-${randomUUID()}`;
-  const created = nowS();
-  const body = (choices: unknown[]) => ({ id, object: 'text_completion', created, model: req.model, choices });
-  if (req.stream !== true) return sendJson(res, 200, { ...body(out), usage });
+  if (stream === undefined) return sendJson(res, 200, { ...body(out), usage });
   const events: unknown[] = [];
   for (const c of out) {
-    events.push(body([{ index: c.index, text: c.text, logprobs: c.logprobs, finish_reason: null }]));
+    const l = live?.[c.index];
+    const rest = l === undefined ? c.text : l.rest(c.text);
+    if (rest === undefined) {
+      throw new OpenAIHttpError(500, `the streamed text of choice ${c.index} differs from the completion's text`);
+    }
+    // A choice that went live sends the rest of its text (none: only the finish).
+    if (l === undefined || l.sent === '' || rest !== '') {
+      events.push(body([{ index: c.index, text: rest, logprobs: c.logprobs, finish_reason: null }]));
+    }
     events.push(body([{ index: c.index, text: '', logprobs: null, finish_reason: c.finish_reason }]));
   }
   if (req.stream_options?.include_usage === true) events.push({ ...body([]), usage });
-  sendEvents(res, events);
+  stream.end(events);
 }

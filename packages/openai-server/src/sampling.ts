@@ -24,6 +24,8 @@ export interface SampleSpec {
   topLogprobs: number;
   /** Abandons the samples (the client went away). */
   signal: AbortSignal | undefined;
+  /** Gets each sequence's new tokens while they are sampled (a service that streams; see `SampleArgs.onTokens`). */
+  onTokens?: (sequences: { tokens: number[] }[]) => void;
 }
 
 /** One sampled sequence with, when asked, the top-k `[token, logprob]` pairs at each of its positions. */
@@ -45,6 +47,7 @@ export async function sampleChoices(model: ResolvedModel, spec: SampleSpec): Pro
       ...(spec.stop === undefined ? {} : { stop: spec.stop }),
     },
     ...(spec.signal === undefined ? {} : { signal: spec.signal }),
+    ...(spec.onTokens === undefined ? {} : { onTokens: spec.onTokens }),
   });
   const choices: SampledChoice[] = [];
   for (const sequence of res.sequences) {

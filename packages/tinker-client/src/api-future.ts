@@ -111,6 +111,12 @@ export interface PollOptions {
    * the current protocol; a JSON answer is still read (the service decides).
    */
   decodeProto?: (bytes: Uint8Array) => unknown;
+  /**
+   * A streamed sample's poller (submitted with `stream`, to a service that says `sample_partial_results`): polls
+   * carry `partial_from` (the tokens per sequence already handed over) and each pending answer's new tokens come
+   * here, per sequence, before the result.
+   */
+  onPartial?: (sequences: { tokens: number[]; logprobs: number[] }[]) => void;
 }
 
 const QUEUE_LOG_INTERVAL_MS = 60_000;
@@ -132,6 +138,8 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
   let billingPausedMs = 0;
   let lastQueueLog = Number.NEGATIVE_INFINITY;
   let allowMetadataOnly = true;
+  /** Tokens per sequence handed to `onPartial` so far. */
+  let partialFrom = 0;
   const base = {
     method: 'POST' as const,
     path: '/api/v1/retrieve_future',
@@ -139,7 +147,14 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
     ...(options.signal ? { signal: options.signal } : {}),
   };
   for (let iteration = 0; ; iteration++) {
-    const req = { ...base, body: { request_id: requestId, allow_metadata_only: allowMetadataOnly } };
+    const req = {
+      ...base,
+      body: {
+        request_id: requestId,
+        allow_metadata_only: allowMetadataOnly,
+        ...(options.onPartial ? { partial_from: partialFrom } : {}),
+      },
+    };
     const headers: Record<string, string> = {
       'X-Tinker-Request-Iteration': String(iteration),
       'X-Tinker-Request-Type': options.requestType,
@@ -175,6 +190,12 @@ export async function pollFuture<T>(requestId: string, schema: z.ZodType<T>, opt
     if (res.status === 200) {
       const tryAgain = TryAgainResponseSchema.safeParse(res.json);
       if (tryAgain.success) {
+        const partial = tryAgain.data.partial;
+        if (options.onPartial && partial !== undefined && partial.from === partialFrom) {
+          const fresh = partial.sequences.map((q) => ({ tokens: [...q.tokens], logprobs: [...q.logprobs] }));
+          partialFrom += Math.max(0, ...fresh.map((q) => q.tokens.length));
+          options.onPartial(fresh);
+        }
         const state = tryAgain.data.queue_state;
         if (state !== undefined && state !== 'active' && Date.now() - lastQueueLog > QUEUE_LOG_INTERVAL_MS) {
           lastQueueLog = Date.now();

@@ -5,7 +5,7 @@
  */
 import { ModelInput } from '@cookbook/core';
 import { SampleResponseSchema, SamplerInfoSchema, UntypedAPIFutureSchema } from '@cookbook/tinker-wire';
-import { APIFuture } from './api-future.js';
+import { APIFuture, type PollOptions } from './api-future.js';
 import { APIConnectionError, FutureExpiredError, TinkerError } from './errors.js';
 import { sleep } from './http.js';
 import type { ClientHolder } from './internal/holder.js';
@@ -27,6 +27,13 @@ export interface SampleArgs {
    * not awaited; a service without that route ignores it).
    */
   signal?: AbortSignal;
+  /**
+   * Gets the tokens as they are sampled, before the result: per sequence (in order), the tokens and logprobs picked
+   * since the previous call. Only a service that says `sample_partial_results` in `client/config` (the embedded
+   * one) reports them; elsewhere (the hosted API has no streaming) it is never called and the result holds every
+   * token. A sample that streamed something is not submitted again after its future expired (410).
+   */
+  onTokens?: (sequences: { tokens: number[]; logprobs: number[] }[]) => void;
 }
 
 /** Whole-sample retries after the attempt's future expired (410). */
@@ -91,11 +98,20 @@ export class SamplingClient {
     try {
       const prompt = args.prompt instanceof ModelInput ? args.prompt : ModelInput.fromJSON(args.prompt);
       const retries = this.holder.flags.sample_no_retries ? 0 : MAX_SAMPLE_RETRIES;
+      let streamed = false;
+      const onTokens = args.onTokens;
+      const stream =
+        onTokens !== undefined && this.holder.flags.sample_partial_results
+          ? (sequences: { tokens: number[]; logprobs: number[] }[]) => {
+              streamed = true;
+              onTokens(sequences);
+            }
+          : undefined;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.sampleAttempt(args, prompt, this.seqId++);
+          return await this.sampleAttempt(args, prompt, this.seqId++, stream);
         } catch (err) {
-          if (err instanceof FutureExpiredError && attempt < retries && signal?.aborted !== true) continue;
+          if (err instanceof FutureExpiredError && attempt < retries && signal?.aborted !== true && !streamed) continue;
           throw err;
         }
       }
@@ -104,7 +120,12 @@ export class SamplingClient {
     }
   }
 
-  private async sampleAttempt(args: SampleArgs, prompt: ModelInput, seqId: number): Promise<SampleResponse> {
+  private async sampleAttempt(
+    args: SampleArgs,
+    prompt: ModelInput,
+    seqId: number,
+    onPartial: PollOptions['onPartial'],
+  ): Promise<SampleResponse> {
     const http = this.holder.http;
     const promptBytes = prompt.length * 10;
     const req = { method: 'POST' as const, path: '/api/v1/asample' };
@@ -117,6 +138,7 @@ export class SamplingClient {
       sampling_session_id: this.samplingSessionId,
       seq_id: seqId,
       type: 'sample',
+      ...(onPartial ? { stream: true } : {}),
     };
     const started = Date.now();
     let backoffK = 0;
@@ -165,6 +187,7 @@ export class SamplingClient {
           'Sample',
           SampleResponseSchema,
           signal,
+          onPartial,
         );
         return sampleResponseFromWire(wire);
       } finally {

@@ -43,6 +43,8 @@ export const ClientConfigResponseSchema = z.looseObject({
   fwdbwd_dispatch_bytes_semaphore_size: z.number().int().positive().default(50_000_000),
   billing_exception_max_pause_duration_sec: z.number().int().nonnegative().default(3600),
   sample_no_retries: z.boolean().default(false),
+  /** This cookbook's addition: the service keeps a streamed sample's tokens for `retrieve_future`'s `partial_from`. */
+  sample_partial_results: z.boolean().default(false),
   sample_enable_stuck_detection: z.boolean().default(true),
   sample_max_concurrent_requests: z.number().int().positive().default(2000),
   use_pyqwest_transport: z.boolean().default(true),
@@ -233,6 +235,11 @@ export const SampleRequestSchema = z.object({
   base_model: opt(z.string()),
   model_path: opt(z.string()),
   type: z.literal('sample').default('sample'),
+  /**
+   * This cookbook's addition, sent only to a service whose `client/config` says `sample_partial_results`: keep the
+   * tokens as they are picked, for `retrieve_future`'s `partial_from`.
+   */
+  stream: opt(z.boolean()),
 });
 export type WireSampleRequest = z.infer<typeof SampleRequestSchema>;
 
@@ -256,6 +263,17 @@ export type WireSampleResponse = z.infer<typeof SampleResponseSchema>;
 export const FutureRetrieveRequestSchema = z.object({
   request_id: z.string(),
   allow_metadata_only: z.boolean().default(false),
+  /**
+   * This cookbook's addition, for a sample submitted with `stream`: the poller holds each sequence's first
+   * `partial_from` tokens; a pending answer (`try_again`) comes as soon as there are more, with them in `partial`.
+   */
+  partial_from: opt(z.number().int().nonnegative()),
+});
+
+/** A pending streamed sample's tokens past `partial_from` (each sequence's tokens from position `from` on). */
+export const PartialSequencesSchema = z.looseObject({
+  from: z.number().int().nonnegative(),
+  sequences: z.array(z.looseObject({ tokens: z.array(z.number().int()), logprobs: z.array(z.number()) })),
 });
 
 export const TryAgainResponseSchema = z.looseObject({
@@ -263,6 +281,7 @@ export const TryAgainResponseSchema = z.looseObject({
   request_id: opt(z.string()),
   queue_state: opt(z.string()),
   queue_state_reason: opt(z.string()),
+  partial: opt(PartialSequencesSchema),
 });
 
 export const RequestFailedResponseSchema = z.looseObject({

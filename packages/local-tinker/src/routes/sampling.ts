@@ -146,10 +146,18 @@ export async function asample(state: ServiceState, req: ServiceRequest): Promise
     sampler.cacheLen = Math.max(sampler.cacheLen, len);
     const r = await state.call(
       worker,
-      { kind: 'sample', samplerId: sampler.id, prompt, options, maxBatchBytes: limits.maxSampleBytes },
+      {
+        kind: 'sample',
+        samplerId: sampler.id,
+        prompt,
+        options,
+        maxBatchBytes: limits.maxSampleBytes,
+        ...(b.stream === true ? { progress: true } : {}),
+      },
       sampler.sessionId,
       undefined,
       requestId,
+      b.stream === true ? (progress) => state.futures.progress(requestId, progress) : undefined,
     );
     const out: Record<string, unknown> = {
       type: 'sample',
@@ -186,10 +194,20 @@ export async function cancelFuture(state: ServiceState, req: ServiceRequest): Pr
 
 export async function retrieveFuture(state: ServiceState, req: ServiceRequest): Promise<ServiceReply> {
   const b = parseBody(FutureRetrieveRequestSchema, req.body, 'retrieve_future');
-  const found = await state.futures.wait(b.request_id, state.closing ? 0 : state.options.longPollMs, req.signal);
+  const found = await state.futures.wait(
+    b.request_id,
+    state.closing ? 0 : state.options.longPollMs,
+    req.signal,
+    b.partial_from,
+  );
   switch (found.kind) {
     case 'pending':
-      return ok({ type: 'try_again', request_id: b.request_id, queue_state: 'active' });
+      return ok({
+        type: 'try_again',
+        request_id: b.request_id,
+        queue_state: 'active',
+        ...(found.partial ? { partial: found.partial } : {}),
+      });
     case 'done':
       return ok(found.value);
     case 'failed':

@@ -11,7 +11,7 @@ import {
   UntypedAPIFutureSchema,
 } from '@cookbook/tinker-wire';
 import type { z } from 'zod';
-import { pollFuture } from '../api-future.js';
+import { type PollOptions, pollFuture } from '../api-future.js';
 import { type HttpClient, sleep } from '../http.js';
 import type { ForwardBackwardEncoder } from '../types.js';
 import { decodeForwardBackwardResult, decodeSampleResult, type ProtocolMode } from './protocol.js';
@@ -103,6 +103,7 @@ export class ClientHolder {
     requestType: FutureRequestType,
     schema: z.ZodType<T>,
     signal?: AbortSignal,
+    onPartial?: PollOptions['onPartial'],
   ): Promise<T> {
     const decodeProto =
       this.mode !== 'proto'
@@ -120,6 +121,7 @@ export class ClientHolder {
       billingMaxPauseMs: this.flags.billing_exception_max_pause_duration_sec * 1000,
       ...(decodeProto ? { decodeProto } : {}),
       ...(signal ? { signal } : {}),
+      ...(onPartial ? { onPartial } : {}),
     });
   }
 }
