@@ -87,7 +87,9 @@ describe('timing', () => {
 
   it('recordTime stores time/<name> and, under a tracer, the same interval as a span; bounded tracers count drops', async () => {
     const metrics: Record<string, number> = {};
-    const t0 = performance.now();
+    // A start whose sums with the durations below are exact in binary (performance.now()'s fractions are not: t0 +
+    // 1500 − t0 can come out as 1499.9999999999998).
+    const t0 = 1024;
     expect(recordTime(metrics, 'sample', t0, t0 + 1500)).toBe(1.5);
     expect(metrics['time/sample']).toBe(1.5);
     const tracer = new Tracer(2);
