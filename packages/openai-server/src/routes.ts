@@ -333,6 +333,12 @@ async function chatCompletions(
   }
   const events: unknown[] = [];
   for (const c of out) {
+    /** One event of choice `c`: its delta, logprobs and finish reason. */
+    const push = (delta: object, logprobs: unknown = null, finishReason: unknown = null) =>
+      events.push(chunk([{ index: c.index, delta, logprobs, finish_reason: finishReason }]));
+    const pushReasoning = () => {
+      if (c.message.reasoning_content !== undefined) push({ reasoning_content: c.message.reasoning_content });
+    };
     const sent = live?.[c.index]?.sent ?? '';
     if (sent !== '') {
       // Part of the content went live: the rest of it, then what only the whole reply shows.
@@ -340,73 +346,25 @@ async function chatCompletions(
       if (rest === undefined) {
         throw new OpenAIHttpError(500, `the streamed content of choice ${c.index} differs from the reply's content`);
       }
-      if (rest !== '') {
-        events.push(chunk([{ index: c.index, delta: { content: rest }, logprobs: null, finish_reason: null }]));
-      }
-      if (c.message.reasoning_content !== undefined) {
-        events.push(
-          chunk([
-            {
-              index: c.index,
-              delta: { reasoning_content: c.message.reasoning_content },
-              logprobs: null,
-              finish_reason: null,
-            },
-          ]),
-        );
-      }
-      events.push(chunk([{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }]));
+      if (rest !== '') push({ content: rest });
+      pushReasoning();
+      push({}, null, c.finish_reason);
       continue;
     }
-    events.push(
-      chunk([{ index: c.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
-    );
-    if (c.message.reasoning_content !== undefined) {
-      events.push(
-        chunk([
-          {
-            index: c.index,
-            delta: { reasoning_content: c.message.reasoning_content },
-            logprobs: null,
-            finish_reason: null,
-          },
-        ]),
-      );
-    }
+    push({ role: 'assistant', content: '' });
+    pushReasoning();
     const deltas = tokenDeltas(model.setup, choices[c.index] as SampledChoice, c);
     if (deltas !== undefined) {
       for (const d of deltas) {
-        events.push(
-          chunk([
-            {
-              index: c.index,
-              delta: { content: d.content },
-              logprobs: d.entry === undefined ? null : { content: [d.entry], refusal: null },
-              finish_reason: null,
-            },
-          ]),
-        );
+        push({ content: d.content }, d.entry === undefined ? null : { content: [d.entry], refusal: null });
       }
     } else if ((c.message.content ?? '') !== '' || (c.logprobs?.content.length ?? 0) > 0) {
-      events.push(
-        chunk([
-          { index: c.index, delta: { content: c.message.content ?? '' }, logprobs: c.logprobs, finish_reason: null },
-        ]),
-      );
+      push({ content: c.message.content ?? '' }, c.logprobs);
     }
     if (c.message.tool_calls !== undefined) {
-      events.push(
-        chunk([
-          {
-            index: c.index,
-            delta: { tool_calls: c.message.tool_calls.map((t, index) => ({ index, ...t })) },
-            logprobs: null,
-            finish_reason: null,
-          },
-        ]),
-      );
+      push({ tool_calls: c.message.tool_calls.map((t, index) => ({ index, ...t })) });
     }
-    events.push(chunk([{ index: c.index, delta: {}, logprobs: null, finish_reason: c.finish_reason }]));
+    push({}, null, c.finish_reason);
   }
   if (req.stream_options?.include_usage === true) events.push({ ...chunk([]), usage });
   stream.end(events);
