@@ -12,7 +12,7 @@ import {
   kimiK25ToolVariables,
   kimiK26Source,
 } from './kimi/templates.js';
-import { GPT_OSS_REASONS, GPT_OSS_TEMPLATE, gptOssDocumentedTemplate, withoutSystemMessage } from './gpt-oss.js';
+import { GPT_OSS_REASONS, GPT_OSS_TEMPLATE, gptOssDocumentedTemplates, withoutSystemMessage } from './gpt-oss.js';
 import { kimiTestTokenizer } from './kimi/test-tokenizer.js';
 import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './nemotron.js';
 import { qwen38TestTokenizer } from './test-tokenizers.js';
@@ -105,13 +105,13 @@ const GPT_OSS = 'gpt-oss-20b template + tokenizer';
 const GPT_OSS_DATE = '2025-08-08';
 /** Placeholder of `reasoning_effort`: the four rows render the template once per conversation and substitute it. */
 const EFFORT = '\uE0F0';
-let gptOssVariant: string | undefined;
+let gptOssVariant: ReturnType<typeof gptOssDocumentedTemplates> | undefined;
 const gptOssSpec = (effort: string, noSystem = false): ConformanceSpec => ({
   ...spec({ reasoning_effort: EFFORT }, { ...ALL, singleToolCall: true }),
   reasoningKey: 'thinking',
   now: new Date(`${GPT_OSS_DATE}T12:00:00Z`),
   substitute: { [EFFORT]: effort },
-  documented: { template: (gptOssVariant ??= gptOssDocumentedTemplate()), reasons: GPT_OSS_REASONS },
+  documented: { ...(gptOssVariant ??= gptOssDocumentedTemplates()), reasons: GPT_OSS_REASONS },
   ...(noSystem ? { rewrite: { reason: 'no system message' as const, apply: withoutSystemMessage } } : {}),
 });
 const gptOssRow = (name: string, effort: string): ConformanceRow => ({

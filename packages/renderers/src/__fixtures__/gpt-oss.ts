@@ -24,21 +24,24 @@ export const GPT_OSS_REASONS: readonly DeliberateReason[] = [
 const mark = (reason: DeliberateReason): string => `{{- "${documentedMark(GPT_OSS_REASONS.indexOf(reason))}" }}`;
 const EARLIER = mark('earlier reasoning kept');
 
-/** The official template with the renderers' documented differences patched in (each replaced text occurs once). */
-export function gptOssDocumentedTemplate(): string {
-  let t = GPT_OSS_TEMPLATE;
+/** One documented difference as a patch of the official template's text (`from` occurs once). */
+interface Patch {
+  from: string;
+  to: string;
+}
+
+const PATCHES: readonly Patch[] = [
   // A tool call's reasoning stays in the analysis channel even when a later final answer exists (the template drops
   // it then), and its text is a commentary preamble (the template writes text as analysis, and refuses both).
-  t = replaceOnce(
-    t,
-    `            {%- if message.content and message.thinking %}
+  {
+    from: `            {%- if message.content and message.thinking %}
                 {{- raise_exception("Cannot pass both content and thinking in an assistant message with tool calls! Put the analysis message in one or the other, but not both.") }}
             {%- elif message.content and not future_final_message.found %}
                 {{- "<|start|>assistant<|channel|>analysis<|message|>" + message.content + "<|end|>" }}
             {%- elif message.thinking and not future_final_message.found %}
                 {{- "<|start|>assistant<|channel|>analysis<|message|>" + message.thinking + "<|end|>" }}
             {%- endif %}`,
-    `            {%- if message.thinking %}
+    to: `            {%- if message.thinking %}
                 {{- "<|start|>assistant<|channel|>analysis<|message|>" + message.thinking + "<|end|>" }}
                 {%- if future_final_message.found %}${EARLIER}{%- endif %}
             {%- endif %}
@@ -46,35 +49,38 @@ export function gptOssDocumentedTemplate(): string {
                 {{- "<|start|>assistant<|channel|>commentary<|message|>" + message.content + "<|end|>" }}
                 ${mark('text beside a tool call is a commentary preamble')}
             {%- endif %}`,
-    FILE,
-  );
-  // The call's content type as Harmony writes and the model samples it: ` <|constrain|>json`, not ` json`.
-  t = replaceOnce(
-    t,
-    `{{- (tool_call.content_type if tool_call.content_type is defined else "json") + "<|message|>" }}`,
-    `{{- "<|constrain|>" + (tool_call.content_type if tool_call.content_type is defined else "json") + "<|message|>" }}
+  },
+  // The call's content type as Harmony writes and the model samples it: \` <|constrain|>json\`, not \` json\`.
+  {
+    from: `{{- (tool_call.content_type if tool_call.content_type is defined else "json") + "<|message|>" }}`,
+    to: `{{- "<|constrain|>" + (tool_call.content_type if tool_call.content_type is defined else "json") + "<|message|>" }}
             ${mark('tool call header as sampled (<|constrain|>json)')}`,
-    FILE,
-  );
+  },
   // Earlier final answers keep their reasoning (the template drops it).
-  t = replaceOnce(
-    t,
-    '{#- CoT is dropped during all previous turns, so we never render it for inference #}',
-    `{%- if message.thinking %}
+  {
+    from: '{#- CoT is dropped during all previous turns, so we never render it for inference #}',
+    to: `{%- if message.thinking %}
                 {{- "<|start|>assistant<|channel|>analysis<|message|>" + message.thinking + "<|end|>" }}
                 ${EARLIER}
             {%- endif %}`,
-    FILE,
-  );
+  },
   // Tool results as the tool wrote them, not JSON-quoted.
-  t = replaceOnce(
-    t,
-    `{{- " to=assistant<|channel|>commentary<|message|>" + message.content|tojson + "<|end|>" }}`,
-    `{{- " to=assistant<|channel|>commentary<|message|>" + message.content + "<|end|>" }}
+  {
+    from: `{{- " to=assistant<|channel|>commentary<|message|>" + message.content|tojson + "<|end|>" }}`,
+    to: `{{- " to=assistant<|channel|>commentary<|message|>" + message.content + "<|end|>" }}
         ${mark('tool results as written (not JSON-quoted)')}`,
-    FILE,
-  );
-  return t;
+  },
+];
+
+const patched = (patches: readonly Patch[]): string =>
+  patches.reduce((t, p) => replaceOnce(t, p.from, p.to, FILE), GPT_OSS_TEMPLATE);
+
+/**
+ * The official template with the renderers' documented differences patched in (`template`), and with each patch
+ * alone (`each`, for the check that a patch changes nothing where it marks nothing).
+ */
+export function gptOssDocumentedTemplates(): { template: string; each: string[] } {
+  return { template: patched(PATCHES), each: PATCHES.map((p) => patched([p])) };
 }
 
 const SYSTEM = /^<\|start\|>system<\|message\|>([^]*?)<\|end\|>/;

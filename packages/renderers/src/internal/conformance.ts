@@ -103,9 +103,11 @@ export interface ConformanceSpec {
    * patched into each branch concerned, where the patched branch writes {@link documentedMark}(k) wherever its output
    * differs from the official branch's, `reasons[k]` naming that difference. The renderer is held to the patched
    * template's text (marks removed), and the conversation counts under each reason whose mark occurs. Where no mark
-   * occurs the patched text must equal the official one: a patch that changes more than it marks throws.
+   * occurs the patched text must equal the official one: a patch that changes more than it marks throws. `each` holds
+   * the official template with each patch alone: for the first `verifyEncoding` conversations every one of them is
+   * rendered too and held to the same rule (one patch's unmarked change cannot hide behind another's mark).
    */
-  documented?: { template: string; reasons: readonly DeliberateReason[] };
+  documented?: { template: string; each?: readonly string[]; reasons: readonly DeliberateReason[] };
   /**
    * A documented rewrite of the reference text (an exact string operation on the rendered text, for a difference no
    * template branch holds: `gpt_oss_no_sysprompt` writes no system message), counted under `reason` where it changes
@@ -122,6 +124,7 @@ export function documentedMark(k: number): string {
 
 const MARK_BASE = 0xe100;
 const MARKS = /[\uE100-\uE1FF]/g;
+const HAS_MARK = /[\uE100-\uE1FF]/;
 
 /** The documented, deliberate differences a conversation may show. */
 export type DeliberateReason =
@@ -351,6 +354,7 @@ export class TemplateConformance {
   private readonly template: CompiledTemplate;
   private readonly templateSource: string;
   private readonly documented: CompiledTemplate | undefined;
+  private readonly patches: readonly CompiledTemplate[];
   private readonly controlIds: Set<number>;
   private readonly quoted: readonly string[];
   /** The memoising view of the tokenizer (build the renderer on it too: `memoTokenizer(tok)`). */
@@ -376,6 +380,9 @@ export class TemplateConformance {
       spec.documented === undefined
         ? undefined
         : new CompiledTemplate(spec.documented.template, 'the reference template with its documented differences');
+    this.patches = (spec.documented?.each ?? []).map(
+      (source, k) => new CompiledTemplate(source, `the reference template with documented patch ${k}`),
+    );
     this.controlIds = new Set(tokenizer.controlTokens.map((t) => tokenizer.convertTokenToId(t)!));
     this.quoted = quoted ?? tokenizer.controlTokens.filter((t) => templateSource.includes(t));
     const added = [...tokenizer.controlTokens].sort((a, b) => b.length - a.length);
@@ -396,12 +403,16 @@ export class TemplateConformance {
     messages: readonly Message[],
     gen: boolean,
     mask: (s: string) => string,
-    documented = false,
+    /** The documented variant, or (a number) the official template with that one patch. */
+    documented: boolean | number = false,
   ): string {
+    const patch = typeof documented === 'number' ? this.patches[documented] : undefined;
     const [template, source] =
-      documented && this.documented !== undefined
-        ? [this.documented, this.spec.documented!.template]
-        : [this.template, this.templateSource];
+      patch !== undefined
+        ? [patch, this.spec.documented!.each![documented as number]!]
+        : documented === true && this.documented !== undefined
+          ? [this.documented, this.spec.documented!.template]
+          : [this.template, this.templateSource];
     const vars = {
       bos_token: this.tokenizer.bosToken ?? '',
       eos_token: this.tokenizer.eosToken ?? '',
@@ -451,11 +462,24 @@ export class TemplateConformance {
       const variant = this.render(c, messages, gen, mask, true);
       const marks = new Set(variant.match(MARKS) ?? []);
       text = variant.replace(MARKS, '');
-      if (marks.size === 0 && text !== official) {
-        throw new RendererError(
-          'conformance: the template with its documented differences renders other text than the official one where ' +
-            `it marks no difference (${JSON.stringify(text.slice(0, 200))}…): a patch changes more than it marks`,
+      const unmarked = (what: string, t: string) =>
+        new RendererError(
+          `conformance: ${what} renders other text than the official template where it marks no difference ` +
+            `(${JSON.stringify(t.slice(0, 200))}…): a patch changes more than it marks`,
         );
+      if (marks.size === 0 && text !== official) throw unmarked('the template with its documented differences', text);
+      if (this.checked < this.verifyEncoding) {
+        for (let k = 0; k < this.patches.length; k++) {
+          let alone: string;
+          try {
+            alone = this.render(c, messages, gen, mask, k);
+          } catch (e) {
+            // A patch that leaves the template's refusal in place is checked where the template renders.
+            if (official === undefined && e instanceof TemplateRunError && e.kind === 'raise_exception') continue;
+            throw e;
+          }
+          if (!HAS_MARK.test(alone) && alone !== official) throw unmarked(`documented patch ${k} alone`, alone);
+        }
       }
       for (const m of [...marks].sort()) {
         const reason = spec.reasons[m.charCodeAt(0) - MARK_BASE];
