@@ -17,8 +17,8 @@ export const GPT_OSS_TEMPLATE = readFileSync(new URL(`./${FILE}`, import.meta.ur
 export const GPT_OSS_REASONS: readonly DeliberateReason[] = [
   'earlier reasoning kept',
   'text beside a tool call is a commentary preamble',
-  'tool call header as sampled (<|constrain|>json)',
-  'tool results as written (not JSON-quoted)',
+  'tool call header as sampled',
+  'tool results as written',
 ];
 
 const mark = (reason: DeliberateReason): string => `{{- "${documentedMark(GPT_OSS_REASONS.indexOf(reason))}" }}`;
@@ -54,7 +54,7 @@ const PATCHES: readonly Patch[] = [
   {
     from: `{{- (tool_call.content_type if tool_call.content_type is defined else "json") + "<|message|>" }}`,
     to: `{{- "<|constrain|>" + (tool_call.content_type if tool_call.content_type is defined else "json") + "<|message|>" }}
-            ${mark('tool call header as sampled (<|constrain|>json)')}`,
+            ${mark('tool call header as sampled')}`,
   },
   // Earlier final answers keep their reasoning (the template drops it).
   {
@@ -68,7 +68,7 @@ const PATCHES: readonly Patch[] = [
   {
     from: `{{- " to=assistant<|channel|>commentary<|message|>" + message.content|tojson + "<|end|>" }}`,
     to: `{{- " to=assistant<|channel|>commentary<|message|>" + message.content + "<|end|>" }}
-        ${mark('tool results as written (not JSON-quoted)')}`,
+        ${mark('tool results as written')}`,
   },
 ];
 

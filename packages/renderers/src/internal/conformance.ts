@@ -136,8 +136,8 @@ export type DeliberateReason =
   | 'no system message'
   | 'earlier reasoning kept'
   | 'text beside a tool call is a commentary preamble'
-  | 'tool call header as sampled (<|constrain|>json)'
-  | 'tool results as written (not JSON-quoted)';
+  | 'tool call header as sampled'
+  | 'tool results as written';
 
 /** The outcome for one conversation. */
 export type Verdict =
