@@ -429,7 +429,7 @@ export class TemplateConformance {
     const key = `${now?.toISOString() ?? ''}${JSON.stringify(vars)}`;
     let text = renders.get(key);
     if (text === undefined) {
-      text = now === undefined || Number.isNaN(now.getTime()) ? template.render(vars) : template.render(vars, now);
+      text = template.render(vars, now);
       if (renders.size >= MAX_REFERENCE_RENDERS) renders.clear();
       renders.set(key, text);
     }
