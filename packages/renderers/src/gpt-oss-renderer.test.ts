@@ -14,7 +14,7 @@ const SYSTEM =
   'Current date: 2025-06-28\n\nReasoning: medium\n\n# Valid channels: analysis, commentary, final. Channel must be ' +
   'included for every message.';
 
-// Harmony ships no Jinja template in the npm package: these are the documented wire strings (openai-harmony).
+// The documented wire strings (openai-harmony); the official template is compared in template-conformance.test.ts.
 describe('gpt-oss Harmony format', () => {
   it('no_sysprompt: user turn and generation header', () => {
     expect(text(none.buildGenerationPrompt([{ role: 'user', content: 'What is 2 + 2?' }]).toInts())).toBe(
@@ -49,9 +49,9 @@ describe('gpt-oss Harmony format', () => {
     expect(text(medium.buildGenerationPrompt(msgs).toInts())).toBe(
       `${SYSTEM}\nCalls to these tools must go to the commentary channel: 'functions'.<|end|>` +
         '<|start|>developer<|message|># Instructions\n\nBe brief.\n\n# Tools\n\n## functions\n\nnamespace functions {\n\n' +
-        '// Get the current weather in a city.\ntype get_weather = (_:\n{\n// City name, e.g. Paris\ncity: string,\n' +
+        '// Get the current weather in a city.\ntype get_weather = (_: {\n// City name, e.g. Paris\ncity: string,\n' +
         'unit?: "celsius" | "fahrenheit", // default: "celsius"\n}) => any;\n\n' +
-        '// Current time in a time zone.\ntype get_time = (_:\n{\ntz: string,\n}) => any;\n\n} // namespace functions<|end|>' +
+        '// Current time in a time zone.\ntype get_time = (_: {\ntz: string,\n}) => any;\n\n} // namespace functions<|end|>' +
         '<|start|>user<|message|>Weather?<|end|><|start|>assistant',
     );
     // Without its own system message the routing line is a system message of its own.
@@ -120,6 +120,14 @@ describe('gpt-oss Harmony format', () => {
         parameters: { type: 'object', properties: {} },
       }),
     ).toBe('// Time.\ntype now = () => any;');
-    expect(formatHarmonyToolDefinition(WEATHER_TOOL)).toContain('type get_weather = (_:\n{');
+    expect(formatHarmonyToolDefinition(WEATHER_TOOL)).toContain('type get_weather = (_: {\n');
+    // A described parameters object: its comment between `(_:` and `{`, as openai-harmony writes it.
+    expect(
+      formatHarmonyToolDefinition({
+        name: 'f',
+        description: 'F.',
+        parameters: { type: 'object', description: 'Args.', properties: { x: { type: 'string' } } },
+      }),
+    ).toBe('// F.\ntype f = (_: // Args.\n{\nx?: string,\n}) => any;');
   });
 });

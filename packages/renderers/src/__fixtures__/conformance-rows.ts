@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { KIMI_K25_IMAGE_RULE, QWEN3_VL_IMAGE_RULE } from '@cookbook/images';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
-import { type ConformanceSpec, TemplateConformance } from '../internal/conformance.js';
+import { type ConformanceSpec, type ConversationFeatures, TemplateConformance } from '../internal/conformance.js';
 import { memoTokenizer } from '../internal/memo-tokenizer.js';
 import { getRenderer, type RendererOptions } from '../registry.js';
 import {
@@ -12,6 +12,7 @@ import {
   kimiK25ToolVariables,
   kimiK26Source,
 } from './kimi/templates.js';
+import { GPT_OSS_REASONS, GPT_OSS_TEMPLATE, gptOssDocumentedTemplates, withoutSystemMessage } from './gpt-oss.js';
 import { kimiTestTokenizer } from './kimi/test-tokenizer.js';
 import { NEMOTRON3_NANO_TEMPLATE, nemotronTestTokenizer } from './nemotron.js';
 import { qwen38TestTokenizer } from './test-tokenizers.js';
@@ -43,7 +44,11 @@ const deepseek = () => getTokenizer('deepseek-ai/DeepSeek-V3.1');
 const deepseekV31 = () => readFileSync(new URL('./deepseek-v3.1.chat_template.jinja', import.meta.url), 'utf8');
 /** DeepSeek-V3.1's template declares no tools (the system prompt does): reasoning, no tools. */
 const NO_TOOLS = { tools: false, reasoning: true, leadingWhitespace: true };
-const spec = (variables: Record<string, unknown>, features = ALL, argumentsAsObjects = true): ConformanceSpec => ({
+const spec = (
+  variables: Record<string, unknown>,
+  features: ConversationFeatures = ALL,
+  argumentsAsObjects = true,
+): ConformanceSpec => ({
   variables,
   features,
   argumentsAsObjects,
@@ -92,6 +97,38 @@ const KIMI_ROWS: ConformanceRow[] = [
     template: kimiK26Source,
     spec: kimiSpec({ thinking: true, preserve_thinking: true }, false),
   },
+];
+
+const gptOss = () => getTokenizer('openai/gpt-oss-20b');
+const GPT_OSS = 'gpt-oss-20b template + tokenizer';
+/** The date both sides write (the template's `strftime_now`, the renderer's `currentDate`). */
+const GPT_OSS_DATE = '2025-08-08';
+/** Placeholder of `reasoning_effort`: the four rows render the template once per conversation and substitute it. */
+const EFFORT = '\uE0F0';
+let gptOssVariant: ReturnType<typeof gptOssDocumentedTemplates> | undefined;
+const gptOssSpec = (effort: string, noSystem = false): ConformanceSpec => ({
+  ...spec({ reasoning_effort: EFFORT }, { ...ALL, singleToolCall: true }),
+  reasoningKey: 'thinking',
+  now: new Date(`${GPT_OSS_DATE}T12:00:00Z`),
+  substitute: { [EFFORT]: effort },
+  documented: { ...(gptOssVariant ??= gptOssDocumentedTemplates()), reasons: GPT_OSS_REASONS },
+  ...(noSystem ? { rewrite: { reason: 'no system message' as const, apply: withoutSystemMessage } } : {}),
+});
+const gptOssRow = (name: string, effort: string): ConformanceRow => ({
+  label: GPT_OSS,
+  name,
+  tokenizer: gptOss,
+  template: () => GPT_OSS_TEMPLATE,
+  spec: gptOssSpec(effort, name === 'gpt_oss_no_sysprompt'),
+  options: { currentDate: GPT_OSS_DATE },
+});
+
+/** gpt-oss (Harmony): the official template with the renderers' documented differences (`gpt-oss.ts`). */
+const GPT_OSS_ROWS: ConformanceRow[] = [
+  gptOssRow('gpt_oss_no_sysprompt', 'medium'),
+  gptOssRow('gpt_oss_low_reasoning', 'low'),
+  gptOssRow('gpt_oss_medium_reasoning', 'medium'),
+  gptOssRow('gpt_oss_high_reasoning', 'high'),
 ];
 
 /** Every renderer name whose model's template is committed or shipped, with the template variables of its mode. */
@@ -180,6 +217,7 @@ export const CONFORMANCE_ROWS: ConformanceRow[] = [
     spec: { ...spec({ enable_thinking: false, preserve_thinking: false }, WITH_IMAGES), images: QWEN_IMAGES },
   },
   ...KIMI_ROWS,
+  ...GPT_OSS_ROWS,
   { label: 'Qwen3 template + tokenizer', name: 'chat_template', tokenizer: qwen3, template: own, spec: spec({}) },
   { label: 'Llama 3.1 template + tokenizer', name: 'chat_template', tokenizer: llama31, template: own, spec: spec({}, TEXT_ONLY) },
   {
@@ -202,6 +240,8 @@ export function allowedReasons(row: ConformanceRow): string[] {
     ...(row.spec.trailing === undefined ? [] : ['template appends a header after the example']),
     ...(row.name === 'chat_template' ? ['refused: not prefix-stable'] : []),
     ...(row.spec.sampledTurn === undefined ? [] : ['trained turn as sampled']),
+    ...(row.spec.documented?.reasons ?? []),
+    ...(row.spec.rewrite === undefined ? [] : [row.spec.rewrite.reason]),
   ];
 }
 

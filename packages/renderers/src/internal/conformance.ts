@@ -16,7 +16,7 @@ import {
 import { encodePng, type ImageTokenRule, imageTokenCount } from '@cookbook/images';
 import type { Tokenizer } from '@cookbook/tokenizers';
 import type { Renderer } from '../renderer.js';
-import { CompiledTemplate } from './jinja-sandbox.js';
+import { CompiledTemplate, TemplateRunError } from './jinja-sandbox.js';
 import { type MemoTokenizer, memoTokenizer } from './memo-tokenizer.js';
 
 /** What the generated conversations may hold (what the format and the template can both render). */
@@ -29,6 +29,11 @@ export interface ConversationFeatures {
   leadingWhitespace: boolean;
   /** Image parts in user messages (one or two, before, between or after the text). */
   images?: boolean;
+  /**
+   * At most one tool call per assistant message (a format whose template takes only the first, as Harmony's): the
+   * parallel calls of the other rows are left out, never split.
+   */
+  singleToolCall?: boolean;
 }
 
 /** One generated conversation: tools and a system prompt go first, the way each side declares them. */
@@ -82,7 +87,44 @@ export interface ConformanceSpec {
    * `expected_tokens` must be the family's `rule` count for the image's size.
    */
   images?: { pad: string; rule: ImageTokenRule };
+  /** The template's name for an assistant message's reasoning (default `reasoning_content`; Harmony's: `thinking`). */
+  reasoningKey?: string;
+  /** The template's clock (`strftime_now`); the renderer under test is given the same date. Default: now. */
+  now?: Date;
+  /**
+   * Strings replaced in the template's output after rendering: rows whose only difference is a variable the template
+   * writes verbatim (gpt-oss's `reasoning_effort`) pass one private-use placeholder for it and substitute their own
+   * value here, so the rows share their reference renders.
+   */
+  substitute?: Readonly<Record<string, string>>;
+  /**
+   * Documented differences written into the template (a renderer that follows another reference than the template on
+   * purpose, as the gpt-oss renderers follow upstream's): `template` is the official source with the renderer's choice
+   * patched into each branch concerned, where the patched branch writes {@link documentedMark}(k) wherever its output
+   * differs from the official branch's, `reasons[k]` naming that difference. The renderer is held to the patched
+   * template's text (marks removed), and the conversation counts under each reason whose mark occurs. Where no mark
+   * occurs the patched text must equal the official one: a patch that changes more than it marks throws. `each` holds
+   * the official template with each patch alone: for the first `verifyEncoding` conversations every one of them is
+   * rendered too and held to the same rule (one patch's unmarked change cannot hide behind another's mark).
+   */
+  documented?: { template: string; each?: readonly string[]; reasons: readonly DeliberateReason[] };
+  /**
+   * A documented rewrite of the reference text (an exact string operation on the rendered text, for a difference no
+   * template branch holds: `gpt_oss_no_sysprompt` writes no system message), counted under `reason` where it changes
+   * the text.
+   */
+  rewrite?: { reason: DeliberateReason; apply: (text: string, c: Conversation) => string };
 }
+
+/** The mark a documented template variant writes where its `k`-th documented difference changes the output. */
+export function documentedMark(k: number): string {
+  if (!Number.isInteger(k) || k < 0 || k > 0xff) throw new RendererError(`documented mark ${k} is out of 0..255`);
+  return String.fromCharCode(MARK_BASE + k);
+}
+
+const MARK_BASE = 0xe100;
+const MARKS = /[\uE100-\uE1FF]/g;
+const HAS_MARK = /[\uE100-\uE1FF]/;
 
 /** The documented, deliberate differences a conversation may show. */
 export type DeliberateReason =
@@ -90,12 +132,22 @@ export type DeliberateReason =
   | 'header/text seam'
   | 'template appends a header after the example'
   | 'refused: not prefix-stable'
-  | 'trained turn as sampled';
+  | 'trained turn as sampled'
+  | 'no system message'
+  | 'earlier reasoning kept'
+  | 'text beside a tool call is a commentary preamble'
+  | 'tool call header as sampled'
+  | 'tool results as written';
 
 /** The outcome for one conversation. */
 export type Verdict =
   | { kind: 'identical' }
-  | { kind: 'deliberate'; reason: DeliberateReason }
+  | {
+      kind: 'deliberate';
+      reason: DeliberateReason;
+      /** Further documented differences the same conversation shows (each counted). */
+      also?: readonly DeliberateReason[];
+    }
   | { kind: 'different'; where: 'generation prompt' | 'supervised example'; expected: string; got: string };
 
 const TOOLS: ToolSpec[] = [
@@ -179,7 +231,7 @@ export function generateConversation(
       const reasoning = features.reasoning && next() < 0.5 ? text(false) : undefined;
       const calls: ToolCall[] = [];
       if (tools !== undefined && step < 2 && next() < 0.5) {
-        const n = next() < 0.35 ? 2 : 1;
+        const n = features.singleToolCall === true ? 1 : next() < 0.35 ? 2 : 1;
         for (let i = 0; i < n; i++) {
           const tool = pick(tools);
           const args = tool.name === 'search' ? { query: text(false) } : { city: text(false), days: 1 + i };
@@ -253,7 +305,7 @@ function templateVariables(
       } else {
         out.content = mask(m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
         const r = m.content.filter((p) => p.type === 'thinking');
-        if (r.length > 0) out.reasoning_content = mask(r.map((p) => p.thinking).join(''));
+        if (r.length > 0) out[spec.reasoningKey ?? 'reasoning_content'] = mask(r.map((p) => p.thinking).join(''));
       }
       if (m.tool_calls) {
         out.tool_calls = m.tool_calls.map((tc) => ({
@@ -301,6 +353,8 @@ const MAX_REFERENCE_RENDERS = 20_000;
 export class TemplateConformance {
   private readonly template: CompiledTemplate;
   private readonly templateSource: string;
+  private readonly documented: CompiledTemplate | undefined;
+  private readonly patches: readonly CompiledTemplate[];
   private readonly controlIds: Set<number>;
   private readonly quoted: readonly string[];
   /** The memoising view of the tokenizer (build the renderer on it too: `memoTokenizer(tok)`). */
@@ -322,6 +376,13 @@ export class TemplateConformance {
     this.tokenizer = memoTokenizer(tokenizer);
     this.template = new CompiledTemplate(templateSource, 'the reference template');
     this.templateSource = templateSource;
+    this.documented =
+      spec.documented === undefined
+        ? undefined
+        : new CompiledTemplate(spec.documented.template, 'the reference template with its documented differences');
+    this.patches = (spec.documented?.each ?? []).map(
+      (source, k) => new CompiledTemplate(source, `the reference template with documented patch ${k}`),
+    );
     this.controlIds = new Set(tokenizer.controlTokens.map((t) => tokenizer.convertTokenToId(t)!));
     this.quoted = quoted ?? tokenizer.controlTokens.filter((t) => templateSource.includes(t));
     const added = [...tokenizer.controlTokens].sort((a, b) => b.length - a.length);
@@ -337,7 +398,21 @@ export class TemplateConformance {
     return generateConversation(next, this.spec.features, i % 4 === 3 ? this.quoted : []);
   }
 
-  private render(c: Conversation, messages: readonly Message[], gen: boolean, mask: (s: string) => string): string {
+  private render(
+    c: Conversation,
+    messages: readonly Message[],
+    gen: boolean,
+    mask: (s: string) => string,
+    /** The documented variant, or (a number) the official template with that one patch. */
+    documented: boolean | number = false,
+  ): string {
+    const patch = typeof documented === 'number' ? this.patches[documented] : undefined;
+    const [template, source] =
+      patch !== undefined
+        ? [patch, this.spec.documented!.each![documented as number]!]
+        : documented === true && this.documented !== undefined
+          ? [this.documented, this.spec.documented!.template]
+          : [this.template, this.templateSource];
     const vars = {
       bos_token: this.tokenizer.bosToken ?? '',
       eos_token: this.tokenizer.eosToken ?? '',
@@ -345,19 +420,83 @@ export class TemplateConformance {
       ...templateVariables(c, messages, this.spec, mask),
       add_generation_prompt: gen,
     };
-    let renders = referenceRenders.get(this.templateSource);
+    let renders = referenceRenders.get(source);
     if (renders === undefined) {
       renders = new Map();
-      referenceRenders.set(this.templateSource, renders);
+      referenceRenders.set(source, renders);
     }
-    const key = JSON.stringify(vars);
+    const now = this.spec.now;
+    const key = `${now?.toISOString() ?? ''}${JSON.stringify(vars)}`;
     let text = renders.get(key);
     if (text === undefined) {
-      text = this.template.render(vars);
+      text = template.render(vars, now);
       if (renders.size >= MAX_REFERENCE_RENDERS) renders.clear();
       renders.set(key, text);
     }
+    for (const [from, to] of Object.entries(this.spec.substitute ?? {})) text = text.replaceAll(from, to);
     return text;
+  }
+
+  /**
+   * The reference text with the row's documented differences ({@link ConformanceSpec.documented} and `rewrite`), and
+   * the reasons that changed it.
+   */
+  private documentedText(
+    c: Conversation,
+    messages: readonly Message[],
+    gen: boolean,
+    mask: (s: string) => string,
+  ): { text: string; reasons: DeliberateReason[] } {
+    const spec = this.spec.documented;
+    let official: string | undefined;
+    try {
+      official = this.render(c, messages, gen, mask);
+    } catch (e) {
+      // The official template may refuse what the documented variant renders (Harmony's: reasoning and text beside a
+      // tool call); the variant must then mark a difference.
+      if (spec === undefined || !(e instanceof TemplateRunError) || e.kind !== 'raise_exception') throw e;
+    }
+    let text = official ?? '';
+    const reasons: DeliberateReason[] = [];
+    if (spec !== undefined) {
+      const variant = this.render(c, messages, gen, mask, true);
+      const marks = new Set(variant.match(MARKS) ?? []);
+      text = variant.replace(MARKS, '');
+      const unmarked = (what: string, t: string) =>
+        new RendererError(
+          `conformance: ${what} renders other text than the official template where it marks no difference ` +
+            `(${JSON.stringify(t.slice(0, 200))}…): a patch changes more than it marks`,
+        );
+      if (marks.size === 0 && text !== official) throw unmarked('the template with its documented differences', text);
+      if (this.checked < this.verifyEncoding) {
+        for (let k = 0; k < this.patches.length; k++) {
+          let alone: string;
+          try {
+            alone = this.render(c, messages, gen, mask, k);
+          } catch (e) {
+            // A patch that leaves the template's refusal in place is checked where the template renders.
+            if (official === undefined && e instanceof TemplateRunError && e.kind === 'raise_exception') continue;
+            throw e;
+          }
+          if (!HAS_MARK.test(alone) && alone !== official) throw unmarked(`documented patch ${k} alone`, alone);
+        }
+      }
+      for (const m of [...marks].sort()) {
+        const reason = spec.reasons[m.charCodeAt(0) - MARK_BASE];
+        if (reason === undefined)
+          throw new RendererError(`conformance: documented mark U+${m.charCodeAt(0).toString(16)} names no reason`);
+        reasons.push(reason);
+      }
+    }
+    const rewrite = this.spec.rewrite;
+    if (rewrite !== undefined) {
+      const rewritten = rewrite.apply(text, c);
+      if (rewritten !== text) {
+        reasons.push(rewrite.reason);
+        text = rewritten;
+      }
+    }
+    return { text, reasons };
   }
 
   /** `encode(text)` of the tokenizer, piece by piece between its added tokens (see the class comment). */
@@ -449,7 +588,15 @@ export class TemplateConformance {
     if (this.renderer.disablesThinking && reasoned) return first; // refused by design: thinking-off renderers
     const second = this.compare(c, c.messages, false);
     if (second.kind === 'different') return second;
-    return first.kind === 'deliberate' ? first : second;
+    if (first.kind !== 'deliberate') return second;
+    if (second.kind !== 'deliberate') return first;
+    // A conversation counts under every documented template difference (`documented`, `rewrite`) its prompt or its
+    // example shows; of the other reasons, under the prompt's.
+    const patched = new Set<DeliberateReason>(this.spec.documented?.reasons ?? []);
+    if (this.spec.rewrite !== undefined) patched.add(this.spec.rewrite.reason);
+    const seen = [first.reason, ...(first.also ?? [])];
+    const more = [second.reason, ...(second.also ?? [])].filter((r) => patched.has(r) && !seen.includes(r));
+    return more.length === 0 ? first : { ...first, also: [...(first.also ?? []), ...more] };
   }
 
   private compare(c: Conversation, messages: readonly Message[], gen: boolean): Verdict {
@@ -472,7 +619,7 @@ export class TemplateConformance {
       throw e;
     }
     const masker = quoteMasker(c.quotes ? this.quoted : []);
-    let text = this.render(c, messages, gen, masker.mask);
+    let { text, reasons: documented } = this.documentedText(c, messages, gen, masker.mask);
     const trailing = this.spec.trailing;
     const appended = !gen && trailing !== undefined && text.endsWith(trailing);
     if (appended) text = text.slice(0, text.length - trailing.length);
@@ -485,12 +632,16 @@ export class TemplateConformance {
       ? same(got, expectedIds)
       : same(got, expectedIds.slice(0, got.length)) &&
         (got.length === expectedIds.length || this.tokenizer.decode(expectedIds.slice(got.length)).trim() === '');
+    const also = (reason: DeliberateReason): Verdict =>
+      documented.length === 0 ? { kind: 'deliberate', reason } : { kind: 'deliberate', reason, also: documented };
     if (!c.quotes && prefixOk) {
-      return appended
-        ? { kind: 'deliberate', reason: 'template appends a header after the example' }
-        : asSampled
-          ? { kind: 'deliberate', reason: 'trained turn as sampled' }
-          : { kind: 'identical' };
+      if (appended) return also('template appends a header after the example');
+      if (asSampled) return also('trained turn as sampled');
+      const [first, ...more] = documented;
+      if (first === undefined) return { kind: 'identical' };
+      return more.length === 0
+        ? { kind: 'deliberate', reason: first }
+        : { kind: 'deliberate', reason: first, also: more };
     }
     const gotText = this.tokenizer.decode(got);
     const wantText = masker.unmask(text);
@@ -498,9 +649,9 @@ export class TemplateConformance {
       ? gotText === wantText
       : wantText.startsWith(gotText) && wantText.slice(gotText.length).trim() === '';
     if (c.quotes && textOk && same(this.controls(got), this.controls(expectedIds))) {
-      return { kind: 'deliberate', reason: 'quoted control strings stay text' };
+      return also('quoted control strings stay text');
     }
-    if (!c.quotes && textOk && this.spec.seam) return { kind: 'deliberate', reason: 'header/text seam' };
+    if (!c.quotes && textOk && this.spec.seam) return also('header/text seam');
     return { kind: 'different', where, expected: wantText, got: gotText };
   }
 }
@@ -540,8 +691,9 @@ export function runConformance(conf: TemplateConformance, count: number, seed: n
     const v = conf.check(c);
     out.conversations++;
     if (v.kind === 'identical') out.identical++;
-    else if (v.kind === 'deliberate') out.deliberate[v.reason] = (out.deliberate[v.reason] ?? 0) + 1;
-    else {
+    else if (v.kind === 'deliberate') {
+      for (const reason of [v.reason, ...(v.also ?? [])]) out.deliberate[reason] = (out.deliberate[reason] ?? 0) + 1;
+    } else {
       out.different++;
       out.firstDifference ??= { index: i, conversation: c, verdict: v };
     }

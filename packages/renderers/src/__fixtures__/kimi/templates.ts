@@ -7,7 +7,7 @@ import { kimiToolDeclaration } from '../../kimi-tool-declaration.js';
 import { kimiTemplate } from './test-tokenizer.js';
 
 /** `text` with its one occurrence of `from` replaced; throws when it occurs other than once (the copy changed). */
-function replaceOnce(text: string, from: string, to: string, file: string): string {
+export function replaceOnce(text: string, from: string, to: string, file: string): string {
   const parts = text.split(from);
   if (parts.length !== 2) throw new Error(`${file}: expected ${JSON.stringify(from)} exactly once`);
   return parts.join(to);
