@@ -94,14 +94,14 @@ def main() -> None:
         digests = []
         for c in row["conversations"]:
             messages = [to_upstream(m) for m in c["messages"]]
-            if c["tools"] is not None:
-                prefix = renderer.create_conversation_prefix_with_tools(c["tools"], c["system_prompt"] or "")
-            elif c["system_prompt"] is not None:
-                prefix = [{"role": "system", "content": c["system_prompt"]}]
-            else:
-                prefix = []
-            messages = prefix + messages
             try:
+                if c["tools"] is not None:
+                    prefix = renderer.create_conversation_prefix_with_tools(c["tools"], c["system_prompt"] or "")
+                elif c["system_prompt"] is not None:
+                    prefix = [{"role": "system", "content": c["system_prompt"]}]
+                else:
+                    prefix = []
+                messages = prefix + messages
                 if messages[-1]["role"] != "assistant":
                     rendering = {"prompt": flat(renderer.build_generation_prompt(messages))}
                 else:

@@ -1,5 +1,6 @@
 /**
- * Parity with upstream's renderers where no model template can be obtained (see `__fixtures__/upstream-parity.ts`):
+ * Parity with upstream's renderers where no model template can be obtained, and for the weights of the names held
+ * to a template (see `__fixtures__/upstream-parity.ts`):
  * for every row, each seeded conversation renders — generation prompt, supervised tokens and weights — to the digest
  * upstream's renderer of the same name gave on the same tokenizer, or shows one of the row's documented differences
  * (tokens and weights, or the weights alone where the difference is about weights); a conversation upstream refuses is
@@ -25,7 +26,7 @@ const fixture = JSON.parse(
   readFileSync(new URL('./__fixtures__/upstream-parity.json', import.meta.url), 'utf8'),
 ) as Fixture;
 
-describe("upstream's renderers, for the names no obtainable template covers", () => {
+describe("upstream's renderers, for the names no obtainable template covers, and the weights of the others", () => {
   it('the fixture has one row per parity row, with every conversation', () => {
     expect(fixture.rows.map((r) => [r.name, r.conversations])).toEqual(PARITY_ROWS.map((r) => [r.name, r.count]));
   });
@@ -60,6 +61,10 @@ describe("upstream's renderers, for the names no obtainable template covers", ()
           count('identical');
           continue;
         }
+        if (row.compare === 'weights' && tokens !== wantTokens) {
+          count('tokens held to the template');
+          continue;
+        }
         const why = (row.differences ?? []).find(
           (d) => d.applies(c, parityTrainOnWhat(i)) && (d.weightsOnly !== true || tokens === wantTokens),
         );
@@ -71,8 +76,8 @@ describe("upstream's renderers, for the names no obtainable template covers", ()
         ).toBeDefined();
         count(why!.reason);
       }
-      // The generated conversations reach the plain case: most of them are identical to upstream's.
-      expect(tally.identical ?? 0, JSON.stringify(tally)).toBeGreaterThan(row.count / 4);
+      // The generated conversations reach the plain case: a good share of them are identical to upstream's.
+      expect(tally.identical ?? 0, JSON.stringify(tally)).toBeGreaterThan(row.count / 5);
     });
   }
 });

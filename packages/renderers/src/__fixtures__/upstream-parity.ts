@@ -50,6 +50,11 @@ export interface ParityRow {
   count: number;
   /** The documented differences (see the renderer's doc comment); any other difference fails. */
   differences?: readonly ParityDifference[];
+  /**
+   * `weights`: the name's tokens are held to its official template (the conformance table), where upstream's differ
+   * in places; only conversations whose tokens agree with upstream's are compared, for their weights.
+   */
+  compare?: 'weights';
 }
 
 const N = 250;
@@ -97,6 +102,48 @@ const NANO_HISTORY_NEWLINE: ParityDifference = {
   },
 };
 const NEMOTRON_ULTRA = [NEMOTRON_STRIP];
+const PREFILL_UNTRAINED: ParityDifference = {
+  reason:
+    "the produced turn's `<think>⏎` is the generation prompt's prefill, untrained, as at sampling time (upstream trains it)",
+  weightsOnly: true,
+  applies: (c) => {
+    const last = c.messages.at(-1);
+    return last?.role === 'assistant' && Array.isArray(last.content) && last.content.some((p) => p.type === 'thinking');
+  },
+};
+const TEXT: ConversationFeatures = { tools: false, reasoning: false, leadingWhitespace: true };
+const W = 150;
+/** The names held to a template, compared with upstream for their weights. */
+const WEIGHT_ROWS: readonly ParityRow[] = [
+  { name: 'qwen3', tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' },
+  { name: 'qwen3_disable_thinking', tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' },
+  { name: 'qwen3_instruct', tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' },
+  // Upstream's Llama 3 renderer declares no tools.
+  { name: 'llama3', tokenizer: 'llama3_1', features: TEXT, count: W, compare: 'weights' },
+  ...['qwen3_5', 'qwen3_8_xhigh_reasoning', 'qwen3_8_medium_reasoning', 'qwen3_8_low_reasoning'].map(
+    (name): ParityRow => ({
+      name,
+      tokenizer: 'qwen3',
+      features: ALL,
+      count: W,
+      compare: 'weights',
+      differences: [PREFILL_UNTRAINED],
+    }),
+  ),
+  ...['qwen3_5_disable_thinking', 'qwen3_8_disable_thinking'].map(
+    (name): ParityRow => ({ name, tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' }),
+  ),
+  ...['nemotron3', 'nemotron3_disable_thinking', 'nemotron3_preserve_thinking'].map(
+    (name): ParityRow => ({
+      name,
+      tokenizer: 'qwen3',
+      features: ALL,
+      count: W,
+      compare: 'weights',
+      differences: [NANO_HISTORY_NEWLINE],
+    }),
+  ),
+];
 
 export const PARITY_ROWS: readonly ParityRow[] = [
   { name: 'role_colon', tokenizer: 'llama3_1', features: { tools: false, reasoning: false, leadingWhitespace: true }, count: N },
@@ -118,6 +165,7 @@ export const PARITY_ROWS: readonly ParityRow[] = [
   { name: 'nemotron3_ultra_disable_thinking', tokenizer: 'qwen3', features: ALL, count: N, differences: NEMOTRON_ULTRA },
   { name: 'nemotron3_ultra_medium_thinking', tokenizer: 'qwen3', features: ALL, count: N, differences: NEMOTRON_ULTRA },
   { name: 'nemotron3_ultra_preserve_thinking', tokenizer: 'qwen3', features: ALL, count: N, differences: NEMOTRON_ULTRA },
+  ...WEIGHT_ROWS,
 ];
 
 const TOKENIZER_MODELS: Record<ParityTokenizer, string> = {
