@@ -13,8 +13,14 @@
  * `{reasoning effort: efficient}` (Ultra) appended to the last user message after a blank line.
  *
  * Where upstream and the Nano template disagree, the template wins (deliberately): a tool whose description is
- * empty still gets its `<description></description>` line (upstream leaves it out), and only the assistant turn is
- * trimmed, where the template trims it (upstream strips every string message, user, system and tool text included).
+ * empty still gets its `<description></description>` line (upstream leaves it out), only the assistant turn is
+ * trimmed, where the template trims it (upstream strips every string message, user, system and tool text included),
+ * a call without text follows `<think></think>` after a newline, a turn of reasoning alone ends at `</think>`, and
+ * the newline after an earlier turn's dropped reasoning is encoded with its answer (upstream encodes it in the
+ * untrained header, so with `all_assistant_messages` it is trained here). As upstream renders it, the empty
+ * `<think></think>` the template writes into a turn (no reasoning, or reasoning dropped from history) belongs to the
+ * turn's header: it is not trained, since the model did not write it. `src/upstream-parity.test.ts` holds every
+ * name to upstream's renderer on generated conversations, with these differences.
  * Kept from both: every assistant turn opens with a think block (an empty `<think></think>` when it has no
  * reasoning, or when its reasoning before the last user message is dropped — not with `preserve_thinking`), every
  * conversation opens with a system block (empty without a system message), consecutive tool results share one
@@ -145,8 +151,18 @@ export class Nemotron3Renderer extends BaseRenderer {
     if (message.role === 'tool') return this.renderToolResult(message, ctx, nl);
     const header = this.tpl`${nl}<|im_start|>${message.role}\n`;
     let body: number[];
-    if (message.role === 'assistant') body = this.assistantBody(message, ctx);
-    else if (message.role === 'system' && ctx.idx === 0) body = this.systemBody(this.plainText(message));
+    if (message.role === 'assistant') {
+      // An empty think block the template writes (no reasoning, or reasoning dropped from history) is not what the
+      // model produced: it goes with the header, untrained, as upstream renders it. The tokens do not change.
+      body = this.assistantBody(message, ctx);
+      const empty = this.encode('<think></think>');
+      if (empty.every((t, i) => body[i] === t)) {
+        return {
+          header: [...header, ...empty],
+          output: [{ type: 'encoded_text', tokens: [...body.slice(empty.length), this.imEnd] }],
+        };
+      }
+    } else if (message.role === 'system' && ctx.idx === 0) body = this.systemBody(this.plainText(message));
     else if (message.role === 'user' && ctx.idx === ctx.lastUserIndex && this.effort !== undefined) {
       body = this.tpl(['', EFFORT_MARKER[this.effort]], this.plainText(message));
     } else body = this.encodeText(this.plainText(message));

@@ -25,7 +25,10 @@
  * and results) never becomes a control token (`<|im_end|>`, `<think>`, `<tool_call>`, `<tool_response>`, …); those
  * come only from the renderer's own framing and from the fixed text of the tool declaration. The assistant turn being
  * produced (the last message) has the generation prompt's `<think>⏎` in its header, encoded apart from the rest, as at
- * sampling time: its text equals the template's, its tokens can differ at that seam (`⏎` + `⏎` vs `⏎⏎`).
+ * sampling time: its text equals the template's, its tokens can differ at that seam (`⏎` + `⏎` vs `⏎⏎`); it is
+ * therefore not trained (upstream trains it, a documented difference). The empty think block the template writes
+ * into an earlier turn without reasoning belongs to that turn's header, untrained, as upstream renders it: the model
+ * did not write it. `src/upstream-parity.test.ts` holds the weights to upstream's renderers.
  */
 import {
   type ContentPart,
@@ -298,12 +301,19 @@ export class Qwen35Renderer extends BaseRenderer {
     reasoning = trim(reasoning);
     const content = trim(this.contentText(message, true));
     let prefilled = false;
+    let emptyThink = false;
     if (this.preserveThinking || ctx.idx > this.lastQueryIndex(ctx.messages)) {
       // The produced turn continues the generation prompt: when it starts with the prompt's prefill, that prefill
       // is header (prompt), as at sampling time.
       prefilled = ctx.isLast && (this.thinking || reasoning === '');
-      if (!prefilled) lit('<think>\n');
-      if (!prefilled || this.thinking) {
+      // An earlier turn without reasoning gets the template's empty think block: the model did not write it, so it
+      // goes with the header, untrained, as upstream renders it.
+      emptyThink = !prefilled && reasoning === '';
+      if (!prefilled && !emptyThink) lit('<think>\n');
+      if (!prefilled && !emptyThink) {
+        val(reasoning);
+        lit('\n</think>\n\n');
+      } else if (prefilled && this.thinking) {
         val(reasoning);
         lit('\n</think>\n\n');
       }
@@ -324,7 +334,12 @@ export class Qwen35Renderer extends BaseRenderer {
       lit('</function>\n</tool_call>');
     });
     lit('<|im_end|>');
-    const header = this.header(ctx.messages, ctx.idx, message.role, prefilled ? `\n${this.prefill}` : '\n');
+    const header = this.header(
+      ctx.messages,
+      ctx.idx,
+      message.role,
+      prefilled ? `\n${this.prefill}` : emptyThink ? '\n<think>\n\n</think>\n\n' : '\n',
+    );
     return { header, output: [{ type: 'encoded_text', tokens: this.tpl(literals, ...values) }] };
   }
 
