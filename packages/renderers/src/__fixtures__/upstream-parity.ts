@@ -69,6 +69,11 @@ const GPT_OSS_TOOLS: ParityDifference = {
   reason: "tool-channel note in the one system message, as the official template writes it (upstream's second system message)",
   applies: (c) => c.tools !== undefined,
 };
+const GPT_OSS_DECLARATION: ParityDifference = {
+  reason:
+    "a tool's parameters open `(_: {` on one line, as the official template and openai-harmony write them (upstream breaks the line)",
+  applies: (c) => c.tools !== undefined,
+};
 const NEMOTRON_STRIP: ParityDifference = {
   reason: 'only the assistant turn is trimmed, where the template trims it (upstream strips every message)',
   applies: (c) => c.messages.some((m) => padded(textOf(m))) || (c.systemPrompt !== undefined && padded(c.systemPrompt)),
@@ -150,10 +155,10 @@ export const PARITY_ROWS: readonly ParityRow[] = [
   // Upstream's Qwen3-VL renderers write tool calls, tool results and reasoning unlike the Qwen templates, which ours
   // follow (see qwen3-vl-renderer.ts); the plain text turns are compared.
   { name: 'qwen3_vl_instruct', tokenizer: 'qwen3', features: { tools: false, reasoning: false, leadingWhitespace: true }, count: N },
-  { name: 'gpt_oss_no_sysprompt', tokenizer: 'gptoss', features: ALL, count: N },
-  { name: 'gpt_oss_low_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS] },
-  { name: 'gpt_oss_medium_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS] },
-  { name: 'gpt_oss_high_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS] },
+  { name: 'gpt_oss_no_sysprompt', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_DECLARATION] },
+  { name: 'gpt_oss_low_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION] },
+  { name: 'gpt_oss_medium_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION] },
+  { name: 'gpt_oss_high_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION] },
   {
     name: 'nemotron3_low_thinking',
     tokenizer: 'qwen3',
