@@ -3,7 +3,8 @@
  *
  *   node --conditions=@cookbook/source --import tsx scripts/upstream-parity-cases.ts CASES.json
  *
- * One entry per row of `src/__fixtures__/upstream-parity.ts`: the renderer name, the folder of its tokenizer's files,
+ * One entry per row of `src/__fixtures__/upstream-parity.ts`: the renderer name, the folder of its tokenizer's files
+ * (and the added tokens it renames),
  * and the conversations in order (messages, tool declarations, system prompt; images as base64 PNG).
  */
 import { writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import {
   PARITY_ROWS,
   parityConversations,
   parityTokenizerDir,
+  parityTokenRenames,
   parityTrainOnWhat,
 } from '../src/__fixtures__/upstream-parity.js';
 
@@ -30,6 +32,7 @@ const message = (m: Message): unknown => (typeof m.content === 'string' ? m : { 
 const rows = PARITY_ROWS.map((row) => ({
   name: row.name,
   tokenizer_dir: parityTokenizerDir(row.tokenizer),
+  added_token_renames: parityTokenRenames(row.tokenizer),
   conversations: parityConversations(row).map((c, i) => ({
     messages: c.messages.map(message),
     tools: c.tools ?? null,

