@@ -7,7 +7,7 @@
  * start and the sampling, so the runs repeat exactly. Measured on this machine, `rl_basic seed=S max_steps=24
  * advantage_transform=T`, `env/all/reward/total` first third → last third:
  *   seed 0: learn 0.352 → 0.523, zero 0.371 → 0.359, negate 0.250 → 0.125
- *   seed 1: learn 0.352 → 0.496, zero 0.348 → 0.309, negate 0.234 → −0.001
+ *   seed 1: learn 0.352 → 0.496, zero 0.348 → 0.309, negate 0.238 → −0.001
  *   seed 2: learn 0.418 → 0.668, zero 0.363 → 0.359, negate 0.148 → 0.170
  * The test runs seed 1. RL rises 0.18–0.25 more than zero and ends 0.16–0.31 above it; the margins below (0.1 each)
  * are wide so that a change of kernel or stand-in that moves the curves a little does not fail it, while one that
