@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ConfigError, DataError, resolveModelRef } from '@cookbook/core';
 import { loadHub } from './internal/hub.js';
 import { MAX_TIKTOKEN_FILE_BYTES, parseTiktokenRanks, TiktokenTokenizer } from './tiktoken-tokenizer.js';
-import type { LoadTokenizerOptions, Tokenizer } from './tokenizer.js';
+import type { LoadTokenizerOptions, Tokenizer } from './tokenizer-types.js';
 
 /**
  * Kimi's pre-tokenizer pattern in JavaScript syntax. The upstream pattern (Python `regex` / Rust) writes class
