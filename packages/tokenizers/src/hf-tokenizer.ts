@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DataError } from '@cookbook/core';
+import { configTokenString } from './internal/config-token.js';
 import { type HfTokenizerInstance, hfTokenizerClass } from './internal/hf-tokenizer-class.js';
 import type { EncodeOptions, Tokenizer } from './tokenizer-types.js';
 
@@ -21,14 +22,6 @@ export interface AddedTokenJson {
   id: number;
   content: string;
   special?: boolean;
-}
-
-function tokenString(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (value !== null && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string') {
-    return (value as { content: string }).content;
-  }
-  return undefined;
 }
 
 /** A {@link Tokenizer} backed by `@huggingface/tokenizers`. */
@@ -66,8 +59,8 @@ export class HfTokenizer implements Tokenizer {
         : new RegExp(this.controlTokens.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'u');
     this.loadFiles = reload ?? (() => files);
     const cfg = files.tokenizerConfig;
-    this.bosToken = tokenString(cfg.bos_token);
-    this.eosToken = tokenString(cfg.eos_token);
+    this.bosToken = configTokenString(cfg.bos_token);
+    this.eosToken = configTokenString(cfg.eos_token);
     this.bosTokenId = this.bosToken === undefined ? undefined : this.inner.token_to_id(this.bosToken);
     this.eosTokenId = this.eosToken === undefined ? undefined : this.inner.token_to_id(this.eosToken);
     this.chatTemplate = typeof cfg.chat_template === 'string' ? cfg.chat_template : undefined;
