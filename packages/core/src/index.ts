@@ -129,7 +129,7 @@ export { Sfc32Rng } from './random/sfc32.js';
 export { seededPermutation, shuffleInPlace } from './random/shuffle.js';
 export { seededRandom, splitMix32 } from './random/splitmix32.js';
 export { randomSeed, Xoshiro128Rng } from './random/xoshiro128.js';
-export { type NumberedLine, readLinesSync } from './read-lines.js';
+export { type NumberedLine, parseJsonLine, readLinesSync } from './read-lines.js';
 export {
   isSparse,
   maybeSparse,

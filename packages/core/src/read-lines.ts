@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { DataError } from './errors.js';
 
 /** One line of a text file, without its line ending, with its 1-based number. */
 export interface NumberedLine {
@@ -35,5 +36,19 @@ export function* readLinesSync(path: string, chunkBytes = 1 << 16): Generator<Nu
     if (pending.length > 0) yield { text: pending.endsWith('\r') ? pending.slice(0, -1) : pending, line: lineNo + 1 };
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * One line of a JSONL file, parsed. Invalid JSON is a {@link DataError} naming `where` (file and line) with the
+ * parser's message and, when given, what a line should hold (`expected`: `expected one {"messages": [...]} object
+ * per line`, say).
+ */
+export function parseJsonLine(text: string, where: { file?: string; line?: number }, expected?: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const why = `invalid JSON (${error instanceof Error ? error.message : String(error)})`;
+    throw new DataError(expected === undefined ? why : `${why}; ${expected}`, { ...where, cause: error });
   }
 }

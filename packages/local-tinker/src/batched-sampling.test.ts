@@ -1,11 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { directService, type Json, json, MODEL, post, result } from './__tests__/direct.js';
+import { describe, expect, it } from 'vitest';
+import { type Json, json, MODEL, post, result, servicesClosedAfterEach } from './__tests__/direct.js';
 import type { LocalTinkerService } from './service.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-});
+const service = servicesClosedAfterEach();
 
 async function submit(s: LocalTinkerService, body: unknown): Promise<string> {
   const r = await post(s, 'asample', body);
@@ -15,8 +12,7 @@ async function submit(s: LocalTinkerService, body: unknown): Promise<string> {
 
 describe('batched sampling across requests', () => {
   it('decodes concurrent requests for one sampler together, each with exactly its one-by-one result', async () => {
-    const s = await directService();
-    services.push(s);
+    const s = await service();
     const session = json(await post(s, 'create_session', {})).session_id;
     const sampler = json(
       await post(s, 'create_sampling_session', { session_id: session, sampling_session_seq_id: 0, base_model: MODEL }),

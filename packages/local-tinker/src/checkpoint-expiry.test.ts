@@ -4,19 +4,14 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { directService, sessionAndModel, submitAndWait } from './__tests__/direct.js';
-import type { LocalTinkerService } from './service.js';
+import { describe, expect, it } from 'vitest';
+import { servicesClosedAfterEach, sessionAndModel, submitAndWait } from './__tests__/direct.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-});
+const service = servicesClosedAfterEach();
 
 describe('checkpoint expiry', () => {
   it('deletes checkpoints whose ttl_seconds passed, keeps the others, and is bounded per call', async () => {
-    const s = await directService();
-    services.push(s);
+    const s = await service();
     const { model } = await sessionAndModel(s);
     const saved = async (op: string, path: string, ttl?: number) =>
       (await submitAndWait(s, op, { model_id: model, path, ...(ttl === undefined ? {} : { ttl_seconds: ttl }) }))
@@ -41,8 +36,7 @@ describe('checkpoint expiry', () => {
   });
 
   it("the service's prune cycle deletes expired checkpoints without any limit set", async () => {
-    const s = await directService();
-    services.push(s);
+    const s = await service();
     const { model } = await sessionAndModel(s);
     await submitAndWait(s, 'save_weights', { model_id: model, path: 'gone', ttl_seconds: 1 });
     const dir = join(s.storage.runDir(model), 'weights', 'gone');

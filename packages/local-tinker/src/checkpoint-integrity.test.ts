@@ -1,18 +1,10 @@
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ceDatum, directService, json, post, result, submitAndWait } from './__tests__/direct.js';
+import { describe, expect, it } from 'vitest';
+import { ceDatum, json, post, result, servicesClosedAfterEach, submitAndWait } from './__tests__/direct.js';
 import type { LocalTinkerService } from './service.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-});
-async function service() {
-  const s = await directService();
-  services.push(s);
-  return s;
-}
+const service = servicesClosedAfterEach();
 
 function corrupt(file: string): void {
   const fd = openSync(file, 'r+');

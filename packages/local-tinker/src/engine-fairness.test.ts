@@ -3,32 +3,27 @@
  * short sample on another sampler or a training step (they take turns of a few decode steps), and a seeded sample
  * gives the same tokens whatever decodes beside it. Asserted by completion order, never by time.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ceDatum,
-  directService,
   type Json,
   json,
   MODEL,
   post,
   result,
+  servicesClosedAfterEach,
   sessionAndModel,
   submitAndWait,
 } from './__tests__/direct.js';
-import type { LocalTinkerService } from './service.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close({ abort: true });
-});
+const service = servicesClosedAfterEach({ abort: true });
 
 /** Tokens the long request may decode: far more than the short ones need while it runs (it is cancelled). */
 const LONG = 1000;
 
 describe('the engine worker takes turns between samplers and training', () => {
   it('a 4-token sample on another sampler and a forward_backward finish while a long sample still decodes', async () => {
-    const s = await directService();
-    services.push(s);
+    const s = await service();
     const { session, model } = await sessionAndModel(s);
     const samplerFor = async (seq: number) =>
       json(

@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { ceDatum, directService, json, MODEL, post, result, sessionAndModel } from './__tests__/direct.js';
+import { describe, expect, it } from 'vitest';
+import { ceDatum, json, MODEL, post, result, servicesClosedAfterEach, sessionAndModel } from './__tests__/direct.js';
 import { QUEUED_BYTES_PER_ELEMENT } from './limits.js';
 import type { LocalTinkerService } from './service.js';
-import type { ServiceOptions } from './service-state.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-});
-async function service(options: Partial<ServiceOptions> = {}) {
-  const s = await directService(options);
-  services.push(s);
-  return s;
-}
+const service = servicesClosedAfterEach();
 
 const tokens = (n: number) => Array.from({ length: n }, (_, i) => 10 + i);
 const fb = (model: string, seqId: number | undefined, n = 11) => ({

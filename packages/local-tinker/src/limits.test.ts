@@ -1,39 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ceDatum,
-  directService,
   json,
   MODEL,
   post,
   request,
   result,
+  servicesClosedAfterEach,
   sessionAndModel,
   submitAndWait,
 } from './__tests__/direct.js';
-import { HttpError } from './http-errors.js';
+import { thrown } from './__tests__/thrown.js';
 import { checkJsonDepth, DEFAULT_LIMITS } from './limits.js';
-import type { LocalTinkerService } from './service.js';
 import { decompressZstd, zstdOutputBound } from './zstd.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-});
-async function service(...args: Parameters<typeof directService>) {
-  const s = await directService(...args);
-  services.push(s);
-  return s;
-}
-
-function thrown(fn: () => unknown): HttpError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof HttpError) return err;
-    throw err;
-  }
-  throw new Error('expected an HttpError');
-}
+const service = servicesClosedAfterEach();
 
 /** A zstd frame header: magic, descriptor, optional window byte, content size bytes. */
 function frame(descriptor: number, rest: number[]): number[] {

@@ -7,28 +7,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeForwardBackwardRequest } from '@cookbook/tinker-wire';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ceDatum, directService, json, MODEL, post, sessionAndModel } from './__tests__/direct.js';
-import { HttpError } from './http-errors.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ceDatum, json, MODEL, post, servicesClosedAfterEach, sessionAndModel } from './__tests__/direct.js';
+import { thrown } from './__tests__/thrown.js';
 import { DEFAULT_LIMITS, resolveLimits, scanJson } from './limits.js';
 import { type LocalTinker, startLocalTinker } from './local-tinker.js';
 import { scanForwardBackwardProto } from './proto-scan.js';
-import type { LocalTinkerService } from './service.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-});
-
-function thrown(fn: () => unknown): HttpError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof HttpError) return err;
-    throw err;
-  }
-  throw new Error('expected an HttpError');
-}
+const service = servicesClosedAfterEach();
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -52,8 +38,7 @@ describe('a JSON body is counted on its bytes before it is parsed', () => {
 
 describe('datums, chunks and tokens are counted before the request is validated', () => {
   it('forward_backward over max_datums / max_chunks / max_input_tokens: a 400 naming each (valid datums, so only the count refuses them)', async () => {
-    const s = await directService({ limits: { maxDatums: 2, maxChunks: 3, maxInputTokens: 12 } });
-    services.push(s);
+    const s = await service({ limits: { maxDatums: 2, maxChunks: 3, maxInputTokens: 12 } });
     const { model } = await sessionAndModel(s);
     const fb = (data: unknown[]) =>
       post(s, 'forward_backward', { model_id: model, forward_backward_input: { loss_fn: 'cross_entropy', data } });

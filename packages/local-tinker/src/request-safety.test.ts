@@ -2,23 +2,24 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { directService, json, MODEL, post, result, sessionAndModel, submitAndWait } from './__tests__/direct.js';
+import {
+  json,
+  MODEL,
+  post,
+  result,
+  servicesClosedAfterEach,
+  sessionAndModel,
+  submitAndWait,
+} from './__tests__/direct.js';
 import { MAX_TTL_SECONDS } from './limits.js';
 import { defaultModelRoots } from './local-tinker.js';
 import type { LocalTinkerService } from './service.js';
-import type { ServiceOptions } from './service-state.js';
 
-const services: LocalTinkerService[] = [];
 const dirs: string[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
+afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-async function service(options: Partial<ServiceOptions> = {}) {
-  const s = await directService(options);
-  services.push(s);
-  return s;
-}
+const service = servicesClosedAfterEach();
 
 /** A folder holding a `config.json` that is not a model config but a secret. */
 function secretFolder(): { parent: string; folder: string } {

@@ -8,10 +8,10 @@
  * with the service root's path in it.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
-import { BoundedMap, findModel, isHubRepoId, listLocalModels } from '@cookbook/core';
+import { isAbsolute, resolve, sep } from 'node:path';
+import { BoundedMap } from '@cookbook/core';
 import type { WireLoraConfig } from '@cookbook/tinker-wire';
+import { checkBaseModel, realOrResolved } from './base-models.js';
 import { formatBytes, pruneCache } from './cache.js';
 import { ClockCycle } from './clock-cycle.js';
 import { EngineHost, EngineOpCancelled, EngineOpError, EngineWorkerLost } from './engine-host.js';
@@ -28,17 +28,6 @@ import { type RunRecord, Storage } from './storage.js';
 
 export type { ModelState, ServiceOptions, SessionState } from './service-types.js';
 
-/** `path` with symlinks resolved, or just made absolute when it does not exist. */
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-/** The service's shared state and the helpers the routes use. */
-
 /**
  * Engine failures that are the request's fault (bad input, a model or checkpoint that cannot be read or written):
  * answered as user errors, by the failure's class name (a worker's error crosses the thread boundary by name).
@@ -51,6 +40,7 @@ const USER_ERROR_KINDS = new Set([
   'WeightsError',
 ]);
 
+/** The service's shared state and the helpers the routes use. */
 export class ServiceState {
   readonly storage: Storage;
   readonly futures: FutureTable;
@@ -206,49 +196,9 @@ export class ServiceState {
     );
   }
 
-  // ------------------------------------------------------------------ base models
-
-  /**
-   * Reject an unknown base model at submission, with the list of what is available (from the model catalog). A
-   * folder is accepted only under the operator's model roots; the reply is the same for a folder outside them whether
-   * or not it exists.
-   */
+  /** Refuses a `base_model` this service does not serve ({@link checkBaseModel} under its model roots). */
   checkBaseModelName(name: string): void {
-    const builtins = listLocalModels().map((m) => m.name);
-    if (builtins.includes(name)) return;
-    const roots = this.options.modelRoots;
-    if (roots !== 'any') {
-      const real = realOrResolved(name);
-      const allowed = roots.some((r) => real === r || real.startsWith(r.endsWith(sep) ? r : r + sep));
-      if (!allowed || !existsSync(join(real, 'config.json'))) {
-        const where =
-          roots.length === 0
-            ? 'this service loads no folders (its operator can allow some: cookbook serve model_roots=…)'
-            : 'a folder must lie in one of the folders its operator allows (cookbook serve model_roots=…) and hold an HF checkpoint';
-        throw new HttpError(
-          400,
-          `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}; ${where}`,
-        );
-      }
-      return;
-    }
-    if (existsSync(join(name, 'config.json'))) return;
-    const entry = findModel(name);
-    const toHosted =
-      'set TINKER_API_KEY to train it on the hosted Tinker service (or TINKER_BASE_URL for another server)';
-    // A Hub name (`org/model`) the catalog does not know is most likely meant for another server.
-    const hint =
-      entry === undefined
-        ? isHubRepoId(name)
-          ? `; "${name}" looks like a hosted model: ${toHosted}`
-          : ''
-        : entry.hosted
-          ? `; "${name}" is a model of the hosted Tinker service: ${toHosted}`
-          : `; "${name}" is an open checkpoint: download it and give its folder as base_model`;
-    throw new HttpError(
-      400,
-      `unknown base_model "${name}": this embedded service has ${builtins.join(', ')}, or give a folder holding an HF checkpoint (config.json + *.safetensors)${hint}`,
-    );
+    checkBaseModel(name, this.options.modelRoots);
   }
 
   // ------------------------------------------------------------------ sessions

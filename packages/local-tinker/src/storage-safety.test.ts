@@ -1,29 +1,20 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ceDatum,
-  directService,
   json,
   post,
   request,
   result,
+  servicesClosedAfterEach,
   sessionAndModel,
   submitAndWait,
 } from './__tests__/direct.js';
 import { isLoopback } from './local-tinker.js';
 import type { LocalTinkerService } from './service.js';
-import type { ServiceOptions } from './service-state.js';
 
-const services: LocalTinkerService[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-});
-async function service(options: Partial<ServiceOptions> = {}) {
-  const s = await directService(options);
-  services.push(s);
-  return s;
-}
+const service = servicesClosedAfterEach();
 
 const runsOf = (s: LocalTinkerService) => readdirSync(join(s.storage.root, 'runs'));
 

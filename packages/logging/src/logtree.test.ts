@@ -1,19 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@cookbook/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from './__fixtures__/test-utils.js';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from './__fixtures__/test-utils.js';
 import { ConversationFormatter } from './conversation-formatter.js';
 import { initTrace, logFormatter, logTable, logText, scopeHeader, Transcript } from './logtree.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+const tmp = useTempDir();
 
 describe('Transcript', () => {
   it('escapes all text and levels headings by nesting', () => {
@@ -66,7 +59,7 @@ describe('Transcript', () => {
 
 describe('initTrace (ambient API)', () => {
   it('writes the file atomically and keeps concurrent scopes apart', async () => {
-    const path = join(dir, 'iteration_000001', 'train.html');
+    const path = join(tmp(), 'iteration_000001', 'train.html');
     await initTrace('Iteration 1', path, async () => {
       await Promise.all(
         [0, 1].map((g) =>
@@ -87,12 +80,12 @@ describe('initTrace (ambient API)', () => {
     expect(html.slice(g0, g1)).toMatch(/start 0[\s\S]*end 0[\s\S]*<h3>Rollout<\/h3>/);
     expect(html.slice(g1)).toMatch(/start 1[\s\S]*end 1/);
     expect(html.slice(g0, g1)).not.toContain('start 1');
-    expect(readdirSync(join(dir, 'iteration_000001'))).toEqual(['train.html']);
+    expect(readdirSync(join(tmp(), 'iteration_000001'))).toEqual(['train.html']);
   });
 
   it('writes a partial transcript when the body throws, and is a no-op outside a trace', async () => {
     logText('nowhere');
-    const path = join(dir, 'partial.html');
+    const path = join(tmp(), 'partial.html');
     await expect(
       initTrace('partial', path, () => {
         logText('before the crash');

@@ -76,16 +76,8 @@ describe('rollout log', () => {
   });
 
   it("writes a message in upstream's message_to_jsonable shape: tool calls, results, parts; no image bytes", () => {
-    const call: Message = {
-      role: 'assistant',
-      content: [
-        { type: 'thinking', thinking: 'look it up' },
-        { type: 'text', text: 'Calling.' },
-      ],
-      tool_calls: [{ type: 'function', id: 'call_0', function: { name: 'lookup', arguments: '{"key": "fig"}' } }],
-      unparsed_tool_calls: [{ raw_text: '<tool_call>{', error: 'bad JSON' }],
-    };
-    expect(messageToJsonable(call)).toEqual({
+    // Messages whose logged form is the message itself: each is built afresh for the input and for the expectation.
+    const call = (): Message => ({
       role: 'assistant',
       content: [
         { type: 'thinking', thinking: 'look it up' },
@@ -94,12 +86,9 @@ describe('rollout log', () => {
       tool_calls: [{ type: 'function', id: 'call_0', function: { name: 'lookup', arguments: '{"key": "fig"}' } }],
       unparsed_tool_calls: [{ raw_text: '<tool_call>{', error: 'bad JSON' }],
     });
-    expect(messageToJsonable({ role: 'tool', content: '7', tool_call_id: 'call_0', name: 'lookup' })).toEqual({
-      role: 'tool',
-      content: '7',
-      tool_call_id: 'call_0',
-      name: 'lookup',
-    });
+    const result = (): Message => ({ role: 'tool', content: '7', tool_call_id: 'call_0', name: 'lookup' });
+    expect(messageToJsonable(call())).toEqual(call());
+    expect(messageToJsonable(result())).toEqual(result());
     const image: Message = {
       role: 'user',
       content: [

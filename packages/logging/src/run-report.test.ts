@@ -1,21 +1,14 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from './__fixtures__/test-utils.js';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from './__fixtures__/test-utils.js';
 import { buildSeries, chartGroupOf, yAxisLabel } from './internal/report-data.js';
 import type { MetricsRow } from './jsonl.js';
 import { Transcript } from './logtree.js';
 import { setupLogging } from './metrics-logger.js';
 import { writeRunReport } from './run-report.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+const tmp = useTempDir();
 
 function reportData(html: string): ReturnType<typeof buildSeries> {
   const m = html.match(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/);
@@ -53,27 +46,31 @@ describe('chart grouping', () => {
 
 describe('writeRunReport', () => {
   it('writes a self-contained report with chart data, config, and the latest transcripts', async () => {
-    const logger = setupLogging({ logDir: dir, console: false, config: { model: 'tiny<qwen>', optim: { lr: 0.001 } } });
+    const logger = setupLogging({
+      logDir: tmp(),
+      console: false,
+      config: { model: 'tiny<qwen>', optim: { lr: 0.001 } },
+    });
     for (let step = 0; step < 10; step++) {
       logger.logMetrics({ 'train/loss': 2 / (step + 1), 'time/step': 0.1 * step }, step);
       if (step % 5 === 4) logger.logMetrics({ 'test/loss': 2.5 / (step + 1) }, step);
     }
     await logger.close();
-    appendFileSync(join(dir, 'metrics.jsonl'), '{"step":10,"train/lo');
+    appendFileSync(join(tmp(), 'metrics.jsonl'), '{"step":10,"train/lo');
     for (let i = 0; i < 5; i++) {
       const t = new Transcript(`iteration ${i}`);
       t.text(`sample from iteration ${i} <b>`);
-      const path = join(dir, `iteration_00000${i}`, 'train.html');
+      const path = join(tmp(), `iteration_00000${i}`, 'train.html');
       await t.write(path);
       utimesSync(path, 1_700_000_000 + i, 1_700_000_000 + i);
     }
-    mkdirSync(join(dir, 'transcripts'));
-    writeFileSync(join(dir, 'transcripts', 'old.html'), '<p>old</p>');
-    utimesSync(join(dir, 'transcripts', 'old.html'), 1_600_000_000, 1_600_000_000);
+    mkdirSync(join(tmp(), 'transcripts'));
+    writeFileSync(join(tmp(), 'transcripts', 'old.html'), '<p>old</p>');
+    utimesSync(join(tmp(), 'transcripts', 'old.html'), 1_600_000_000, 1_600_000_000);
 
-    const path = await writeRunReport(dir, { maxTranscripts: 2 });
-    expect(path).toBe(join(dir, 'report.html'));
-    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    const path = await writeRunReport(tmp(), { maxTranscripts: 2 });
+    expect(path).toBe(join(tmp(), 'report.html'));
+    expect(readdirSync(tmp()).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const html = readFileSync(path, 'utf8');
 
     const data = reportData(html);
@@ -113,7 +110,7 @@ describe('writeRunReport', () => {
   });
 
   it('works on an empty log dir', async () => {
-    const html = readFileSync(await writeRunReport(dir), 'utf8');
+    const html = readFileSync(await writeRunReport(tmp()), 'utf8');
     expect(html).toContain('No numeric metrics yet.');
     expect(html).toContain('No transcripts yet.');
   });
@@ -168,10 +165,10 @@ describe('chart order', () => {
   });
 
   it('names a flat headline metric first instead of hiding it', async () => {
-    const logger = setupLogging({ logDir: dir, console: false });
+    const logger = setupLogging({ logDir: tmp(), console: false });
     for (let step = 0; step < 3; step++) logger.logMetrics({ 'env/all/reward/total': -0.1, entropy: 3 - step }, step);
     await logger.close();
-    const html = readFileSync(await writeRunReport(dir), 'utf8');
+    const html = readFileSync(await writeRunReport(tmp()), 'utf8');
     expect(html).toContain('Flat at every step (not charted): <code>env/all/reward/total</code> = -0.100000');
     expect(html.indexOf('Flat at every step')).toBeLessThan(html.indexOf('More metrics'));
   });

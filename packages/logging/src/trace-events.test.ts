@@ -1,21 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { tempDir } from './__fixtures__/test-utils.js';
+import { expect, it } from 'vitest';
+import { useTempDir } from './__fixtures__/test-utils.js';
 import { convertTraceEvents, TraceEventWriter } from './trace-events.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+const tmp = useTempDir();
 
 it('writes complete events per line and converts them to a Perfetto JSON trace', async () => {
   let t = 1000;
-  const writer = new TraceEventWriter(join(dir, 'trace_events.jsonl'), { pid: 7, nowUs: () => t });
+  const writer = new TraceEventWriter(join(tmp(), 'trace_events.jsonl'), { pid: 7, nowUs: () => t });
   const result = await writer.span(
     'train_step',
     () => {
@@ -39,6 +32,6 @@ it('writes complete events per line and converts them to a Perfetto JSON trace',
     { name: 'train_step', ph: 'X', ts: 1000, dur: 250, pid: 7, tid: 2, args: { step: 0 } },
     { name: 'fails', ph: 'X', ts: 1250, dur: 5, pid: 7, tid: 0 },
   ]);
-  expect(await convertTraceEvents(writer.path, join(dir, 'trace.json'))).toBe(2);
-  expect(JSON.parse(readFileSync(join(dir, 'trace.json'), 'utf8')).traceEvents).toHaveLength(2);
+  expect(await convertTraceEvents(writer.path, join(tmp(), 'trace.json'))).toBe(2);
+  expect(JSON.parse(readFileSync(join(tmp(), 'trace.json'), 'utf8')).traceEvents).toHaveLength(2);
 });

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collector, tempDir } from './__fixtures__/test-utils.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { collector, useTempDir } from './__fixtures__/test-utils.js';
 import { setupLogging } from './metrics-logger.js';
 
 interface Received {
@@ -12,19 +12,13 @@ interface Received {
   body: Record<string, unknown>;
 }
 
+const tmp = useTempDir();
 let servers: Server[] = [];
-let dir: string;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir());
-});
 afterEach(async () => {
   await Promise.all(
     servers.map((s) => new Promise<void>((resolve) => (s.listening ? s.close(() => resolve()) : resolve()))),
   );
   servers = [];
-  await cleanup();
 });
 
 async function serve(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<string> {
@@ -73,7 +67,7 @@ describe('W&B sink', () => {
         res.end('{}');
       }
     });
-    const { logger, warn } = train(dir, url);
+    const { logger, warn } = train(tmp(), url);
     for (let step = 0; step < 5; step++) logger.logMetrics({ 'train/loss': 1 / (step + 1), tag: 'x' }, step);
     await logger.close();
     expect(warn.text()).toBe('');
@@ -92,7 +86,7 @@ describe('W&B sink', () => {
     expect(history.map((h) => h._step)).toEqual([0, 1, 2, 3, 4]);
     expect(history[1]).toMatchObject({ 'train/loss': 0.5, tag: 'x' });
     expect(stream.at(-1)?.body).toEqual({ complete: true, exitcode: 0 });
-    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
+    expect(readFileSync(join(tmp(), 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
   });
 
   it('keeps training when the server answers 500, warning exactly once', async () => {
@@ -102,7 +96,7 @@ describe('W&B sink', () => {
       res.statusCode = 500;
       res.end('boom');
     });
-    const { logger, warn } = train(dir, url);
+    const { logger, warn } = train(tmp(), url);
     for (let step = 0; step < 20; step++) {
       logger.logMetrics({ loss: step }, step);
       await new Promise((r) => setTimeout(r, 1));
@@ -112,20 +106,20 @@ describe('W&B sink', () => {
     expect(warn.text()).toMatch(/^warning: Weights & Biases logging failed \(HTTP 500/);
     expect(warn.text()).not.toContain('secret-key');
     expect(calls).toBe(1);
-    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(20);
+    expect(readFileSync(join(tmp(), 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(20);
   });
 
   it('keeps training when the connection is refused, warning exactly once', async () => {
     const url = await serve((_req, _body, res) => res.end());
     const server = servers[0];
     await new Promise<void>((resolve) => server?.close(() => resolve()));
-    const { logger, warn } = train(dir, url);
+    const { logger, warn } = train(tmp(), url);
     for (let step = 0; step < 10; step++) logger.logMetrics({ loss: step }, step);
     await new Promise((r) => setTimeout(r, 50));
     for (let step = 10; step < 20; step++) logger.logMetrics({ loss: step }, step);
     await logger.close();
     expect(warn.text().trim().split('\n')).toHaveLength(1);
     expect(warn.text()).toMatch(/Weights & Biases logging failed/);
-    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(20);
+    expect(readFileSync(join(tmp(), 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(20);
   });
 });

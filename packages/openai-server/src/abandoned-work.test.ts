@@ -3,16 +3,11 @@
  * went away kept the engine busy for minutes, and a 4-token chat waited 148 s meanwhile). Observed through the
  * engine's decode-step counter and the order in which requests finish, never through wall-clock time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ModelInput } from '@cookbook/core';
-import { type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
 import { ServiceClient } from '@cookbook/tinker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenAIRoutes } from './routes.js';
+import { MODEL, serveOpenAIRoutes, until } from './__tests__/served-routes.js';
 
-const MODEL = 'local/qwen3-tiny';
 /** Far more decode steps than a cancelled request may take: reaching it means the work ran to its end. */
 const LONG = 1500;
 /**
@@ -21,42 +16,19 @@ const LONG = 1500;
  */
 const FAIR_LONG = 300;
 
-let served: LocalTinker;
-let root: string;
+const routes = serveOpenAIRoutes('openai-abandoned-');
 let client: ServiceClient;
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'openai-abandoned-'));
-  let baseURL = '';
-  const routes = createOpenAIRoutes({
-    log: () => {},
-    backend: async () => new ServiceClient({ baseURL, warn: () => {} }),
-  });
-  served = await startLocalTinker({ root, mounts: [routes], log: () => {} });
-  baseURL = served.baseURL;
-  client = new ServiceClient({ baseURL, warn: () => {} });
+beforeAll(() => {
+  client = new ServiceClient({ baseURL: routes.served.baseURL, warn: () => {} });
 });
 afterAll(async () => {
   await client.close();
-  await served.close({ abort: true, graceMs: 0 });
-  rmSync(root, { recursive: true, force: true });
 });
 
-/** Resolves once `ok()` holds (checked every few ms; the test's own timeout bounds the wait). */
-async function until(ok: () => boolean): Promise<void> {
-  while (!ok()) await new Promise((r) => setTimeout(r, 5));
-}
+const steps = () => routes.served.service.decodeSteps;
+const idle = () => routes.served.service.enginePending === 0;
 
-const steps = () => served.service.decodeSteps;
-const idle = () => served.service.enginePending === 0;
-
-function post(path: 'chat/completions' | 'completions', body: Record<string, unknown>, signal?: AbortSignal) {
-  return fetch(`${served.baseURL}/v1/${path}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, ...body }),
-    ...(signal ? { signal } : {}),
-  });
-}
+const post = routes.post;
 const chat = (body: Record<string, unknown>) =>
   post('chat/completions', { messages: [{ role: 'user', content: 'Count to ten.' }], ...body });
 
@@ -103,7 +75,7 @@ describe('abandoned sampling is cancelled', () => {
         polling--;
       }
     };
-    const own = new ServiceClient({ baseURL: served.baseURL, warn: () => {}, fetch: counting });
+    const own = new ServiceClient({ baseURL: routes.served.baseURL, warn: () => {}, fetch: counting });
     const sampler = await own.createSamplingClient({ baseModel: MODEL });
     const prompt = ModelInput.fromInts([1, 2, 3]);
     await sampler.sample({ prompt, samplingParams: { maxTokens: 1 } });

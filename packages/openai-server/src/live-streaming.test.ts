@@ -4,47 +4,14 @@
  * time: the client reads two text events, then disconnects, and the engine stopped well before the request's
  * length — a stream written only at the end would have decoded every step first.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type LocalTinker, startLocalTinker } from '@cookbook/local-tinker';
-import { ServiceClient } from '@cookbook/tinker-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenAIRoutes } from './routes.js';
+import { describe, expect, it } from 'vitest';
+import { serveOpenAIRoutes, until } from './__tests__/served-routes.js';
 
-const MODEL = 'local/qwen3-tiny';
 /** Far more decode steps than the stream may take before its client goes: reaching it means nothing was live. */
 const LONG = 1500;
 
-let served: LocalTinker;
-let root: string;
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'openai-live-'));
-  let baseURL = '';
-  const routes = createOpenAIRoutes({
-    log: () => {},
-    backend: async () => new ServiceClient({ baseURL, warn: () => {} }),
-  });
-  served = await startLocalTinker({ root, mounts: [routes], log: () => {} });
-  baseURL = served.baseURL;
-});
-afterAll(async () => {
-  await served.close({ abort: true, graceMs: 0 });
-  rmSync(root, { recursive: true, force: true });
-});
-
-async function until(ok: () => boolean): Promise<void> {
-  while (!ok()) await new Promise((r) => setTimeout(r, 5));
-}
-
-function post(path: 'chat/completions' | 'completions', body: Record<string, unknown>, signal?: AbortSignal) {
-  return fetch(`${served.baseURL}/v1/${path}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, ...body }),
-    ...(signal ? { signal } : {}),
-  });
-}
+const routes = serveOpenAIRoutes('openai-live-');
+const post = routes.post;
 
 /** The `data:` events of an SSE body as they arrive. */
 async function* events(res: Response): AsyncGenerator<unknown> {
@@ -73,8 +40,8 @@ type ChatChunk = {
 describe('streamed replies are sent while they are sampled', () => {
   it('a completion streams its text before decoding ends; a disconnect mid-stream stops it', async () => {
     await (await post('completions', { prompt: 'one', max_tokens: 1 })).text(); // model and sampler loaded
-    await until(() => served.service.enginePending === 0);
-    const before = served.service.decodeSteps;
+    await until(() => routes.served.service.enginePending === 0);
+    const before = routes.served.service.decodeSteps;
     const ac = new AbortController();
     // The stand-in continues this prompt without an EOS: uncancelled, it decodes all LONG steps.
     const res = await post(
@@ -92,9 +59,9 @@ describe('streamed replies are sent while they are sampled', () => {
     }
     ac.abort();
     expect(texts).toHaveLength(2);
-    await until(() => served.service.enginePending === 0);
+    await until(() => routes.served.service.enginePending === 0);
     // The text came while the sample ran: the disconnect after it stopped the decoding far from its end.
-    expect(served.service.decodeSteps - before).toBeLessThan(LONG);
+    expect(routes.served.service.decodeSteps - before).toBeLessThan(LONG);
   });
 
   it('what a chat and a completion stream adds up to the reply without streaming', async () => {

@@ -5,7 +5,7 @@
  * so a bad line fails before training with its file, line and field.
  */
 import { existsSync, statSync } from 'node:fs';
-import { DataError, type Message, readLinesSync } from '@cookbook/core';
+import { DataError, type Message, parseJsonLine, readLinesSync } from '@cookbook/core';
 import { parseMessages, type RecordLocation } from '@cookbook/supervised';
 
 /** Two completions of one prompt conversation. */
@@ -101,15 +101,11 @@ export function readComparisonFile(path: string): LabeledComparison[] {
   const out: LabeledComparison[] = [];
   for (const { text, line } of readLinesSync(path)) {
     if (text.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch (error) {
-      throw new DataError(
-        `invalid JSON (${error instanceof Error ? error.message : String(error)}); expected one {"comparison": {...}, "label": ...} per line`,
-        { file: path, line, cause: error },
-      );
-    }
+    const record = parseJsonLine(
+      text,
+      { file: path, line },
+      'expected one {"comparison": {...}, "label": ...} per line',
+    );
     out.push(labeledComparisonFromRecord(record, { file: path, line }));
   }
   if (out.length === 0) throw new DataError('the file holds no comparisons', { file: path });

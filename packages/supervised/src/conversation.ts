@@ -2,7 +2,7 @@
  * Validation of chat conversations read from files and datasets (upstream `FromConversationFileBuilder` checks only
  * that `messages` exists; here every message is checked up front so a bad line fails before any training starts).
  */
-import { DataError, type Message } from '@cookbook/core';
+import { DataError, type Message, parseJsonLine } from '@cookbook/core';
 import { z } from 'zod';
 
 /** Roles a conversation file may use. */
@@ -93,15 +93,7 @@ export function parseMessages(value: unknown, where: RecordLocation = {}, field 
  * @throws DataError naming the file and line for invalid JSON, a non-object, a missing `messages` or a bad message.
  */
 export function parseConversationLine(line: string, where: RecordLocation = {}, messageField = 'messages'): Message[] {
-  let record: unknown;
-  try {
-    record = JSON.parse(line);
-  } catch (error) {
-    throw new DataError(
-      `invalid JSON (${error instanceof Error ? error.message : String(error)}); expected one {"${messageField}": [...]} object per line`,
-      { ...where, cause: error },
-    );
-  }
+  const record = parseJsonLine(line, where, `expected one {"${messageField}": [...]} object per line`);
   return conversationFromRecord(record, where, messageField);
 }
 

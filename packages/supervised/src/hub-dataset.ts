@@ -3,7 +3,7 @@
  * `datasets.load_dataset(name)`; here the Hub's data files are downloaded with `@huggingface/hub` into its cache and
  * read with `hyparquet`). The Hub path needs the network; everything after the download is the local-file path.
  */
-import { DataError, loadOptionalPeer, readLinesSync } from '@cookbook/core';
+import { DataError, loadOptionalPeer, parseJsonLine, readLinesSync } from '@cookbook/core';
 import type { ChatDatasetCommonConfig } from './chat-dataset.js';
 import { conversationFromRecord } from './conversation.js';
 import { type ConversationRow, datasetsFromConversationRows } from './conversation-file.js';
@@ -44,16 +44,7 @@ export async function readConversationRecords(path: string, messageField = 'mess
   const rows: ConversationRow[] = [];
   for (const { text, line } of readLinesSync(path)) {
     if (text.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch (error) {
-      throw new DataError(`invalid JSON (${error instanceof Error ? error.message : String(error)})`, {
-        file: path,
-        line,
-        cause: error,
-      });
-    }
+    const record = parseJsonLine(text, { file: path, line });
     rows.push({ messages: conversationFromRecord(record, { file: path, line }, messageField), file: path, line });
   }
   return rows;

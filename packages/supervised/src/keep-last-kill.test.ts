@@ -3,10 +3,8 @@
  * service never holds more than the two recorded resume states (plus the one being written), the state the last
  * record names always exists, and the resumed run logs exactly the metrics of an uninterrupted one.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startLocalTinker } from '@cookbook/local-tinker';
 import { readCheckpoints } from '@cookbook/logging';
 import { ServiceClient } from '@cookbook/tinker-client';
@@ -14,9 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { arithmeticLines, tempDir, writeLines } from './__tests__/helpers.js';
 import { keepLastConfig } from './__tests__/keep-last-child.js';
 import { readMetricRows, runSft } from './__tests__/run-helpers.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const pkgRoot = join(here, '..');
+import { signalAtRows } from './__tests__/signalled-child.js';
 
 /** The training states (`weights/<name>`) on the service root, over every run; staging folders excluded. */
 function liveStates(root: string): string[] {
@@ -33,15 +29,6 @@ function liveStates(root: string): string[] {
     }
   }
   return out;
-}
-
-function metricLines(logPath: string): number {
-  const p = join(logPath, 'metrics.jsonl');
-  return existsSync(p)
-    ? readFileSync(p, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '').length
-    : 0;
 }
 
 /** What the watcher saw: the most states at once, and any moment the last record's state was missing. */
@@ -68,35 +55,7 @@ function watch(root: string, logPath: string, into: Watch): void {
 
 /** Runs the child until metrics.jsonl has `rows` lines, then SIGKILLs it, watching the service root meanwhile. */
 async function runAndKill(logPath: string, root: string, data: string, rows: number, seen: Watch): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@cookbook/source',
-      '--import',
-      'tsx',
-      join(here, '__tests__', 'keep-last-child.ts'),
-      logPath,
-      root,
-      data,
-    ],
-    { cwd: pkgRoot, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let done = false;
-  void exited.then(() => {
-    done = true;
-  });
-  while (!done && metricLines(logPath) < rows) {
-    watch(root, logPath, seen);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  if (done) throw new Error(`child exited before being killed: ${stderr}`);
-  child.kill('SIGKILL');
-  await exited;
+  await signalAtRows('keep-last-child.ts', { logPath, root, data }, rows, 'SIGKILL', () => watch(root, logPath, seen));
   watch(root, logPath, seen);
 }
 

@@ -1,47 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { arithmeticLines, tempDir, writeLines } from './__tests__/helpers.js';
 import { killChildConfig } from './__tests__/kill-child.js';
 import { readCheckpointSummary, readMetricRows, runSft } from './__tests__/run-helpers.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const pkgRoot = join(here, '..');
-
-function metricLines(logPath: string): number {
-  const p = join(logPath, 'metrics.jsonl');
-  return existsSync(p)
-    ? readFileSync(p, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '').length
-    : 0;
-}
-
-/** Runs the child until metrics.jsonl has `rows` lines, sends SIGTERM, and returns how the child ended. */
-async function runAndTerminate(logPath: string, root: string, data: string, rows: number) {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@cookbook/source', '--import', 'tsx', join(here, '__tests__', 'kill-child.ts'), logPath, root, data],
-    { cwd: pkgRoot, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  let done = false;
-  void exited.then(() => {
-    done = true;
-  });
-  while (!done && metricLines(logPath) < rows) await new Promise((r) => setTimeout(r, 2));
-  if (done) throw new Error(`child exited before the signal: ${stderr}`);
-  child.kill('SIGTERM');
-  return { ...(await exited), stderr };
-}
+import { metricLines, signalAtRows } from './__tests__/signalled-child.js';
 
 describe('SIGTERM (regression: the run died at once and lost the steps since its last checkpoint)', () => {
   it('stops at the next step boundary with a resumable checkpoint, and resumes to identical metrics', async () => {
@@ -52,7 +14,7 @@ describe('SIGTERM (regression: the run died at once and lost the steps since its
     await runSft(killChildConfig(refPath, root, data));
 
     const logPath = join(dir, 'run');
-    const ended = await runAndTerminate(logPath, root, data, 5);
+    const ended = await signalAtRows('kill-child.ts', { logPath, root, data }, 5, 'SIGTERM');
     // It ended by itself (not killed by the signal), after saving where it stopped.
     expect(ended.signal, ended.stderr).toBeNull();
     const stoppedAt = metricLines(logPath);

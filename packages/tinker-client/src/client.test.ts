@@ -1,6 +1,7 @@
 import { ConfigError, datumFromTokensWeights, ModelInput } from '@cookbook/core';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeTinker, type Reply } from './__tests__/fake-server.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Reply } from './__tests__/fake-server.js';
+import { fakeTinkerPerTest } from './__tests__/per-test-server.js';
 import {
   AuthenticationError,
   BadRequestError,
@@ -9,42 +10,21 @@ import {
   NotFoundError,
   RequestFailedError,
 } from './errors.js';
-import { ServiceClient, type ServiceClientOptions } from './service-client.js';
+import { ServiceClient } from './service-client.js';
 
-let server: FakeTinker;
-let clients: ServiceClient[] = [];
 let warnings: string[] = [];
+const fake = fakeTinkerPerTest((m) => warnings.push(m));
+const client = fake.client;
 
-beforeEach(async () => {
-  server = new FakeTinker();
-  await server.start();
+beforeEach(() => {
   warnings = [];
 });
-
-afterEach(async () => {
-  for (const c of clients) await c.close();
-  clients = [];
-  await server.close();
-});
-
-function client(options: ServiceClientOptions = {}): ServiceClient {
-  const c = new ServiceClient({
-    baseURL: server.url,
-    apiKey: 'tml-test-secret-key',
-    backoffScale: 0.001,
-    heartbeatIntervalMs: 60_000,
-    warn: (m) => warnings.push(m),
-    ...options,
-  });
-  clients.push(c);
-  return c;
-}
 
 const datum = () => datumFromTokensWeights([5, 6, 7, 8], [0, 1, 1, 1]);
 
 /** Make the next future of `route` reply with `script` before its result. */
 function scriptNext(route: string, result: unknown, script: Reply[]): void {
-  server.routes.set(route, () => server.future(result, script));
+  fake.server.routes.set(route, () => fake.server.future(result, script));
 }
 
 describe('futures: every retrieve_future reply of tinker-api.md §2.5', () => {
@@ -58,7 +38,7 @@ describe('futures: every retrieve_future reply of tinker-api.md §2.5', () => {
     ]);
     const tc = await client().createLoraTrainingClient({ baseModel: 'm' });
     expect(await tc.optimStep({ learningRate: 1e-3 })).toEqual(ok);
-    const polls = server.calls('POST /api/v1/retrieve_future');
+    const polls = fake.server.calls('POST /api/v1/retrieve_future');
     // create_model's poll + 4 for the optim step.
     expect(polls.slice(-4).map((p) => p.headers['x-tinker-request-iteration'])).toEqual(['0', '1', '2', '3']);
     expect(polls.at(-1)!.headers['x-tinker-request-type']).toBe('OptimStep');
@@ -158,14 +138,14 @@ describe('futures: every retrieve_future reply of tinker-api.md §2.5', () => {
 describe('submission', () => {
   it('sends X-API-Key, the handshake and the session before anything else', async () => {
     await client().createLoraTrainingClient({ baseModel: 'local/qwen3-tiny', rank: 4 });
-    expect(server.requests.slice(0, 4).map((r) => r.path)).toEqual([
+    expect(fake.server.requests.slice(0, 4).map((r) => r.path)).toEqual([
       '/api/v1/client/config',
       '/api/v1/client/dynamic_config',
       '/api/v1/create_session',
       '/api/v1/create_model',
     ]);
-    expect(server.requests.every((r) => r.headers['x-api-key'] === 'tml-test-secret-key')).toBe(true);
-    expect(server.calls('POST /api/v1/create_model')[0]!.body).toMatchObject({
+    expect(fake.server.requests.every((r) => r.headers['x-api-key'] === 'tml-test-secret-key')).toBe(true);
+    expect(fake.server.calls('POST /api/v1/create_model')[0]!.body).toMatchObject({
       session_id: 'sess',
       model_seq_id: 0,
       base_model: 'local/qwen3-tiny',
@@ -177,8 +157,8 @@ describe('submission', () => {
   it('keeps seq_id order under concurrent submission, even when the server answers out of order', async () => {
     let n = 0;
     const slow = (route: string, result: (body: unknown) => unknown) =>
-      server.routes.set(route, (r) => ({ ...server.future(result(r.body)), delayMs: (n++ % 3) * 15 }));
-    slow('POST /api/v1/forward_backward', (b) => server.fwdResult(b, 'forward_backward_input'));
+      fake.server.routes.set(route, (r) => ({ ...fake.server.future(result(r.body)), delayMs: (n++ % 3) * 15 }));
+    slow('POST /api/v1/forward_backward', (b) => fake.server.fwdResult(b, 'forward_backward_input'));
     slow('POST /api/v1/optim_step', () => ({ metrics: {} }));
     slow('POST /api/v1/save_weights', () => ({ path: 'tinker://sess:train:0/weights/a' }));
     const tc = await client().createLoraTrainingClient({ baseModel: 'm' });
@@ -191,7 +171,7 @@ describe('submission', () => {
       tc.forward([datum()], 'cross_entropy'),
     ];
     await Promise.all(futures);
-    const seqs = server.requests
+    const seqs = fake.server.requests
       .filter((r) =>
         ['/api/v1/forward_backward', '/api/v1/optim_step', '/api/v1/save_weights', '/api/v1/forward'].includes(r.path),
       )
@@ -201,20 +181,22 @@ describe('submission', () => {
 
   it('reuses one idempotency key across the retries of a request, and a new key per request', async () => {
     let calls = 0;
-    server.routes.set('POST /api/v1/create_model', () =>
-      calls++ === 0 ? { status: 503, json: { detail: 'warming up' } } : server.future({ model_id: 'sess:train:0' }),
+    fake.server.routes.set('POST /api/v1/create_model', () =>
+      calls++ === 0
+        ? { status: 503, json: { detail: 'warming up' } }
+        : fake.server.future({ model_id: 'sess:train:0' }),
     );
     const sc = client();
     await sc.createLoraTrainingClient({ baseModel: 'm' });
-    const keys = server.calls('POST /api/v1/create_model').map((r) => r.headers['x-idempotency-key']);
+    const keys = fake.server.calls('POST /api/v1/create_model').map((r) => r.headers['x-idempotency-key']);
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBeTruthy();
     expect(keys[1]).toBe(keys[0]);
-    expect(server.calls('POST /api/v1/create_model').map((r) => r.headers['x-stainless-retry-count'])).toEqual([
+    expect(fake.server.calls('POST /api/v1/create_model').map((r) => r.headers['x-stainless-retry-count'])).toEqual([
       '0',
       '1',
     ]);
-    const other = server.calls('POST /api/v1/create_session')[0]!.headers['x-idempotency-key'];
+    const other = fake.server.calls('POST /api/v1/create_session')[0]!.headers['x-idempotency-key'];
     expect(other).not.toBe(keys[0]);
   });
 
@@ -222,12 +204,14 @@ describe('submission', () => {
     const applied = new Map<string, { request_id: string }>();
     let applyCount = 0;
     let dropped = false;
-    server.routes.set('POST /api/v1/forward_backward', (r) => {
+    fake.server.routes.set('POST /api/v1/forward_backward', (r) => {
       const key = String(r.headers['x-idempotency-key']);
       let fut = applied.get(key);
       if (!fut) {
         applyCount++;
-        fut = server.future(server.fwdResult(r.body, 'forward_backward_input')).json as { request_id: string };
+        fut = fake.server.future(fake.server.fwdResult(r.body, 'forward_backward_input')).json as {
+          request_id: string;
+        };
         applied.set(key, fut);
       }
       if (!dropped) {
@@ -239,16 +223,16 @@ describe('submission', () => {
     const tc = await client().createLoraTrainingClient({ baseModel: 'm' });
     const out = await tc.forwardBackward([datum()], 'cross_entropy');
     expect(out.lossFnOutputs).toHaveLength(1);
-    expect(server.calls('POST /api/v1/forward_backward')).toHaveLength(2);
+    expect(fake.server.calls('POST /api/v1/forward_backward')).toHaveLength(2);
     expect(applyCount).toBe(1);
   });
 
   it('honours retry-after-ms', async () => {
     let calls = 0;
-    server.routes.set('POST /api/v1/create_model', () =>
+    fake.server.routes.set('POST /api/v1/create_model', () =>
       calls++ === 0
         ? { status: 429, json: { detail: 'later' }, headers: { 'retry-after-ms': '2000' } }
-        : server.future({ model_id: 'sess:train:0' }),
+        : fake.server.future({ model_id: 'sess:train:0' }),
     );
     const sc = client({ backoffScale: 0.05 });
     const t0 = Date.now();
@@ -257,14 +241,14 @@ describe('submission', () => {
   });
 
   it('does not retry a 4xx and names the problem', async () => {
-    server.routes.set('POST /api/v1/create_model', () => ({
+    fake.server.routes.set('POST /api/v1/create_model', () => ({
       status: 400,
       json: { detail: 'unknown base_model "nope"' },
     }));
     await expect(client().createLoraTrainingClient({ baseModel: 'nope' })).rejects.toThrow(
       /400: unknown base_model "nope"/,
     );
-    expect(server.calls('POST /api/v1/create_model')).toHaveLength(1);
+    expect(fake.server.calls('POST /api/v1/create_model')).toHaveLength(1);
   });
 
   it('rejects a datum whose tensors do not match its input, before sending it', async () => {
@@ -272,21 +256,23 @@ describe('submission', () => {
     const bad = datum();
     bad.lossFnInputs.weights = { data: [1], dtype: 'float32' };
     expect(() => tc.forwardBackward([bad], 'cross_entropy')).toThrow(/loss_fn_inputs.weights/);
-    expect(server.calls('POST /api/v1/forward_backward')).toHaveLength(0);
+    expect(fake.server.calls('POST /api/v1/forward_backward')).toHaveLength(0);
   });
 
   it('splits a large batch into chunks with consecutive seq ids, first chunk posted last, and recombines', async () => {
-    server.routes.set('POST /api/v1/client/config', () => ({ json: { fwdbwd_max_chunk_len: 2 } }));
+    fake.server.routes.set('POST /api/v1/client/config', () => ({ json: { fwdbwd_max_chunk_len: 2 } }));
     const tc = await client().createLoraTrainingClient({ baseModel: 'm' });
     const data = [1, 2, 3, 4, 5].map((k) => datumFromTokensWeights([k, k + 1, k + 2], [0, 1, 1]));
     const out = await tc.forwardBackward(data, 'cross_entropy');
-    const posts = server.calls('POST /api/v1/forward_backward');
+    const posts = fake.server.calls('POST /api/v1/forward_backward');
     expect(posts).toHaveLength(3);
     expect(posts.at(-1)!.body).toMatchObject({ seq_id: 1 });
     expect(posts.map((p) => (p.body as { seq_id: number }).seq_id).sort()).toEqual([1, 2, 3]);
     expect(out.lossFnOutputs).toHaveLength(5);
     expect(out.metrics).toEqual({ 'loss:sum': 5, 'tokens:mean': 2 });
-    expect((await tc.optimStep()) && server.calls('POST /api/v1/optim_step')[0]!.body).toMatchObject({ seq_id: 4 });
+    expect((await tc.optimStep()) && fake.server.calls('POST /api/v1/optim_step')[0]!.body).toMatchObject({
+      seq_id: 4,
+    });
   });
 
   it('forwardBackwardCustom runs forward, then a backward with weights = −dloss/dlogprob', async () => {
@@ -297,7 +283,7 @@ describe('submission', () => {
       metrics: { 'custom:mean': 7 },
     }));
     // SDK 0.25: the forward pass is a forward_backward with forward_only.
-    const [fwd, bwd] = server.calls('POST /api/v1/forward_backward').map(
+    const [fwd, bwd] = fake.server.calls('POST /api/v1/forward_backward').map(
       (c) =>
         c.body as {
           seq_id: number;
@@ -325,65 +311,65 @@ describe('sampling', () => {
     });
     await sampler.sample({ prompt: ModelInput.fromInts([1]), samplingParams: { maxTokens: 1 } });
     expect(r1.sequences[0]).toEqual({ tokens: [1, 2], logprobs: [-0.5, -0.25], stopReason: 'stop' });
-    const bodies = server.calls('POST /api/v1/asample').map((r) => r.body as Record<string, unknown>);
+    const bodies = fake.server.calls('POST /api/v1/asample').map((r) => r.body as Record<string, unknown>);
     expect(bodies.map((b) => b.seq_id)).toEqual([0, 1]);
     expect(bodies[0]).toMatchObject({
       sampling_session_id: 'sess:sample:0',
       sampling_params: { max_tokens: 4, stop: ['\n'], temperature: 1, top_k: -1, top_p: 1 },
       type: 'sample',
     });
-    expect(server.calls('POST /api/v1/asample')[0]!.headers['x-tinker-sampling-backpressure']).toBe('1');
+    expect(fake.server.calls('POST /api/v1/asample')[0]!.headers['x-tinker-sampling-backpressure']).toBe('1');
   });
 
   it('pauses every sample dispatch after a 429, then resubmits', async () => {
     let calls = 0;
-    server.routes.set('POST /api/v1/asample', () =>
+    fake.server.routes.set('POST /api/v1/asample', () =>
       calls++ === 0
         ? { status: 429, json: { detail: 'backpressure' } }
-        : server.future({ sequences: [{ stop_reason: 'length', tokens: [3] }] }),
+        : fake.server.future({ sequences: [{ stop_reason: 'length', tokens: [3] }] }),
     );
     const sampler = await client({ backoffScale: 0.1 }).createSamplingClient({ baseModel: 'm' });
     const r = await sampler.sample({ prompt: ModelInput.fromInts([1]) });
-    const [first, second] = server.calls('POST /api/v1/asample');
+    const [first, second] = fake.server.calls('POST /api/v1/asample');
     expect(r.sequences[0]!.tokens).toEqual([3]);
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(95); // 1 s pause × 0.1
   });
 
   it('resubmits a sample whose future expired (410), with a new seq id', async () => {
     let calls = 0;
-    server.routes.set('POST /api/v1/asample', () =>
+    fake.server.routes.set('POST /api/v1/asample', () =>
       calls++ === 0
-        ? server.future({ sequences: [] }, [{ status: 410, json: { detail: 'expired' } }])
-        : server.future({ sequences: [{ stop_reason: 'stop', tokens: [9] }] }),
+        ? fake.server.future({ sequences: [] }, [{ status: 410, json: { detail: 'expired' } }])
+        : fake.server.future({ sequences: [{ stop_reason: 'stop', tokens: [9] }] }),
     );
     const sampler = await client().createSamplingClient({ baseModel: 'm' });
     const r = await sampler.sample({ prompt: ModelInput.fromInts([1]) });
     expect(r.sequences[0]!.tokens).toEqual([9]);
-    expect(server.calls('POST /api/v1/asample').map((c) => (c.body as { seq_id: number }).seq_id)).toEqual([0, 1]);
+    expect(fake.server.calls('POST /api/v1/asample').map((c) => (c.body as { seq_id: number }).seq_id)).toEqual([0, 1]);
   });
 
   it('computeLogprobs asks for prompt logprobs with one token', async () => {
-    server.routes.set('POST /api/v1/asample', () =>
-      server.future({ sequences: [{ stop_reason: 'length', tokens: [3] }], prompt_logprobs: [null, -0.5] }),
+    fake.server.routes.set('POST /api/v1/asample', () =>
+      fake.server.future({ sequences: [{ stop_reason: 'length', tokens: [3] }], prompt_logprobs: [null, -0.5] }),
     );
     const sampler = await client().createSamplingClient({ baseModel: 'm' });
     expect(await sampler.computeLogprobs(ModelInput.fromInts([1, 2]))).toEqual([null, -0.5]);
-    expect(server.calls('POST /api/v1/asample')[0]!.body).toMatchObject({
+    expect(fake.server.calls('POST /api/v1/asample')[0]!.body).toMatchObject({
       prompt_logprobs: true,
       sampling_params: { max_tokens: 1 },
     });
   });
 
   it('saveWeightsAndGetSamplingClient does an ephemeral save and samples from its session', async () => {
-    server.routes.set('POST /api/v1/save_weights_for_sampler', (r) =>
-      server.future({
+    fake.server.routes.set('POST /api/v1/save_weights_for_sampler', (r) =>
+      fake.server.future({
         sampling_session_id: `sess:sample:${(r.body as { sampling_session_seq_id: number }).sampling_session_seq_id}`,
       }),
     );
     const tc = await client().createLoraTrainingClient({ baseModel: 'm' });
     const sampler = await tc.saveWeightsAndGetSamplingClient();
     expect(sampler.samplingSessionId).toBe('sess:sample:0');
-    expect(server.calls('POST /api/v1/save_weights_for_sampler')[0]!.body).toMatchObject({
+    expect(fake.server.calls('POST /api/v1/save_weights_for_sampler')[0]!.body).toMatchObject({
       sampling_session_seq_id: 0,
       seq_id: 1,
     });
@@ -397,7 +383,7 @@ describe('session', () => {
     try {
       const sc = client({ heartbeatIntervalMs: 30 });
       await sc.sessionId();
-      const beats = () => server.calls('POST /api/v1/session_heartbeat');
+      const beats = () => fake.server.calls('POST /api/v1/session_heartbeat');
       expect(beats()).toHaveLength(0);
       for (let i = 1; i <= 3; i++) {
         vi.advanceTimersByTime(30);
@@ -416,20 +402,23 @@ describe('session', () => {
   });
 
   it('warns once when heartbeats keep failing', async () => {
-    server.routes.set('POST /api/v1/session_heartbeat', () => ({ status: 500, json: { detail: 'down' } }));
+    fake.server.routes.set('POST /api/v1/session_heartbeat', () => ({ status: 500, json: { detail: 'down' } }));
     const sc = client({ heartbeatIntervalMs: 10 });
     await sc.sessionId();
     // The warning comes once 12 intervals passed without a good heartbeat; then ten more fail without a second one.
     await vi.waitFor(() => expect(warnings.some((w) => w.includes('heartbeat'))).toBe(true), { timeout: 20_000 });
-    const seen = server.calls('POST /api/v1/session_heartbeat').length;
-    await vi.waitFor(() => expect(server.calls('POST /api/v1/session_heartbeat').length).toBeGreaterThan(seen + 10), {
-      timeout: 20_000,
-    });
+    const seen = fake.server.calls('POST /api/v1/session_heartbeat').length;
+    await vi.waitFor(
+      () => expect(fake.server.calls('POST /api/v1/session_heartbeat').length).toBeGreaterThan(seen + 10),
+      {
+        timeout: 20_000,
+      },
+    );
     expect(warnings.filter((w) => w.includes('heartbeat'))).toHaveLength(1);
   });
 
   it('says the server answers with errors, not that it will end the session, when heartbeats fail with 5xx', async () => {
-    server.routes.set('POST /api/v1/session_heartbeat', () => ({ status: 500, json: { detail: 'down' } }));
+    fake.server.routes.set('POST /api/v1/session_heartbeat', () => ({ status: 500, json: { detail: 'down' } }));
     // Each heartbeat times out after one interval: long enough here for the 500 to arrive.
     const sc = client({ heartbeatIntervalMs: 250 });
     await sc.sessionId();
@@ -442,22 +431,22 @@ describe('session', () => {
   it('does not claim the server will end the session when the server is gone', async () => {
     const sc = client({ heartbeatIntervalMs: 10 });
     await sc.sessionId();
-    await server.close();
+    await fake.server.close();
     await vi.waitFor(() => expect(warnings.some((w) => w.includes('reachable'))).toBe(true), { timeout: 10_000 });
     const w = warnings.find((x) => x.includes('reachable'))!;
-    expect(w).toContain(`the Tinker service at ${server.url} has not been reachable`);
+    expect(w).toContain(`the Tinker service at ${fake.server.url} has not been reachable`);
     expect(w).not.toContain('will be terminated');
   });
 
   it('reads TINKER_BASE_URL and TINKER_API_KEY', async () => {
     const prev = { u: process.env.TINKER_BASE_URL, k: process.env.TINKER_API_KEY };
-    process.env.TINKER_BASE_URL = server.url;
+    process.env.TINKER_BASE_URL = fake.server.url;
     process.env.TINKER_API_KEY = 'tml-from-env';
     try {
       const sc = new ServiceClient({ warn: () => undefined });
-      clients.push(sc);
+      fake.track(sc);
       await sc.sessionId();
-      expect(server.requests[0]!.headers['x-api-key']).toBe('tml-from-env');
+      expect(fake.server.requests[0]!.headers['x-api-key']).toBe('tml-from-env');
     } finally {
       if (prev.u === undefined) delete process.env.TINKER_BASE_URL;
       else process.env.TINKER_BASE_URL = prev.u;
@@ -472,12 +461,12 @@ describe('session', () => {
     delete process.env.TINKER_API_KEY;
     try {
       const sc = new ServiceClient({ warn: () => undefined });
-      clients.push(sc);
+      fake.track(sc);
       const err = await sc.sessionId().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ConfigError);
       expect(String(err)).toContain('TINKER_BASE_URL');
       expect(String(err)).toContain('serviceClientFor');
-      expect(server.requests).toHaveLength(0);
+      expect(fake.server.requests).toHaveLength(0);
     } finally {
       if (prev.u !== undefined) process.env.TINKER_BASE_URL = prev.u;
       if (prev.k !== undefined) process.env.TINKER_API_KEY = prev.k;
@@ -490,21 +479,21 @@ describe('session', () => {
     const sc = new ServiceClient({
       server: async () => {
         asked++;
-        return { baseURL: server.url, apiKey: 'tml-provided', release: async () => void released++ };
+        return { baseURL: fake.server.url, apiKey: 'tml-provided', release: async () => void released++ };
       },
       backoffScale: 0.001,
       warn: () => undefined,
     });
     expect(asked).toBe(0);
     await sc.sessionId();
-    expect(await sc.baseURL()).toBe(server.url);
+    expect(await sc.baseURL()).toBe(fake.server.url);
     expect(asked).toBe(1);
-    expect(server.requests[0]!.headers['x-api-key']).toBe('tml-provided');
+    expect(fake.server.requests[0]!.headers['x-api-key']).toBe('tml-provided');
     await sc.close();
     await sc.close();
     expect(released).toBe(1);
-    const both = new ServiceClient({ baseURL: server.url, server: async () => ({ baseURL: server.url }) });
-    clients.push(both);
+    const both = new ServiceClient({ baseURL: fake.server.url, server: async () => ({ baseURL: fake.server.url }) });
+    fake.track(both);
     await expect(both.sessionId()).rejects.toThrow(/either baseURL or server/);
   });
 });

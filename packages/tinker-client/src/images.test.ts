@@ -7,36 +7,12 @@
  */
 import { datumFromModelInputWeights, type ImageChunk, ModelInput } from '@cookbook/core';
 import type { WireDatum } from '@cookbook/tinker-wire';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeTinker } from './__tests__/fake-server.js';
+import { describe, expect, it } from 'vitest';
+import { fakeTinkerPerTest } from './__tests__/per-test-server.js';
 import { base64DecodedLength, estimateDatumBytes } from './chunking.js';
-import { ServiceClient } from './service-client.js';
 
-let server: FakeTinker;
-let clients: ServiceClient[] = [];
-
-beforeEach(async () => {
-  server = new FakeTinker();
-  await server.start();
-});
-
-afterEach(async () => {
-  for (const c of clients) await c.close();
-  clients = [];
-  await server.close();
-});
-
-function client(): ServiceClient {
-  const c = new ServiceClient({
-    baseURL: server.url,
-    apiKey: 'tml-test-secret-key',
-    backoffScale: 0.001,
-    heartbeatIntervalMs: 60_000,
-    warn: () => undefined,
-  });
-  clients.push(c);
-  return c;
-}
+const fake = fakeTinkerPerTest();
+const client = () => fake.client();
 
 /** Deterministic bytes standing in for an image file (the client never decodes them). */
 function bytes(n: number, seed: number): Uint8Array {
@@ -94,7 +70,7 @@ describe('image chunks serialise as the official SDK sends them', () => {
     const raw = bytes(300, 7);
     const tc = await client().createLoraTrainingClient({ baseModel: 'm' });
     await tc.forwardBackward([imageDatum(raw, 70)], 'cross_entropy');
-    const [post] = server.calls('POST /api/v1/forward_backward');
+    const [post] = fake.server.calls('POST /api/v1/forward_backward');
     expect(post!.headers['content-type']).toBe('application/x-protobuf');
     expect(post!.raw.includes(expectedChunkBytes(raw, 'png', 70))).toBe(true);
     const body = post!.body as { forward_backward_input: { data: WireDatum[] } };
@@ -109,7 +85,7 @@ describe('image chunks serialise as the official SDK sends them', () => {
       { ...image(raw, 64), format: 'jpeg' },
     ]);
     await sampler.sample({ prompt, numSamples: 1, samplingParams: { maxTokens: 2 } });
-    const body = server.calls('POST /api/v1/asample')[0]!.body as { prompt: { chunks: unknown[] } };
+    const body = fake.server.calls('POST /api/v1/asample')[0]!.body as { prompt: { chunks: unknown[] } };
     expect(body.prompt.chunks[1]).toStrictEqual({
       type: 'image',
       data: Buffer.from(raw).toString('base64'),
@@ -128,18 +104,18 @@ describe('image-heavy batches are split by size, never refused', () => {
   });
 
   it('a batch of three 40 kB images under a 100 kB chunk limit goes out in several requests', async () => {
-    server.routes.set('POST /api/v1/client/config', () => ({ json: { fwdbwd_max_chunk_bytes_count: 100_000 } }));
+    fake.server.routes.set('POST /api/v1/client/config', () => ({ json: { fwdbwd_max_chunk_bytes_count: 100_000 } }));
     const tc = await client().createLoraTrainingClient({ baseModel: 'm' });
     const data = [imageDatum(bytes(40_000, 1)), imageDatum(bytes(40_000, 2)), imageDatum(bytes(40_000, 3))];
     const out = await tc.forwardBackward(data, 'cross_entropy');
-    const posts = server.calls('POST /api/v1/forward_backward');
+    const posts = fake.server.calls('POST /api/v1/forward_backward');
     expect(posts).toHaveLength(2); // 40 kB + 40 kB fit in 100 kB; the third starts a new request
     expect(out.lossFnOutputs).toHaveLength(3);
     // A single image above the limit still goes out (alone), as the SDK sends an oversized first datum.
-    server.routes.set('POST /api/v1/client/config', () => ({ json: { fwdbwd_max_chunk_bytes_count: 1000 } }));
+    fake.server.routes.set('POST /api/v1/client/config', () => ({ json: { fwdbwd_max_chunk_bytes_count: 1000 } }));
     const big = await client().createLoraTrainingClient({ baseModel: 'm' });
     await big.forwardBackward([imageDatum(bytes(5000, 9))], 'cross_entropy');
-    expect(server.calls('POST /api/v1/forward_backward')).toHaveLength(3);
+    expect(fake.server.calls('POST /api/v1/forward_backward')).toHaveLength(3);
   });
 });
 

@@ -7,9 +7,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, DataError, resolveModelRef } from '@cookbook/core';
+import { configTokenString } from './internal/config-token.js';
 import { loadHub } from './internal/hub.js';
 import { MAX_TIKTOKEN_FILE_BYTES, parseTiktokenRanks, TiktokenTokenizer } from './tiktoken-tokenizer.js';
-import type { LoadTokenizerOptions, Tokenizer } from './tokenizer.js';
+import type { LoadTokenizerOptions, Tokenizer } from './tokenizer-types.js';
 
 /**
  * Kimi's pre-tokenizer pattern in JavaScript syntax. The upstream pattern (Python `regex` / Rust) writes class
@@ -57,14 +58,6 @@ export interface KimiTokenizerFiles {
   chatTemplate?: string | undefined;
 }
 
-function tokenString(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (value !== null && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string') {
-    return (value as { content: string }).content;
-  }
-  return undefined;
-}
-
 /** A Kimi tokenizer from its files' contents. `source` names them in errors. */
 export function kimiTokenizerFromFiles(files: KimiTokenizerFiles, name: string, source = name): TiktokenTokenizer {
   const ranks = parseTiktokenRanks(files.tiktokenModel, join(source, 'tiktoken.model'));
@@ -79,7 +72,7 @@ export function kimiTokenizerFromFiles(files: KimiTokenizerFiles, name: string, 
   }
   for (const [key, value] of Object.entries((decoder ?? {}) as Record<string, unknown>)) {
     const id = Number(key);
-    const content = tokenString(value);
+    const content = configTokenString(value);
     if (!Number.isSafeInteger(id) || content === undefined) {
       throw new DataError(`${join(source, 'tokenizer_config.json')}: added_tokens_decoder["${key}"] is malformed`, {
         file: join(source, 'tokenizer_config.json'),
@@ -100,8 +93,8 @@ export function kimiTokenizerFromFiles(files: KimiTokenizerFiles, name: string, 
     specialTokens: specials,
     pattern: KIMI_PATTERN,
     maxConsecutiveRun: KIMI_MAX_CONSECUTIVE_RUN,
-    bosToken: tokenString(cfg.bos_token),
-    eosToken: tokenString(cfg.eos_token),
+    bosToken: configTokenString(cfg.bos_token),
+    eosToken: configTokenString(cfg.eos_token),
     chatTemplate: template,
   });
 }

@@ -6,7 +6,7 @@
  * as Hugging Face's tiktoken-backed tokenizers expose them.
  */
 import { ConfigError, DataError } from '@cookbook/core';
-import type { EncodeOptions, Tokenizer } from './tokenizer.js';
+import type { EncodeOptions, Tokenizer } from './tokenizer-types.js';
 
 /** Largest tiktoken.model accepted (Kimi's is about 2.8 MB). */
 export const MAX_TIKTOKEN_FILE_BYTES = 64 * 1024 * 1024;

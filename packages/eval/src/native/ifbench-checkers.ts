@@ -19,12 +19,15 @@ import {
   isLower,
   isSpace,
   isUpper,
+  matchPy,
   PUNCTUATION,
   PY_SPACE,
   PY_WORD_CHAR,
   PyIndexError,
+  pyCount,
   pyCsvRows,
   pyLen,
+  pySlice,
   pySplit,
   pyStrip,
   removePunctuation,
@@ -648,26 +651,6 @@ export const IFBENCH_CHECKERS: Readonly<Record<string, IfbenchChecker>> = {
     v.includes('My Answer:') && v.includes('My Conclusion:') && v.includes('Future Outlook:'),
   'format:no_whitespace': () => (v) => ![...v].some(isSpace),
 };
-
-/** `re.match(pattern, s)` (anchored at the start; `$` also before a final newline, as Python's). */
-function matchPy(re: RegExp, s: string): boolean {
-  return re.test(s) || (s.endsWith('\n') && re.test(s.slice(0, -1)));
-}
-
-/** `s.count(sub)`: non-overlapping occurrences (an empty `sub` counts every position). */
-function pyCount(s: string, sub: string): number {
-  if (sub === '') return pyLen(s) + 1;
-  let n = 0;
-  for (let i = s.indexOf(sub); i !== -1; i = s.indexOf(sub, i + sub.length)) n++;
-  return n;
-}
-
-/** `s[start:end]` by code points, with Python's negative and out-of-range indices. */
-function pySlice(s: string, start: number, end: number): string {
-  const cps = [...s];
-  const at = (i: number) => (i < 0 ? Math.max(0, cps.length + i) : Math.min(i, cps.length));
-  return cps.slice(at(start), at(end)).join('');
-}
 
 /** Checkers that run on this project's stand-ins for NLTK's tokenizers and stopwords or syllapy. */
 export const STAND_IN_CHECKERS: readonly string[] = [

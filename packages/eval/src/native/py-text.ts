@@ -1,7 +1,8 @@
 /**
  * Python's string semantics, for checkers whose rules are stated in Python (IFBench's): `str.split()` on Unicode
  * whitespace, `strip(chars)`, `string.punctuation`, `str.translate` deleting it, code-point lengths and slicing,
- * `isupper`/`islower`/`isalpha`, `re`'s Unicode `\b`, NFKD-to-ASCII, and the `csv` module's reader.
+ * `str.count`, `re.match`'s anchoring, `isupper`/`islower`/`isalpha`, `re`'s Unicode `\b`, NFKD-to-ASCII, and the
+ * `csv` module's reader.
  */
 import { CookbookError } from '@cookbook/core';
 
@@ -54,6 +55,26 @@ export function firstChar(s: string): string {
   const c = s.codePointAt(0);
   if (c === undefined) throw new PyIndexError('string index out of range');
   return String.fromCodePoint(c);
+}
+
+/** `re.match(pattern, s)` (anchored at the start; `$` also before a final newline, as Python's). */
+export function matchPy(re: RegExp, s: string): boolean {
+  return re.test(s) || (s.endsWith('\n') && re.test(s.slice(0, -1)));
+}
+
+/** `s.count(sub)`: non-overlapping occurrences (an empty `sub` counts every position). */
+export function pyCount(s: string, sub: string): number {
+  if (sub === '') return pyLen(s) + 1;
+  let n = 0;
+  for (let i = s.indexOf(sub); i !== -1; i = s.indexOf(sub, i + sub.length)) n++;
+  return n;
+}
+
+/** `s[start:end]` by code points, with Python's negative and out-of-range indices. */
+export function pySlice(s: string, start: number, end: number): string {
+  const cps = [...s];
+  const at = (i: number) => (i < 0 ? Math.max(0, cps.length + i) : Math.min(i, cps.length));
+  return cps.slice(at(start), at(end)).join('');
 }
 
 /** Python's IndexError, so a checker's failure reads as upstream's (a checker that raises does not pass). */

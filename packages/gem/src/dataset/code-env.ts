@@ -15,7 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ConfigError, DataError, Sfc32Rng } from '@cookbook/core';
+import { ConfigError, DataError, parseJsonLine, Sfc32Rng } from '@cookbook/core';
 import type { Env, ResetResult, StepResult } from '../core/env.js';
 import { TERMINAL_STATE } from '../core/env.js';
 import { defaultSandboxMaker, runSandboxedPython, type SandboxMaker } from '../core/sandboxed-python.js';
@@ -54,12 +54,7 @@ export function readCodeDataset(path: string, options: { questionKey?: string; t
   for (const [i, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue;
     const where = { file: path, line: i + 1 };
-    let r: Record<string, unknown>;
-    try {
-      r = JSON.parse(line) as Record<string, unknown>;
-    } catch (e) {
-      throw new DataError(`invalid JSON (${(e as Error).message})`, where);
-    }
+    const r = parseJsonLine(line, where) as Record<string, unknown>;
     if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new DataError('expected a JSON object', where);
     const question = r[qKey];
     if (typeof question !== 'string' || question.trim() === '') {

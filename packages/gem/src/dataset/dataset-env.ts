@@ -7,7 +7,7 @@
  * graded by `@cookbook/eval`'s boxed-answer grader — the one implementation `@cookbook/rl` uses too.
  */
 import { readFileSync } from 'node:fs';
-import { DataError, Sfc32Rng } from '@cookbook/core';
+import { DataError, parseJsonLine, Sfc32Rng } from '@cookbook/core';
 import { extractBoxed, gradeAnswer } from '@cookbook/eval';
 import { type Env, LanguageGameReward, type ResetResult, type StepResult, TERMINAL_STATE } from '../core/env.js';
 
@@ -50,12 +50,7 @@ export function readJsonlDataset(path: string, options: ReadJsonlOptions = {}): 
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
     const where = { file: path, line: i + 1 };
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch (e) {
-      throw new DataError(`invalid JSON (${e instanceof Error ? e.message : String(e)})`, where);
-    }
+    const record = parseJsonLine(line, where);
     if (typeof record !== 'object' || record === null || Array.isArray(record)) {
       throw new DataError('expected a JSON object', where);
     }

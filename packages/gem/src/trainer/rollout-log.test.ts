@@ -17,6 +17,13 @@ const turn = (reward: number, done: boolean, act: number[]) => ({
   done,
 });
 
+/** The parsed lines of the rollout log in `logPath/iteration` (named here as users see it: `iteration_000002`). */
+const logLines = (logPath: string, iteration: string) =>
+  readFileSync(join(logPath, iteration, 'train_rollout_summaries.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
 describe('GEM rollout log', () => {
   it("writes one line per episode with each turn's text, token logprobs and its own advantage", () => {
     const logPath = mkdtempSync(join(tmpdir(), 'gem-log-'));
@@ -26,10 +33,7 @@ describe('GEM rollout log', () => {
     ];
     const n = writeGemRolloutLog(logPath, 2, 'game:GuessTheNumber-v0', episodes, [0.5, 1.5, -2], (t) => `<${t}>`);
     expect(n).toBe(2);
-    const lines = readFileSync(join(logPath, 'iteration_000002', 'train_rollout_summaries.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const lines = logLines(logPath, 'iteration_000002');
     expect(lines[0]).toMatchObject({ iteration: 2, group_idx: 0, total_reward: 1, tags: ['game:GuessTheNumber-v0'] });
     expect(lines[0].steps.map((s: { advantage: number }) => s.advantage)).toEqual([0.5, 1.5]);
     expect(lines[1].steps.map((s: { advantage: number }) => s.advantage)).toEqual([-2]);
@@ -72,10 +76,7 @@ describe('GEM rollout log', () => {
     expect(episodes).toHaveLength(1);
     const logPath = mkdtempSync(join(tmpdir(), 'gem-log-'));
     writeGemRolloutLog(logPath, 0, 'qa:search', episodes, [0, 0], (t) => texts[t[0]!] ?? '');
-    const [line] = readFileSync(join(logPath, 'iteration_000000', 'train_rollout_summaries.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const [line] = logLines(logPath, 'iteration_000000');
     expect(line.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(line.messages[0].content).toContain('capital of Germany?');
     expect(line.messages[1]).toEqual({
@@ -95,7 +96,8 @@ describe('GEM rollout log', () => {
     const logPath = mkdtempSync(join(tmpdir(), 'gem-log-'));
     const ep: Episode = { transitions: [turn(1, true, [5])], observations: ['o'], actions: ['a'] };
     writeGemRolloutLog(logPath, 0, 'game', [ep], [0], () => '');
-    const line = JSON.parse(readFileSync(join(logPath, 'iteration_000000', 'train_rollout_summaries.jsonl'), 'utf8'));
-    expect(line.messages).toBeUndefined();
+    const lines = logLines(logPath, 'iteration_000000');
+    expect(lines).toHaveLength(1);
+    expect(lines[0].messages).toBeUndefined();
   });
 });

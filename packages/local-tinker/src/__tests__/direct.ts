@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { ServiceReply, ServiceRequest } from '../http-errors.js';
 import { LocalTinkerService, type ProtocolOptions } from '../service.js';
 import type { ServiceOptions } from '../service-state.js';
@@ -17,6 +18,23 @@ export async function directService(
   const s = new LocalTinkerService({ root: mkdtempSync(join(tmpdir(), 'lt-test-')), longPollMs: 2_000, ...options });
   await s.init();
   return s;
+}
+
+/**
+ * {@link directService} for tests that start services: registers an `afterEach` in the calling test file that
+ * closes every service the returned function started during the test, in order (`close: { abort: true }` fails
+ * their unfinished work instead of waiting for it).
+ */
+export function servicesClosedAfterEach(close: { abort?: boolean } = {}): typeof directService {
+  const started: LocalTinkerService[] = [];
+  afterEach(async () => {
+    for (const s of started.splice(0)) await s.close(close);
+  });
+  return async (options) => {
+    const s = await directService(options);
+    started.push(s);
+    return s;
+  };
 }
 
 export function request(method: string, path: string, body?: unknown, headers: ServiceRequest['headers'] = {}) {
