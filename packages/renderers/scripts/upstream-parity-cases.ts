@@ -33,6 +33,7 @@ const rows = PARITY_ROWS.map((row) => ({
   name: row.name,
   tokenizer_dir: parityTokenizerDir(row.tokenizer),
   added_token_renames: parityTokenRenames(row.tokenizer),
+  current_date: row.currentDate ?? null,
   conversations: parityConversations(row).map((c, i) => ({
     messages: c.messages.map(message),
     tools: c.tools ?? null,

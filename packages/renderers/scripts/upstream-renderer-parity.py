@@ -109,6 +109,8 @@ def main() -> None:
     rows = []
     for row in cases["rows"]:
         renderer = get_renderer(row["name"], tokenizer_for(row["tokenizer_dir"], row.get("added_token_renames") or {}))
+        if row.get("current_date") is not None:  # gpt-oss's system message: a fixed date on both sides
+            renderer.current_date = row["current_date"]
         digests = []
         for c in row["conversations"]:
             messages = [to_upstream(m) for m in c["messages"]]

@@ -12,11 +12,11 @@ import {
   PARITY_ROWS,
   parityConversations,
   parityDigest,
+  parityRenderer,
   parityTokenizer,
   parityTrainOnWhat,
   renderOurs,
 } from './__fixtures__/upstream-parity.js';
-import { getRenderer } from './registry.js';
 
 interface Fixture {
   upstream_commit: string;
@@ -35,7 +35,7 @@ describe("upstream's renderers, for the names no obtainable template covers, and
     it(`${row.name}: ${row.count} conversations render as upstream's renderer does, but for documented differences`, () => {
       const expected = fixture.rows.find((r) => r.name === row.name)!.digests;
       const tok = parityTokenizer(row);
-      const renderer = getRenderer(row.name, tok);
+      const renderer = parityRenderer(row, tok);
       const tally: Record<string, number> = {};
       const count = (k: string) => {
         tally[k] = (tally[k] ?? 0) + 1;

@@ -21,6 +21,7 @@ import {
   generateConversation,
   rendererConversation,
 } from '../internal/conformance.js';
+import { getRenderer } from '../registry.js';
 import type { Renderer, TrainOnWhat } from '../renderer.js';
 
 /** The tokenizers the rows use, by the package whose `models/` folder holds their files. */
@@ -56,6 +57,8 @@ export interface ParityRow {
    * in places; only conversations whose tokens agree with upstream's are compared, for their weights.
    */
   compare?: 'weights';
+  /** The date gpt-oss's system message writes (fixed on both sides: the default is today's). */
+  currentDate?: string;
 }
 
 const N = 250;
@@ -70,6 +73,7 @@ const GPT_OSS_TOOLS: ParityDifference = {
   reason: "tool-channel note in the one system message, as the official template writes it (upstream's second system message)",
   applies: (c) => c.tools !== undefined,
 };
+const GPT_OSS_DATE = '2026-01-01';
 const GPT_OSS_DECLARATION: ParityDifference = {
   reason:
     "a tool's parameters open `(_: {` on one line, as the official template and openai-harmony write them (upstream breaks the line)",
@@ -159,10 +163,10 @@ export const PARITY_ROWS: readonly ParityRow[] = [
   // Upstream's Qwen3-VL renderers write tool calls, tool results and reasoning unlike the Qwen templates, which ours
   // follow (see qwen3-vl-renderer.ts); the plain text turns are compared.
   { name: 'qwen3_vl_instruct', tokenizer: 'qwen3', features: { tools: false, reasoning: false, leadingWhitespace: true }, count: N },
-  { name: 'gpt_oss_no_sysprompt', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_DECLARATION] },
-  { name: 'gpt_oss_low_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION] },
-  { name: 'gpt_oss_medium_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION] },
-  { name: 'gpt_oss_high_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION] },
+  { name: 'gpt_oss_no_sysprompt', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
+  { name: 'gpt_oss_low_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
+  { name: 'gpt_oss_medium_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
+  { name: 'gpt_oss_high_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
   {
     name: 'nemotron3_low_thinking',
     tokenizer: 'qwen3',
@@ -236,6 +240,11 @@ function flat(input: ModelInput): (number | string)[] {
     else out.push(`image:${c.expected_tokens ?? '?'}`);
   }
   return out;
+}
+
+/** The row's renderer (with its fixed date, if any). */
+export function parityRenderer(row: ParityRow, tokenizer: Tokenizer): Renderer {
+  return getRenderer(row.name, tokenizer, row.currentDate === undefined ? undefined : { currentDate: row.currentDate });
 }
 
 /** Our renderer's rendering of conversation `i` (the same calls the Python script makes on upstream's). */
