@@ -13,6 +13,11 @@ process.env.TMPDIR = runTmp;
 // two runs at once (two checkouts, CI beside a developer) do not contend for one root's lock.
 process.env.COOKBOOK_LOCAL_TINKER_ROOT = join(runTmp, 'local-tinker');
 process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+// One engine thread per test process (unless the caller sets it): vitest already runs one file per core, and a second
+// GEMM thread in each engine only contends for the same cores (measured on the multiplayer learning tests: 85 s of
+// system time against 3 s, for the same curves). The thread count moves sums in their last digits, so a test's
+// figures are those of a one-thread engine everywhere, whatever the machine's core count.
+process.env.COOKBOOK_THREADS ??= '1';
 
 export default defineConfig({
   resolve: { conditions: ['@cookbook/source'] },

@@ -59,40 +59,50 @@ describe('sgemm kernels', () => {
   for (const variant of ['default', 'own'] as const) {
     const gate = nativeGate(variant);
     const name = variant === 'own' ? 'native built-in SIMD kernel' : 'native kernel (BLAS when linked)';
-    it.runIf(gate.run)(`${name} equals the TS kernel for all transposes and odd sizes [native addon]`, () => {
-      const addon = gate.addon();
-      for (const tA of [false, true])
-        for (const tB of [false, true])
-          for (const [M, N, K] of SHAPES) {
-            const lda = (tA ? M : K) + 1;
-            const ldb = (tB ? K : N) + 2;
-            const ldc = N + 3;
-            const A = randn((tA ? K : M) * lda, 4);
-            const B = randn((tB ? N : K) * ldb, 5);
-            const C1 = randn(M * ldc, 6);
-            const C2 = C1.slice();
-            sgemmJs(tA, tB, M!, N!, K!, 1.3, A, lda, B, ldb, -0.5, C1, ldc);
-            addon.sgemm(tA, tB, M!, N!, K!, 1.3, A, lda, B, ldb, -0.5, C2, ldc);
-            for (let i = 0; i < C1.length; i++) expect(Math.abs(C1[i]! - C2[i]!)).toBeLessThan(2e-3 * Math.sqrt(K!));
-          }
-      expect(() =>
-        addon.sgemm(
-          false,
-          false,
-          4,
-          4,
-          4,
-          1,
-          new Float32Array(3),
-          4,
-          new Float32Array(16),
-          4,
-          0,
-          new Float32Array(16),
-          4,
-        ),
-      ).toThrow(/too small/);
-    });
+    it.runIf(gate.run)(
+      `${name} equals the TS kernel for all transposes and odd sizes, on 1 and 2 threads [native addon]`,
+      () => {
+        const addon = gate.addon();
+        // The test suite runs the engine on one thread (vitest.config.ts); the threaded path is checked here.
+        const threadsBefore = addon.info().threads;
+        for (const threads of [1, 2]) {
+          addon.setThreads(threads);
+          for (const tA of [false, true])
+            for (const tB of [false, true])
+              for (const [M, N, K] of SHAPES) {
+                const lda = (tA ? M : K) + 1;
+                const ldb = (tB ? K : N) + 2;
+                const ldc = N + 3;
+                const A = randn((tA ? K : M) * lda, 4);
+                const B = randn((tB ? N : K) * ldb, 5);
+                const C1 = randn(M * ldc, 6);
+                const C2 = C1.slice();
+                sgemmJs(tA, tB, M!, N!, K!, 1.3, A, lda, B, ldb, -0.5, C1, ldc);
+                addon.sgemm(tA, tB, M!, N!, K!, 1.3, A, lda, B, ldb, -0.5, C2, ldc);
+                for (let i = 0; i < C1.length; i++)
+                  expect(Math.abs(C1[i]! - C2[i]!)).toBeLessThan(2e-3 * Math.sqrt(K!));
+              }
+        }
+        addon.setThreads(threadsBefore);
+        expect(() =>
+          addon.sgemm(
+            false,
+            false,
+            4,
+            4,
+            4,
+            1,
+            new Float32Array(3),
+            4,
+            new Float32Array(16),
+            4,
+            0,
+            new Float32Array(16),
+            4,
+          ),
+        ).toThrow(/too small/);
+      },
+    );
   }
 
   it('reports the kernel in use: native when the addon loads (unless COOKBOOK_KERNEL=js), else js', () => {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nativeGate } from '../__fixtures__/native-gate.js';
 import { attentionForward, causalSoftmaxBackwardJs, causalSoftmaxJs } from '../layers/attention.js';
 import { rmsnormBackwardJs, rmsnormForwardJs } from '../layers/rmsnorm.js';
@@ -51,11 +51,17 @@ for (const variant of ['default', 'own'] as const) {
   const gate = nativeGate(variant);
   describe.runIf(gate.run)(`native row-wise ops (${variant} build) equal the TS references [native addon]`, () => {
     let ops: NativeOps;
+    let threadsBefore = 1;
     beforeAll(() => {
-      const found = addonOps(gate.addon());
+      const addon = gate.addon();
+      const found = addonOps(addon);
       expect(found, `the ${variant} build of the native addon has no row-wise ops`).not.toBeNull();
       ops = found!;
+      // The rest of the suite runs the engine on one thread (vitest.config.ts): these run the threaded path.
+      threadsBefore = addon.info().threads;
+      addon.setThreads(2);
     });
+    afterAll(() => gate.addon().setThreads(threadsBefore));
     it('causal softmax forward and backward (odd widths, offsets)', () => {
       for (const [T, W, off, ld] of [
         [7, 7, 0, 7],
