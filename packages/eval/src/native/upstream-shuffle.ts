@@ -10,90 +10,17 @@
  *   words), PCG64 (128-bit LCG, XSL-RR output, 32-bit draws taken low half first) and numpy's Fisher–Yates whose index
  *   is drawn by masked rejection (`random_interval`).
  *
- * Both are checked against Python and numpy on fixed sizes (`__fixtures__/upstream-subsets.json`).
+ * Both are checked against Python and numpy on fixed sizes (`__fixtures__/upstream-subsets.json`). The Mersenne
+ * Twister is `@cookbook/core`'s {@link PythonRandom}.
  */
-
-const MT_N = 624;
-const MT_M = 397;
-
-/** CPython's Mersenne Twister, seeded from a non-negative integer as `random.seed(n)` does. */
-class PythonMersenneTwister {
-  private readonly mt = new Uint32Array(MT_N);
-  private index = MT_N;
-
-  constructor(seed: number) {
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a non-negative integer: ${seed}`);
-    // The integer's 32-bit words, least significant first (0 is one word).
-    const key: number[] = [];
-    let rest = seed;
-    do {
-      key.push(rest % 0x1_0000_0000);
-      rest = Math.floor(rest / 0x1_0000_0000);
-    } while (rest > 0);
-    const mt = this.mt;
-    mt[0] = 19650218;
-    for (let i = 1; i < MT_N; i++) mt[i] = Math.imul(1812433253, mt[i - 1]! ^ (mt[i - 1]! >>> 30)) + i;
-    let i = 1;
-    let j = 0;
-    for (let k = Math.max(MT_N, key.length); k > 0; k--) {
-      mt[i] = (mt[i]! ^ Math.imul(mt[i - 1]! ^ (mt[i - 1]! >>> 30), 1664525)) + key[j]! + j;
-      i++;
-      j++;
-      if (i >= MT_N) {
-        mt[0] = mt[MT_N - 1]!;
-        i = 1;
-      }
-      if (j >= key.length) j = 0;
-    }
-    for (let k = MT_N - 1; k > 0; k--) {
-      mt[i] = (mt[i]! ^ Math.imul(mt[i - 1]! ^ (mt[i - 1]! >>> 30), 1566083941)) - i;
-      i++;
-      if (i >= MT_N) {
-        mt[0] = mt[MT_N - 1]!;
-        i = 1;
-      }
-    }
-    mt[0] = 0x8000_0000;
-  }
-
-  /** The next 32-bit output (`genrand_uint32`). */
-  nextUint32(): number {
-    const mt = this.mt;
-    if (this.index >= MT_N) {
-      for (let k = 0; k < MT_N; k++) {
-        const y = (mt[k]! & 0x8000_0000) | (mt[(k + 1) % MT_N]! & 0x7fff_ffff);
-        mt[k] = mt[(k + MT_M) % MT_N]! ^ (y >>> 1) ^ (y & 1 ? 0x9908_b0df : 0);
-      }
-      this.index = 0;
-    }
-    let y = mt[this.index++]!;
-    y ^= y >>> 11;
-    y ^= (y << 7) & 0x9d2c_5680;
-    y ^= (y << 15) & 0xefc6_0000;
-    y ^= y >>> 18;
-    return y >>> 0;
-  }
-
-  /** `_randbelow(n)` for 0 < n ≤ 2^32. */
-  below(n: number): number {
-    const bits = Math.floor(Math.log2(n)) + 1;
-    const shift = 32 - bits;
-    for (;;) {
-      const r = shift >= 0 ? this.nextUint32() >>> shift : this.nextUint32();
-      if (r < n) return r;
-    }
-  }
-}
+import { PythonRandom } from '@cookbook/core';
 
 /** A copy of `items` in the order `random.Random(seed).shuffle` leaves it (CPython 3.x). */
 export function pythonShuffle<T>(items: readonly T[], seed: number): T[] {
   if (items.length > 0xffff_ffff) throw new RangeError(`too many items to shuffle: ${items.length}`);
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a non-negative integer: ${seed}`);
   const out = [...items];
-  const rng = new PythonMersenneTwister(seed);
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = rng.below(i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
+  new PythonRandom(seed).shuffle(out);
   return out;
 }
 

@@ -23,6 +23,11 @@ describe('upstream’s subset shuffles', () => {
     }
   });
 
+  it('refuses a seed Python would not take as given (negative or not a safe integer)', () => {
+    expect(() => pythonShuffle([1, 2], -1)).toThrow(/seed must be a non-negative integer: -1/);
+    expect(() => pythonShuffle([1, 2], 0.5)).toThrow(/seed must be a non-negative integer: 0.5/);
+  });
+
   it('draws numpy’s default_rng(42).permutation (datasets’ Dataset.shuffle)', () => {
     for (const [n, order] of Object.entries(fixture.numpy_permutation)) {
       expect(numpyPermutation(Number(n), fixture.seed).slice(0, 64), `n=${n}`).toEqual(order);
