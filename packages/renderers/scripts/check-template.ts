@@ -16,7 +16,8 @@ import { resolve } from 'node:path';
 import { listModels } from '@cookbook/core';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
 import { getRenderer } from '../src/index.js';
-import { type Conversation, runConformance, TemplateConformance, type Verdict } from '../src/internal/conformance.js';
+import { runConformance, TemplateConformance, type Verdict } from '../src/internal/conformance.js';
+import type { Conversation } from '../src/internal/conversation-generator.js';
 import { memoTokenizer } from '../src/internal/memo-tokenizer.js';
 
 const USAGE =

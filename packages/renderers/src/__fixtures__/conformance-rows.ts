@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { KIMI_K25_IMAGE_RULE, QWEN3_VL_IMAGE_RULE } from '@cookbook/images';
 import { getTokenizer, type Tokenizer } from '@cookbook/tokenizers';
-import { type ConformanceSpec, type ConversationFeatures, TemplateConformance } from '../internal/conformance.js';
+import { type ConformanceSpec, TemplateConformance } from '../internal/conformance.js';
+import type { ConversationFeatures } from '../internal/conversation-generator.js';
 import { memoTokenizer } from '../internal/memo-tokenizer.js';
 import { getRenderer, type RendererOptions } from '../registry.js';
 import {

@@ -21,7 +21,7 @@ import {
   type ConversationFeatures,
   generateConversation,
   rendererConversation,
-} from '../internal/conformance.js';
+} from '../internal/conversation-generator.js';
 import { splitThinkingAndText } from '../internal/content-utils.js';
 import { getRenderer } from '../registry.js';
 import type { Renderer, TrainOnWhat } from '../renderer.js';
